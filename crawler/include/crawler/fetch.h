@@ -1,0 +1,169 @@
+// Fetcher: downloads URLs over HTTP(S) with libcurl's multi interface, a few
+// threads each driving many concurrent transfers, so that two cores keep
+// hundreds of connections busy.
+//
+// What it does and does not do:
+//   - Only http and https. Any other scheme ends with error "scheme".
+//   - Redirects are NOT followed: a 3xx result carries the status and the
+//     resolved absolute `location`; the crawler pushes that target through the
+//     Sieve like any link (so a redirect to a seen URL is not fetched again) and
+//     counts hops itself.
+//   - Connections are reused (one connection cache per fetcher thread; DNS and
+//     TLS sessions shared by all threads); HTTP/2 when the server offers it over
+//     TLS; gzip, deflate and brotli bodies are decoded.
+//   - The body cap counts DECODED bytes, so a gzip bomb is cut short: the
+//     transfer is aborted, error "body_too_large", the truncated body is kept.
+//   - TLS peers are verified.
+//   - It does not parse: `IsHtmlContentType` tells the caller which results are
+//     worth handing to the link extractor.
+//
+// Example:
+//   auto fetcher = crawler::Fetcher::Create(options, [&](crawler::FetchResult&& r) {
+//     if (!r.error.empty()) return Record(r);            // a failed fetch
+//     if (!r.location.empty()) return Enqueue(r.location);  // a redirect
+//     if (crawler::IsHtmlContentType(r.content_type)) Parse(r.body);
+//   });
+//   if (!fetcher.ok()) return fetcher.status();
+//   (*fetcher)->Submit({.url = "https://example.org/", .tag = 1});
+//   ...
+//   (*fetcher)->Shutdown(std::chrono::seconds(5));
+//
+// Threading: Submit, InFlight, Stats and Shutdown are safe to call from any
+// thread. The callback runs on the fetcher threads, possibly concurrently with
+// itself; it may call Submit but must not call Shutdown or destroy the Fetcher.
+#ifndef CRAWLER_FETCH_H_
+#define CRAWLER_FETCH_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace crawler {
+
+struct FetchOptions {
+  // Fetcher threads, each with its own curl multi handle and connection cache.
+  // One thread drives hundreds of transfers; a second one helps with TLS and
+  // decompression on a 2-core machine. Must be >= 1.
+  int threads = 2;
+  // Concurrent transfers across all threads (--connections), split evenly
+  // between threads. Submissions beyond it wait in a queue. Must be >= threads.
+  int max_transfers = 256;
+  std::string user_agent = "crawl/0.1 (+https://example.invalid/crawl)";
+  // Time to establish TCP (and TLS) before giving up: error "timeout".
+  double connect_timeout_s = 10;
+  // Whole transfer, connect included: error "timeout". A slow-drip server is
+  // also cut by the low-speed rule: fewer than `low_speed_bytes` per second
+  // for `low_speed_time_s` seconds.
+  double total_timeout_s = 30;
+  long low_speed_bytes = 100;
+  double low_speed_time_s = 15;
+  // Body bytes after decoding; beyond it the transfer is aborted with error
+  // "body_too_large" and the first `max_body` bytes are kept.
+  uint64_t max_body = 10 << 20;
+  // Negotiate HTTP/2 over TLS (ALPN); plain http stays HTTP/1.1.
+  bool http2 = true;
+  // Refuse to connect to loopback, private, link-local and unique-local
+  // addresses (checked on the resolved address, so DNS cannot smuggle them
+  // in): error "private_address". Off by default because tests run on
+  // 127.0.0.1; a crawl of the open web should turn it on.
+  bool block_private = false;
+  // Extra CA bundle (PEM) to trust, e.g. a test's self-signed certificate.
+  // Empty: the system's default bundle.
+  std::string ca_file;
+};
+
+struct FetchRequest {
+  std::string url;
+  uint64_t tag = 0;  // the caller's id, returned untouched in FetchResult::tag
+};
+
+// Error kinds in FetchResult::error. Anything else is "other: <curl message>".
+inline constexpr std::string_view kFetchTimeout = "timeout";  // connect, total or low-speed
+inline constexpr std::string_view kFetchConnect = "connect";  // refused / unreachable
+inline constexpr std::string_view kFetchDns = "dns";          // name did not resolve
+inline constexpr std::string_view kFetchReset = "reset";      // connection dropped mid-way
+inline constexpr std::string_view kFetchTls = "tls";          // handshake or verification
+inline constexpr std::string_view kFetchBodyTooLarge = "body_too_large";
+inline constexpr std::string_view kFetchScheme = "scheme";  // not http or https
+inline constexpr std::string_view kFetchPrivateAddress = "private_address";
+inline constexpr std::string_view kFetchHttp2 = "http2";      // HTTP/2 framing error
+inline constexpr std::string_view kFetchAborted = "aborted";  // abandoned by Shutdown
+
+struct FetchResult {
+  uint64_t tag = 0;
+  std::string url;           // as submitted
+  std::string final_url;     // as curl last used it (equals `url` since redirects are not followed)
+  long status = 0;           // HTTP status; 0 when no response arrived
+  std::string content_type;  // the Content-Type header value, as sent
+  std::string location;      // resolved absolute redirect target (3xx with Location), else empty
+  std::string headers;       // raw response header block as received (status line included)
+  std::string body;          // decoded body (truncated at max_body)
+  std::string remote_ip;     // address actually connected to, empty if none
+  uint64_t wire_bytes = 0;   // header + body bytes as received (before decoding)
+  std::chrono::system_clock::time_point started_at;  // when the transfer started (not queued)
+  double fetch_ms = 0;                               // start to completion
+  std::string error;                                 // empty when OK; else one of the kinds above
+};
+
+// True for the media types we parse for links: text/html and
+// application/xhtml+xml, parameters (charset) and case ignored.
+bool IsHtmlContentType(std::string_view content_type);
+
+// Counters since Create; a snapshot, each field read atomically.
+struct FetchStats {
+  uint64_t submitted = 0;
+  uint64_t completed = 0;   // callbacks returned, errors included
+  uint64_t failed = 0;      // completed with a non-empty error
+  uint64_t body_bytes = 0;  // decoded
+  uint64_t wire_bytes = 0;
+  uint64_t connections_opened = 0;  // new TCP connections; completed - this ~ reuse
+  size_t in_flight = 0;
+  size_t queued = 0;  // submitted but not yet started (waiting for a transfer slot)
+};
+
+class Fetcher {
+ public:
+  using Callback = std::function<void(FetchResult&&)>;
+
+  // Validates options (threads >= 1, max_transfers >= threads, positive
+  // timeouts, max_body > 0, readable ca_file) and starts the threads.
+  static absl::StatusOr<std::unique_ptr<Fetcher>> Create(const FetchOptions& options,
+                                                         Callback on_done);
+
+  // Shuts down with no grace if Shutdown was not called.
+  ~Fetcher();
+  Fetcher(const Fetcher&) = delete;
+  Fetcher& operator=(const Fetcher&) = delete;
+
+  // Queues a fetch; never blocks on the network. The callback runs exactly once
+  // for every accepted request. False (and no callback) once Shutdown began.
+  // There is no queue bound: the caller limits what it submits using InFlight().
+  bool Submit(FetchRequest request);
+
+  // Submitted requests whose callback has not yet returned.
+  size_t InFlight() const;
+
+  FetchStats Stats() const;
+
+  // Stops taking work; requests still queued get error "aborted" at once;
+  // running transfers get `grace` to finish, then are abandoned with error
+  // "aborted". Returns after every callback ran and the threads are joined.
+  // Idempotent. Not from inside the callback.
+  void Shutdown(std::chrono::milliseconds grace);
+
+  class Impl;
+
+ private:
+  explicit Fetcher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_FETCH_H_
