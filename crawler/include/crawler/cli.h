@@ -1,0 +1,54 @@
+// The `crawl` command line: argv in, a validated CrawlOptions (or help text)
+// out. Layers, later wins: built-in defaults, then the --config file, then the
+// other flags, whatever their order on the line.
+//
+//   absl::StatusOr<crawler::ParsedCommand> command =
+//       crawler::ParseCrawlCommand(argc - 1, argv + 1);   // without argv[0]
+//   if (!command.ok()) { std::cerr << command.status().message() << "\n"; return 2; }
+//   if (command->kind != crawler::ParsedCommand::kRun) { std::cout << command->text; return 0; }
+//   Run(command->options);
+//
+// Flags take "--name VALUE" or "--name=VALUE"; boolean flags (--quiet,
+// --strict, --ignore-nofollow, --resume, --fresh) take no value, or =true/=false.
+//
+// Threading: pure functions, safe from any thread.
+#ifndef CRAWLER_CLI_H_
+#define CRAWLER_CLI_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crawler/options.h"
+
+namespace crawler {
+
+// Exit codes of the `crawl` program.
+inline constexpr int kExitOk = 0;            // crawl finished
+inline constexpr int kExitRuntimeError = 1;  // runtime failure
+inline constexpr int kExitUsageError = 2;    // usage or configuration error
+
+struct ParsedCommand {
+  enum Kind { kRun, kHelp, kVersion };
+  Kind kind = kRun;
+  // For kRun: the merged, validated options, with spill_dir and state_dir
+  // resolved against out_dir when they were left empty.
+  CrawlOptions options;
+  // For kHelp / kVersion: what to print on stdout (ends with a newline).
+  std::string text;
+};
+
+// Parses the arguments AFTER the program name (argv[0] of main is not passed).
+// Errors are InvalidArgumentError naming the flag, or the key and the file,
+// e.g. "--fp-rate: 1.5 is not in (0, 1)"; the caller exits with
+// kExitUsageError. --help / -h and --version win over everything else.
+absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv);
+
+// The --help text: usage, every flag with its default, exit codes.
+std::string HelpText();
+
+// "crawl <version>".
+std::string VersionText();
+
+}  // namespace crawler
+
+#endif  // CRAWLER_CLI_H_

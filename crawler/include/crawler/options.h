@@ -1,0 +1,157 @@
+// CrawlOptions: every knob of one crawl, with its default and its trade-off.
+//
+// The defaults below are the single source of truth; config/crawl.toml mirrors
+// them field for field (a test loads that file and compares it with a
+// default-constructed CrawlOptions). A run's options are built in three layers:
+// these defaults, then a TOML file (--config), then command-line flags.
+//
+//   absl::StatusOr<crawler::CrawlOptions> options =
+//       crawler::LoadConfigFile("config/crawl.toml", crawler::CrawlOptions{});
+//   if (!options.ok()) return Exit(2, options.status());   // names key and file
+//
+// Threading: CrawlOptions is a plain value; the functions here are pure and
+// safe to call from any thread.
+#ifndef CRAWLER_OPTIONS_H_
+#define CRAWLER_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace crawler {
+
+// Which links a crawl follows, relative to its seeds.
+enum class Scope {
+  kHost,    // only the exact hosts of the seeds (www.a.com does not reach a.com)
+  kDomain,  // the registrable domains of the seeds (public-suffix list, libpsl)
+  kAny,     // everything reachable; bound it with max_pages / max_depth
+};
+
+// "host", "domain", "any".
+std::string_view ScopeName(Scope scope);
+// Inverse of ScopeName; any other text is an InvalidArgumentError.
+absl::StatusOr<Scope> ParseScope(std::string_view text);
+
+// TOML section and key in comments: [section] key. Flags are --kebab-case.
+struct CrawlOptions {
+  // ---- [seeds] ----
+  // File of start URLs, one per line (see seeds.h). Required unless --resume.
+  std::string seeds_file;
+  // A malformed seed line is fatal instead of reported and skipped.
+  bool strict = false;
+
+  // ---- [crawl] ----
+  // Number of distinct URLs the crawl expects to see. Sizes the Bloom filter:
+  // bits = -n ln(p) / ln(2)^2, i.e. ~9.6 bits per URL at p = 1%, so the
+  // default costs ~1.2 MB. Too small an estimate raises the false-positive rate
+  // (URLs wrongly skipped as seen); too large wastes memory. Must be > 0.
+  uint64_t expected = 1'000'000;
+  // Target false-positive rate of the seen-set, in (0, 1). Halving it costs
+  // ~1.44 more bits per URL; a false positive means a page never crawled.
+  double fp_rate = 0.01;
+  // Stop after this many pages fetched; 0 = unlimited.
+  uint64_t max_pages = 0;
+  // Stop this many pages per host (authority); 0 = unlimited.
+  uint64_t max_pages_per_host = 0;
+  // Links deeper than this many hops from a seed are not followed; seeds are
+  // depth 0. -1 = unlimited.
+  int max_depth = -1;
+  // Which links to follow relative to the seeds (see Scope).
+  Scope scope = Scope::kHost;
+  // RE2 patterns matched (partially) against the full URL. A URL must match at
+  // least one `allow` (when any is given) and no `deny`. Repeatable flags.
+  std::vector<std::string> allow;
+  std::vector<std::string> deny;
+  // Follow links marked rel=nofollow (and pages with meta robots nofollow).
+  bool ignore_nofollow = false;
+  // URLs longer than this (bytes, after normalization) are dropped; guards the
+  // queue against calendar traps and session-id explosions.
+  size_t max_url_length = 2048;
+
+  // ---- [fetch] ----
+  // Worker threads parsing pages and feeding the queue. Fetching itself is
+  // asynchronous (curl multi), so a few threads saturate many connections.
+  int threads = 2;
+  // Total concurrent transfers across all hosts.
+  int connections = 64;
+  // Concurrent transfers per authority (host:port). Higher is faster and ruder.
+  int per_host = 2;
+  // Minimum seconds between the starts of two requests to the same host.
+  // Flag and file accept "200ms", "1s", "1.5", "0".
+  double delay_s = 1.0;
+  // User-Agent header; also the agent name matched in robots.txt.
+  std::string user_agent = "crawl/0.1";
+  // Whole-transfer timeout in seconds; connect_timeout_s bounds only the
+  // TCP+TLS handshake.
+  double timeout_s = 30;
+  double connect_timeout_s = 10;
+  // Largest body kept, in bytes ("10MiB"); longer bodies are truncated.
+  uint64_t max_body = 10 << 20;
+  // Redirect hops followed per request.
+  int max_redirects = 5;
+  // Retries of a transient failure (timeout, 5xx, reset), with backoff.
+  int retries = 2;
+  // Obey robots.txt ("on"/"off" on the command line, true/false in TOML).
+  bool robots = true;
+  // Refuse private, loopback and link-local addresses: "on", "off", or "auto"
+  // (refused unless a seed itself is such an address, so local tests work).
+  std::string block_private = "auto";
+
+  // ---- [queue] ----
+  // Memory for the in-RAM part of the to-visit queue ("64MiB"); beyond it the
+  // FIFO spills to disk under spill_dir.
+  uint64_t queue_memory = 64 << 20;
+  // Where the queue spills. Empty = "<out_dir>/spill" (ParseCrawlCommand fills
+  // it in).
+  std::string spill_dir;
+  // When more URLs arrive than `expected`: "warn" (keep going, rate degrades,
+  // a warning says by how much) or "grow" (add a Bloom filter stage).
+  std::string overflow = "warn";
+
+  // ---- [output] ----
+  // Directory of the crawl's results.
+  std::string out_dir = "crawl-out";
+
+  // ---- [state] ----
+  // Checkpoint directory. Empty = "<out_dir>/state" (filled in by
+  // ParseCrawlCommand).
+  std::string state_dir;
+  // Continue from the checkpoint in state_dir. Conflicts with `fresh`.
+  bool resume = false;
+  // Discard an existing checkpoint and start over. Conflicts with `resume`.
+  bool fresh = false;
+  // Seconds between checkpoints; shorter loses less on a crash, costs more I/O.
+  double checkpoint_every_s = 60;
+
+  // ---- [log] ----
+  // "trace", "debug", "info", "warn", "error" or "off".
+  std::string log_level = "info";
+  // No progress output; warnings and errors still go to stderr.
+  bool quiet = false;
+
+  // Not in the file: the config file the options came from ("" = built-in).
+  std::string config_file;
+
+  bool operator==(const CrawlOptions&) const = default;
+};
+
+// Reads a TOML file on top of `base`: keys present in the file replace base's
+// values (arrays replace, they do not append). An unreadable file, a syntax
+// error, an unknown key, a wrong type or a bad value is an InvalidArgumentError
+// naming the file and the key, e.g. "crawl.toml: unknown key 'fetch.foo'".
+// Sets config_file = path.
+absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOptions base);
+
+// Checks what single fields cannot: resume with fresh, allow/deny regexes
+// that RE2 rejects, and a missing seeds file name when not resuming. The
+// message names the offending option.
+absl::Status ValidateCrawlOptions(const CrawlOptions& options);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_OPTIONS_H_
