@@ -1,0 +1,105 @@
+// SiteOptions: what the generated test site looks like and which odd cases it
+// serves. The site is a pure function of these options (and of the port, which
+// only appears inside absolute links): the same options give the same pages,
+// the same links and the same expected URL sets.
+//
+//   testsite::SiteOptions options;
+//   options.pages = 1000;
+//   options.links_per_page = 8;
+//   options.redirects = true;  // some links go through /r/<i> -> 301 -> the page
+//   auto site = testsite::TestSite::Start(options);
+//
+// Threading: a plain value; copy it freely.
+//
+// URL space (every path is counted by the server, see TestSite::RequestCount):
+//   /                 page 0, the root
+//   /p/<i>.html       page i, 1 <= i < pages (text/html, about `page_bytes`)
+//   /r/<i>            301 to page i                      (with `redirects`)
+//   /f/<i>.txt        text/plain  holding "<a href=/trap/..>" (with `non_html`)
+//   /f/<i>.pdf        application/pdf, same trap text      (with `non_html`)
+//   /stall            never answers until Stop()           (with `stalled`)
+//   /stall-body       headers and half a body, then stalls (with `stalled`)
+//   /nofollow/<i>.html a page linked only with rel=nofollow (with `nofollow`)
+//   /trap/...         404: a crawler that requests it parsed what it must not
+//   /robots.txt       `robots_txt`, or 404 when empty
+// Anything else is 404. Routes added with TestSite::Handle win over these.
+#ifndef TESTSITE_SITE_OPTIONS_H_
+#define TESTSITE_SITE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace testsite {
+
+struct SiteOptions {
+  // Number of HTML pages, root included. Every page is reachable from the root:
+  // page i > 0 is a child of page (i - 1) / fanout in a tree whose fanout is
+  // max(1, links_per_page / 2); the other links point at seeded random pages
+  // (back links, cross links, duplicates), so de-duplication matters.
+  uint64_t pages = 100;
+  // Links to other pages on each page (tree links plus random ones), >= 1.
+  // The odd-case links below come on top of these.
+  int links_per_page = 10;
+  // Delay before every generated response (not routes added with Handle).
+  int latency_ms = 0;
+  // 0 picks a free ephemeral port; see TestSite::port().
+  int port = 0;
+  // Seeds the random links, words and link forms. Same seed, same site.
+  uint64_t seed = 1;
+  // Address to listen on. Anything in 127.0.0.0/8 stays on loopback; several
+  // sites on 127.0.0.1, 127.0.0.2, ... look like several hosts to a crawler.
+  std::string host = "127.0.0.1";
+  // Server worker threads. cpp-httplib holds one thread per open keep-alive
+  // connection, so this bounds the client connections served at once; a crawler
+  // with 32 connections needs more than the library's default of 8.
+  int threads = 64;
+  // Approximate size of each page's HTML; text is seeded filler so that
+  // parsing costs something realistic.
+  int page_bytes = 4096;
+  // Seconds an idle keep-alive connection keeps its worker thread. It is also
+  // the worst case of Stop() while a client still holds a connection open.
+  int keep_alive_timeout_s = 1;
+  // Let cpp-httplib gzip/brotli bodies when the client's Accept-Encoding asks.
+  // Off by default: brotli at its default quality costs milliseconds a page
+  // and would dominate throughput benchmarks.
+  bool compress = false;
+  // Record every request in RequestLog(); off for long benchmarks (each record
+  // is about 100 bytes).
+  bool keep_request_log = true;
+
+  // --- Odd cases. Each adds links and routes; the expected page sets
+  // (PageUrls, PageUrlsWithinDepth) never contain their URLs.
+  // About one link in five goes through /r/<i> (301, Location absolute or
+  // root-relative) instead of straight to the page.
+  bool redirects = false;
+  // About one page in three links to /f/<j>.txt or /f/<j>.pdf; their bodies
+  // hold anchor text pointing at /trap/, which a crawler must not parse.
+  bool non_html = false;
+  // Pages whose index i has i % slow_every == slow_every - 1 answer after an
+  // extra `slow_ms`.
+  bool slow = false;
+  int slow_ms = 200;
+  int slow_every = 10;
+  // The root links to /stall and /stall-body, which hold their request until
+  // Stop(); a crawler must time them out.
+  bool stalled = false;
+  // About one page in four carries a rel="nofollow" link to /nofollow/<j>.html
+  // (a real page, outside the expected set).
+  bool nofollow = false;
+  // About one page in four carries <base href="http://host:port/"> and writes
+  // its relative links against it ("p/7.html"); a crawler that ignores <base>
+  // requests /p/p/7.html, which is a 404 counted like a trap.
+  bool base_href = false;
+
+  // Body of /robots.txt (text/plain); empty serves 404.
+  std::string robots_txt;
+};
+
+// Returns InvalidArgument naming the first bad field.
+absl::Status ValidateSiteOptions(const SiteOptions& options);
+
+}  // namespace testsite
+
+#endif  // TESTSITE_SITE_OPTIONS_H_

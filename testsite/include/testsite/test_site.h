@@ -1,0 +1,116 @@
+// TestSite: a deterministic generated web site served on loopback by
+// cpp-httplib, for the crawler's tests, benchmarks and demo. It counts every
+// request per path and logs when each started and ended, so a test can assert
+// "every page fetched exactly once", depth limits, politeness (request spacing,
+// concurrent requests) and that traps were never touched.
+//
+//   auto site = testsite::TestSite::Start({.pages = 200, .redirects = true});
+//   if (!site.ok()) return site.status();
+//   Crawl((*site)->RootUrl());                       // "http://127.0.0.1:PORT/"
+//   for (const std::string& url : (*site)->PageUrls())
+//     EXPECT_EQ((*site)->RequestCount(PathOf(url)), 1);
+//   EXPECT_EQ((*site)->RequestCountWithPrefix("/trap/"), 0);
+//
+// Threading: every method is safe to call concurrently, also while requests
+// are being served. Handlers run on the server's worker threads.
+#ifndef TESTSITE_TEST_SITE_H_
+#define TESTSITE_TEST_SITE_H_
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "testsite/site_options.h"
+
+namespace testsite {
+
+// One served request, as the server saw it.
+struct RequestRecord {
+  std::string method;  // "GET", "HEAD", ...
+  std::string path;    // decoded path, no query: "/p/7.html"
+  std::string target;  // as sent, with query: "/p/7.html?x=1"
+  std::string user_agent;
+  int status = 0;        // status code sent (0 if the handler never finished)
+  int remote_port = -1;  // the client's port: one value per client connection
+  // start: the request line and headers were read, before routing.
+  // end: the response was written (or the write failed). Steady clock.
+  std::chrono::steady_clock::time_point start_time;
+  std::chrono::steady_clock::time_point end_time;
+};
+
+// A route added by a test. Runs on a worker thread; must not throw.
+using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+class TestSite {
+ public:
+  // Validates the options, binds host:port and serves on a background thread.
+  // Returns once the server accepts connections.
+  static absl::StatusOr<std::unique_ptr<TestSite>> Start(const SiteOptions& options);
+
+  // Stops the server (see Stop) and releases its threads.
+  ~TestSite();
+
+  TestSite(const TestSite&) = delete;
+  TestSite& operator=(const TestSite&) = delete;
+
+  const SiteOptions& options() const;
+  int port() const;
+  // "http://127.0.0.1:PORT", no trailing slash.
+  std::string BaseUrl() const;
+  // The first page, "http://127.0.0.1:PORT/".
+  std::string RootUrl() const;
+  // The URL of page i, 0 <= i < pages: "http://127.0.0.1:PORT/p/7.html".
+  std::string PageUrl(uint64_t i) const;
+
+  // Every HTML page reachable from the root: the set a complete crawl fetches.
+  // Ordered by page index (the root first). Never holds redirects, non-HTML
+  // files, nofollow pages, traps or stalls.
+  std::vector<std::string> PageUrls() const;
+  // Pages within `depth` link hops of the root, by breadth-first search over
+  // the site's followable links; a link through /r/<i> is one hop to page i.
+  // Depth 0 is the root alone.
+  std::vector<std::string> PageUrlsWithinDepth(int depth) const;
+  // Non-HTML files (/f/...) linked from reachable pages. Empty unless non_html.
+  std::vector<std::string> NonHtmlUrls() const;
+
+  // Requests per decoded path (no query), every route and status counted.
+  uint64_t RequestCount(std::string_view path) const;
+  // Sum of RequestCount over paths starting with `prefix` ("/trap/").
+  uint64_t RequestCountWithPrefix(std::string_view prefix) const;
+  uint64_t TotalRequests() const;
+  std::map<std::string, uint64_t> RequestCounts() const;
+  // Every request in arrival order (empty when keep_request_log is off).
+  std::vector<RequestRecord> RequestLog() const;
+  // Peak number of requests in flight at once (start_time to end_time).
+  int MaxConcurrentRequests() const;
+  // Forgets counts, log and the concurrency peak (requests in flight still end
+  // normally but are not counted again).
+  void ResetCounts();
+
+  // Adds or replaces a route for GET/HEAD of exactly `path` (no query). It wins
+  // over the generated site; requests to it are counted and logged like any
+  // other, without `latency_ms`.
+  void Handle(const std::string& path, Handler handler);
+
+  // Stops accepting, wakes stalled and delayed handlers, and waits for the
+  // worker threads. Returns within about keep_alive_timeout_s even if a client
+  // keeps an idle connection open. Idempotent; counts stay readable.
+  void Stop();
+
+ private:
+  class Impl;
+  explicit TestSite(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace testsite
+
+#endif  // TESTSITE_TEST_SITE_H_
