@@ -1,0 +1,81 @@
+// BloomFilter: creation, ownership and the single-key operations.
+#include "bloom/filter.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bit_storage.h"
+#include "bits_set_counter.h"
+#include "probes.h"
+
+namespace bloom {
+
+absl::StatusOr<BloomFilter> BloomFilter::Create(const FilterOptions& options) {
+  absl::StatusOr<FilterShape> shape =
+      ShapeFor(options.layout, options.expected_count, options.fp_rate);
+  if (!shape.ok()) return shape.status();
+  return CreateWithShape(options.layout, *shape, options.expected_count, options.fp_rate,
+                         options.huge_pages);
+}
+
+absl::StatusOr<BloomFilter> BloomFilter::CreateWithShape(Layout layout, const FilterShape& shape,
+                                                         uint64_t expected_count, double fp_rate,
+                                                         bool huge_pages) {
+  if (layout != Layout::kBlocked && layout != Layout::kClassic) {
+    return absl::InvalidArgumentError("bloom: unknown layout");
+  }
+  if (shape.hash_count < 1 || shape.hash_count > kMaxHashCount) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bloom: hash count must be in [1, ", kMaxHashCount, "]"));
+  }
+  if (shape.bits < 1 || shape.bits > kMaxBits) {
+    return absl::OutOfRangeError(absl::StrCat("bloom: bit count must be in [1, ", kMaxBits, "]"));
+  }
+  FilterShape rounded = shape;
+  const uint64_t unit = layout == Layout::kBlocked ? kBlockBits : 64;
+  rounded.bits = (shape.bits + unit - 1) / unit * unit;
+  absl::StatusOr<std::unique_ptr<BitStorage>> storage =
+      BitStorage::Allocate(rounded.bits / 64, huge_pages);
+  if (!storage.ok()) return storage.status();
+  return BloomFilter(layout, rounded, expected_count, fp_rate, *std::move(storage));
+}
+
+BloomFilter::BloomFilter(Layout layout, const FilterShape& shape, uint64_t expected_count,
+                         double fp_rate, std::unique_ptr<BitStorage> storage)
+    : layout_(layout),
+      bits_(shape.bits),
+      hash_count_(shape.hash_count),
+      expected_count_(expected_count),
+      fp_rate_(fp_rate),
+      storage_(std::move(storage)),
+      bits_set_(std::make_unique<BitsSetCounter>()) {}
+
+BloomFilter::BloomFilter(BloomFilter&&) noexcept = default;
+BloomFilter& BloomFilter::operator=(BloomFilter&&) noexcept = default;
+BloomFilter::~BloomFilter() = default;
+
+void BloomFilter::Add(std::string_view key) { InsertIfNew(HashKey(key)); }
+void BloomFilter::Add(const Hash128& h) { InsertIfNew(h); }
+bool BloomFilter::MayContain(std::string_view key) const { return MayContain(HashKey(key)); }
+bool BloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKey(key)); }
+
+bool BloomFilter::MayContain(const Hash128& h) const {
+  const uint64_t* words = storage_->words();
+  if (layout_ == Layout::kBlocked) {
+    return probes::BlockedMayContain(words, bits_ / kBlockBits, hash_count_, h);
+  }
+  return probes::ClassicMayContain(words, bits_, hash_count_, h);
+}
+
+bool BloomFilter::InsertIfNew(const Hash128& h) {
+  uint64_t* words = storage_->words();
+  const uint64_t turned_on = layout_ == Layout::kBlocked
+                                 ? probes::BlockedInsert(words, bits_ / kBlockBits, hash_count_, h)
+                                 : probes::ClassicInsert(words, bits_, hash_count_, h);
+  if (turned_on == 0) return false;
+  bits_set_->Add(h.high >> 32, turned_on);
+  return true;
+}
+
+}  // namespace bloom

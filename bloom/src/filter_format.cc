@@ -1,0 +1,199 @@
+// Streaming save and load of a BloomFilter (format in filter_format.h). The bit
+// array goes through a 1 MiB buffer on save and straight into the new filter's
+// memory on load: a multi-GB filter is never held twice.
+#include "filter_format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bit_storage.h"
+#include "byte_io.h"
+#include "probes.h"
+
+namespace bloom {
+namespace {
+
+struct Header {
+  uint32_t version = 0;
+  uint32_t layout = 0;
+  uint32_t hash_id = 0;
+  uint32_t hash_count = 0;
+  uint64_t bits = 0;
+  uint64_t expected_count = 0;
+  double fp_rate = 0;
+  uint64_t payload_bytes = 0;
+};
+
+std::string EncodeHeader(const Header& h) {
+  std::string bytes(FilterFormat::kMagic, sizeof(FilterFormat::kMagic));
+  byte_io::Put(bytes, h.version);
+  byte_io::Put(bytes, h.layout);
+  byte_io::Put(bytes, h.hash_id);
+  byte_io::Put(bytes, h.hash_count);
+  byte_io::Put(bytes, h.bits);
+  byte_io::Put(bytes, h.expected_count);
+  byte_io::Put(bytes, h.fp_rate);
+  byte_io::Put(bytes, h.payload_bytes);
+  byte_io::Put(bytes, byte_io::Checksum(bytes.data(), bytes.size()));
+  return bytes;
+}
+
+absl::Status DataLoss(absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("bloom: cannot load filter: ", what));
+}
+
+// Reads and checks the 64-byte header, in the order that gives the clearest
+// error: foreign file, newer version, corruption, unsupported parameters.
+absl::StatusOr<Header> ReadHeader(std::istream& in) {
+  char bytes[FilterFormat::kHeaderBytes];
+  if (!byte_io::ReadExactly(in, bytes, 12)) return DataLoss("truncated header");
+  if (std::memcmp(bytes, FilterFormat::kMagic, sizeof(FilterFormat::kMagic)) != 0) {
+    return absl::InvalidArgumentError(
+        "bloom: cannot load filter: not a crawl Bloom filter (bad magic)");
+  }
+  size_t offset = 8;
+  Header h;
+  h.version = byte_io::Get<uint32_t>(bytes, &offset);
+  if (h.version > FilterFormat::kVersion) {
+    return absl::UnimplementedError(absl::StrCat("bloom: cannot load filter: format version ",
+                                                 h.version, " is newer than this library reads (",
+                                                 FilterFormat::kVersion, ")"));
+  }
+  if (!byte_io::ReadExactly(in, bytes + 12, FilterFormat::kHeaderBytes - 12)) {
+    return DataLoss("truncated header");
+  }
+  h.layout = byte_io::Get<uint32_t>(bytes, &offset);
+  h.hash_id = byte_io::Get<uint32_t>(bytes, &offset);
+  h.hash_count = byte_io::Get<uint32_t>(bytes, &offset);
+  h.bits = byte_io::Get<uint64_t>(bytes, &offset);
+  h.expected_count = byte_io::Get<uint64_t>(bytes, &offset);
+  h.fp_rate = byte_io::Get<double>(bytes, &offset);
+  h.payload_bytes = byte_io::Get<uint64_t>(bytes, &offset);
+  const uint64_t stored_checksum = byte_io::Get<uint64_t>(bytes, &offset);
+  if (h.version == 0) return DataLoss("format version 0");
+  if (stored_checksum != byte_io::Checksum(bytes, FilterFormat::kHeaderBytes - 8)) {
+    return DataLoss("header checksum mismatch (corrupted file)");
+  }
+  if (h.hash_id != kHashId) {
+    return absl::InvalidArgumentError(absl::StrCat("bloom: cannot load filter: hash id ", h.hash_id,
+                                                   " is not this library's (", kHashId, ")"));
+  }
+  return h;
+}
+
+absl::Status ValidateShape(const Header& h) {
+  const bool layout_ok = h.layout == static_cast<uint32_t>(Layout::kBlocked) ||
+                         h.layout == static_cast<uint32_t>(Layout::kClassic);
+  const uint64_t unit = h.layout == static_cast<uint32_t>(Layout::kBlocked) ? kBlockBits : 64;
+  if (!layout_ok || h.hash_count < 1 || h.hash_count > kMaxHashCount || h.bits == 0 ||
+      h.bits > kMaxBits || h.bits % unit != 0 || h.payload_bytes != h.bits / 8) {
+    return DataLoss("inconsistent parameters in header");
+  }
+  return absl::OkStatus();
+}
+
+// Refuses before allocating when a seekable input is shorter than declared.
+absl::Status CheckDeclaredSize(std::istream& in, const Header& h) {
+  const int64_t remaining = byte_io::RemainingBytes(in);
+  if (remaining >= 0 && static_cast<uint64_t>(remaining) < h.payload_bytes + 8) {
+    return DataLoss(absl::StrCat("truncated: header declares ", h.payload_bytes + 8,
+                                 " more bytes, file has ", remaining));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status FilterFormat::Save(const BloomFilter& filter, std::ostream& out) {
+  Header h;
+  h.version = kVersion;
+  h.layout = static_cast<uint32_t>(filter.layout_);
+  h.hash_id = kHashId;
+  h.hash_count = filter.hash_count_;
+  h.bits = filter.bits_;
+  h.expected_count = filter.expected_count_;
+  h.fp_rate = filter.fp_rate_;
+  h.payload_bytes = filter.bits_ / 8;
+  const std::string header = EncodeHeader(h);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+
+  // Copy each chunk once (atomically, word by word) so that the checksum and
+  // the written bytes agree even if another thread is adding.
+  const uint64_t* words = filter.storage_->words();
+  const uint64_t word_count = filter.storage_->word_count();
+  std::vector<uint64_t> chunk(std::min<uint64_t>(word_count, kChunkBytes / 8));
+  byte_io::StreamChecksum checksum;
+  for (uint64_t start = 0; start < word_count && out; start += chunk.size()) {
+    const uint64_t size = std::min<uint64_t>(chunk.size(), word_count - start);
+    for (uint64_t i = 0; i < size; ++i) chunk[i] = probes::LoadWord(words + start + i);
+    checksum.Update(chunk.data(), size * 8);
+    out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(size * 8));
+  }
+  std::string trailer;
+  byte_io::Put(trailer, checksum.Digest());
+  out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
+  out.flush();
+  if (!out) return absl::DataLossError("bloom: cannot save filter: write failed");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BloomFilter> FilterFormat::Load(std::istream& in) {
+  absl::StatusOr<Header> h = ReadHeader(in);
+  if (!h.ok()) return h.status();
+  if (absl::Status s = ValidateShape(*h); !s.ok()) return s;
+  if (absl::Status s = CheckDeclaredSize(in, *h); !s.ok()) return s;
+  absl::StatusOr<BloomFilter> filter = BloomFilter::CreateWithShape(
+      static_cast<Layout>(h->layout), FilterShape{h->bits, h->hash_count}, h->expected_count,
+      h->fp_rate);
+  if (!filter.ok()) return filter.status();
+
+  char* bytes = reinterpret_cast<char*>(filter->storage_->words());
+  byte_io::StreamChecksum checksum;
+  for (uint64_t start = 0; start < h->payload_bytes; start += kChunkBytes) {
+    const uint64_t size = std::min<uint64_t>(kChunkBytes, h->payload_bytes - start);
+    if (!byte_io::ReadExactly(in, bytes + start, size)) return DataLoss("truncated bit array");
+    checksum.Update(bytes + start, size);
+  }
+  char trailer[8];
+  if (!byte_io::ReadExactly(in, trailer, sizeof(trailer))) return DataLoss("truncated checksum");
+  size_t offset = 0;
+  if (byte_io::Get<uint64_t>(trailer, &offset) != checksum.Digest()) {
+    return DataLoss("bit array checksum mismatch (corrupted file)");
+  }
+  filter->RecountBitsSet();
+  return filter;
+}
+
+absl::Status BloomFilter::Save(std::ostream& out) const { return FilterFormat::Save(*this, out); }
+
+absl::StatusOr<BloomFilter> BloomFilter::Load(std::istream& in) { return FilterFormat::Load(in); }
+
+// Writes `path`.tmp and renames it over `path`, so a crash mid-save leaves the
+// previous file intact.
+absl::Status BloomFilter::SaveFile(const std::string& path) const {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::NotFoundError(absl::StrCat("bloom: cannot open ", temporary, " for writing"));
+    }
+    if (absl::Status s = Save(out); !s.ok()) return s;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    return absl::DataLossError(absl::StrCat("bloom: cannot rename ", temporary, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BloomFilter> BloomFilter::LoadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("bloom: cannot open ", path));
+  return Load(in);
+}
+
+}  // namespace bloom

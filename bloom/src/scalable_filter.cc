@@ -1,0 +1,105 @@
+// ScalableBloomFilter: stages, lookups and growth (math in the header).
+#include "bloom/scalable_filter.h"
+
+#include <cmath>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "scalable_stage.h"
+
+namespace bloom {
+
+absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Create(const FilterOptions& options,
+                                                                const GrowthOptions& growth) {
+  if (!(growth.growth_factor >= 1.0 && growth.growth_factor <= 64.0)) {
+    return absl::InvalidArgumentError("bloom: growth_factor must be in [1, 64]");
+  }
+  if (!(growth.tightening_ratio > 0.0 && growth.tightening_ratio < 1.0)) {
+    return absl::InvalidArgumentError("bloom: tightening_ratio must be in (0, 1)");
+  }
+  if (growth.max_stages < 1 || growth.max_stages > kMaxScalableStages) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bloom: max_stages must be in [1, ", kMaxScalableStages, "]"));
+  }
+  ScalableBloomFilter filter(options, growth);
+  if (absl::Status s = filter.AddStage(); !s.ok()) return s;
+  return filter;
+}
+
+ScalableBloomFilter::ScalableBloomFilter(const FilterOptions& options, const GrowthOptions& growth)
+    : options_(options), growth_(growth), mutex_(std::make_unique<std::shared_mutex>()) {}
+
+ScalableBloomFilter::ScalableBloomFilter(ScalableBloomFilter&&) noexcept = default;
+ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&&) noexcept = default;
+ScalableBloomFilter::~ScalableBloomFilter() = default;
+
+absl::Status ScalableBloomFilter::AddStage() {
+  const size_t index = stages_.size();
+  const double capacity = static_cast<double>(options_.expected_count) *
+                          std::pow(growth_.growth_factor, static_cast<double>(index));
+  FilterOptions stage_options = options_;
+  stage_options.expected_count = static_cast<uint64_t>(std::min(capacity, 1e18));
+  stage_options.fp_rate = options_.fp_rate * (1.0 - growth_.tightening_ratio) *
+                          std::pow(growth_.tightening_ratio, static_cast<double>(index));
+  absl::StatusOr<BloomFilter> filter = BloomFilter::Create(stage_options);
+  if (!filter.ok()) return filter.status();
+  stages_.push_back(std::make_unique<Stage>(*std::move(filter), stage_options.expected_count));
+  return absl::OkStatus();
+}
+
+bool ScalableBloomFilter::AnyStageMayContain(const Hash128& h) const {
+  // Newest first: it holds the most keys, so a repeat is most likely there.
+  for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
+    if ((*it)->filter.MayContain(h)) return true;
+  }
+  return false;
+}
+
+bool ScalableBloomFilter::MayContain(std::string_view key) const {
+  return MayContain(HashKey(key));
+}
+
+bool ScalableBloomFilter::MayContain(const Hash128& h) const {
+  std::shared_lock lock(*mutex_);
+  return AnyStageMayContain(h);
+}
+
+bool ScalableBloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKey(key)); }
+
+bool ScalableBloomFilter::InsertIfNew(const Hash128& h) {
+  size_t stage_index = 0;
+  {
+    std::shared_lock lock(*mutex_);
+    if (AnyStageMayContain(h)) return false;
+    Stage& last = *stages_.back();
+    if (!last.filter.InsertIfNew(h)) return false;  // another thread got there first
+    const uint64_t inserted = last.inserted.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (inserted < last.capacity) return true;
+    stage_index = stages_.size() - 1;
+  }
+  GrowIfFull(stage_index);
+  return true;
+}
+
+// Opens the next stage if `stage_index` is still the last one. An allocation
+// failure leaves the last stage filling (its rate climbs): InsertIfNew has no
+// error channel, and refusing keys would be worse for a crawler.
+void ScalableBloomFilter::GrowIfFull(size_t stage_index) {
+  std::unique_lock lock(*mutex_);
+  if (stage_index + 1 != stages_.size() || stages_.size() >= growth_.max_stages) return;
+  AddStage().IgnoreError();
+}
+
+void ScalableBloomFilter::MayContainBatch(absl::Span<const std::string_view> keys,
+                                          absl::Span<bool> out) const {
+  const size_t count = std::min(keys.size(), out.size());
+  for (size_t i = 0; i < count; ++i) out[i] = MayContain(keys[i]);
+}
+
+void ScalableBloomFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys,
+                                           absl::Span<bool> out) {
+  const size_t count = std::min(keys.size(), out.size());
+  for (size_t i = 0; i < count; ++i) out[i] = InsertIfNew(keys[i]);
+}
+
+}  // namespace bloom

@@ -1,0 +1,127 @@
+// Save/load of a ScalableBloomFilter (version 1), little-endian:
+//   magic "CRAWLSBF", u32 version, u32 layout, u64 initial capacity, f64 rate,
+//   f64 growth factor, f64 tightening ratio, u32 max stages, u32 stage count,
+//   then per stage u64 capacity and u64 inserted count, then XXH3-64 of all
+//   the preceding bytes; then each stage in BloomFilter's own format.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bloom/scalable_filter.h"
+#include "byte_io.h"
+#include "scalable_stage.h"
+
+namespace bloom {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'R', 'A', 'W', 'L', 'S', 'B', 'F'};
+constexpr uint32_t kVersion = 1;
+constexpr size_t kFixedBytes = 56;  // magic through stage count
+constexpr size_t kPerStageBytes = 16;
+
+absl::Status DataLoss(absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("bloom: cannot load scalable filter: ", what));
+}
+
+}  // namespace
+
+absl::Status ScalableBloomFilter::Save(std::ostream& out) const {
+  std::shared_lock lock(*mutex_);
+  std::string header(kMagic, sizeof(kMagic));
+  byte_io::Put(header, kVersion);
+  byte_io::Put(header, static_cast<uint32_t>(options_.layout));
+  byte_io::Put(header, options_.expected_count);
+  byte_io::Put(header, options_.fp_rate);
+  byte_io::Put(header, growth_.growth_factor);
+  byte_io::Put(header, growth_.tightening_ratio);
+  byte_io::Put(header, growth_.max_stages);
+  byte_io::Put(header, static_cast<uint32_t>(stages_.size()));
+  for (const auto& s : stages_) {
+    byte_io::Put(header, s->capacity);
+    byte_io::Put(header, s->inserted.load(std::memory_order_relaxed));
+  }
+  byte_io::Put(header, byte_io::Checksum(header.data(), header.size()));
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  for (const auto& s : stages_) {
+    if (absl::Status status = s->filter.Save(out); !status.ok()) return status;
+  }
+  if (!out) return absl::DataLossError("bloom: cannot save scalable filter: write failed");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) {
+  std::string header(kFixedBytes, '\0');
+  if (!byte_io::ReadExactly(in, header.data(), 12)) return DataLoss("truncated header");
+  if (std::memcmp(header.data(), kMagic, sizeof(kMagic)) != 0) {
+    return absl::InvalidArgumentError(
+        "bloom: cannot load scalable filter: not a crawl scalable filter (bad magic)");
+  }
+  size_t offset = 8;
+  const uint32_t version = byte_io::Get<uint32_t>(header.data(), &offset);
+  if (version > kVersion) {
+    return absl::UnimplementedError(absl::StrCat("bloom: cannot load scalable filter: version ",
+                                                 version, " is newer than this library reads (",
+                                                 kVersion, ")"));
+  }
+  if (!byte_io::ReadExactly(in, header.data() + 12, kFixedBytes - 12)) {
+    return DataLoss("truncated header");
+  }
+  FilterOptions options;
+  GrowthOptions growth;
+  options.layout = static_cast<Layout>(byte_io::Get<uint32_t>(header.data(), &offset));
+  options.expected_count = byte_io::Get<uint64_t>(header.data(), &offset);
+  options.fp_rate = byte_io::Get<double>(header.data(), &offset);
+  growth.growth_factor = byte_io::Get<double>(header.data(), &offset);
+  growth.tightening_ratio = byte_io::Get<double>(header.data(), &offset);
+  growth.max_stages = byte_io::Get<uint32_t>(header.data(), &offset);
+  const uint32_t stage_count = byte_io::Get<uint32_t>(header.data(), &offset);
+  if (stage_count < 1 || stage_count > kMaxScalableStages) return DataLoss("bad stage count");
+  header.resize(kFixedBytes + stage_count * kPerStageBytes + 8);
+  if (!byte_io::ReadExactly(in, header.data() + kFixedBytes, header.size() - kFixedBytes)) {
+    return DataLoss("truncated header");
+  }
+  size_t checksum_offset = header.size() - 8;
+  if (byte_io::Get<uint64_t>(header.data(), &checksum_offset) !=
+      byte_io::Checksum(header.data(), header.size() - 8)) {
+    return DataLoss("header checksum mismatch (corrupted file)");
+  }
+  absl::StatusOr<ScalableBloomFilter> filter = Create(options, growth);  // validates
+  if (!filter.ok()) return DataLoss(filter.status().message());
+  filter->stages_.clear();
+  for (uint32_t i = 0; i < stage_count; ++i) {
+    const uint64_t capacity = byte_io::Get<uint64_t>(header.data(), &offset);
+    const uint64_t inserted = byte_io::Get<uint64_t>(header.data(), &offset);
+    absl::StatusOr<BloomFilter> stage = BloomFilter::Load(in);
+    if (!stage.ok()) return stage.status();
+    if (stage->layout() != options.layout) return DataLoss("stage layout differs");
+    filter->stages_.push_back(std::make_unique<Stage>(*std::move(stage), capacity, inserted));
+  }
+  return filter;
+}
+
+absl::Status ScalableBloomFilter::SaveFile(const std::string& path) const {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::NotFoundError(absl::StrCat("bloom: cannot open ", temporary, " for writing"));
+    }
+    if (absl::Status s = Save(out); !s.ok()) return s;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    return absl::DataLossError(absl::StrCat("bloom: cannot rename ", temporary, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::LoadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("bloom: cannot open ", path));
+  return Load(in);
+}
+
+}  // namespace bloom
