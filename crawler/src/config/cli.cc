@@ -1,0 +1,154 @@
+// ParseCrawlCommand: argv -> CrawlOptions. Two passes, so that flags override
+// the --config file whatever their order: first collect (flag, text) pairs
+// and the config path, then load the file, then apply the flags in order.
+#include "crawler/cli.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "config/option_table.h"
+#include "config/strings.h"
+
+namespace crawler {
+
+using config_internal::Append;
+using config_internal::Cat;
+namespace {
+
+using config_internal::Kind;
+using config_internal::OptionSpec;
+using config_internal::OptionValue;
+
+struct FlagUse {
+  const OptionSpec* spec;
+  std::string text;
+};
+
+struct CommandLine {
+  std::string config_file;
+  std::vector<FlagUse> flags;
+};
+
+bool TakesNoValue(const OptionSpec& spec) { return spec.kind == Kind::kSwitch; }
+
+absl::Status Usage(std::string_view message) {
+  return absl::InvalidArgumentError(Cat(message, " (see --help)"));
+}
+
+// Splits "--name=value" into name and value; `has_value` says if '=' was there.
+std::string_view SplitFlag(std::string_view arg, std::string_view* value, bool* has_value) {
+  std::string_view name = arg.substr(2);
+  size_t equals = name.find('=');
+  *has_value = equals != std::string_view::npos;
+  if (*has_value) {
+    *value = name.substr(equals + 1);
+    name = name.substr(0, equals);
+  }
+  return name;
+}
+
+absl::StatusOr<CommandLine> Tokenize(int argc, const char* const* argv) {
+  CommandLine line;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "-q") arg = "--quiet";
+    if (!arg.starts_with("--") || arg == "--") {
+      return Usage(Cat("unexpected argument '", arg, "'; options start with --"));
+    }
+    std::string_view value;
+    bool has_value = false;
+    std::string_view name = SplitFlag(arg, &value, &has_value);
+    const OptionSpec* spec = config_internal::FindByFlag(name);
+    if (spec == nullptr && name != "config") {
+      return Usage(Cat("unknown option '--", name, "'"));
+    }
+    bool switch_flag = spec != nullptr && TakesNoValue(*spec);
+    if (!has_value && !switch_flag) {
+      if (i + 1 == argc) {
+        std::string_view metavar = spec == nullptr ? "FILE" : spec->metavar;
+        return Usage(Cat("--", name, ": missing value ", metavar));
+      }
+      value = argv[++i];
+      has_value = true;
+    }
+    if (spec == nullptr) {
+      line.config_file = std::string(value);
+    } else {
+      line.flags.push_back({spec, has_value ? std::string(value) : "true"});
+    }
+  }
+  return line;
+}
+
+absl::Status ApplyFlags(const std::vector<FlagUse>& flags, CrawlOptions& options) {
+  std::vector<const OptionSpec*> lists_replaced;
+  for (const FlagUse& use : flags) {
+    absl::StatusOr<OptionValue> value = config_internal::ParseOptionText(*use.spec, use.text);
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(Cat("--", use.spec->flag, ": ", value.status().message()));
+    }
+    if (use.spec->kind == Kind::kTextList) {
+      // The command line's list replaces the file's; repeated flags append.
+      auto previous = std::get<std::vector<std::string>>(use.spec->get(options));
+      if (std::find(lists_replaced.begin(), lists_replaced.end(), use.spec) ==
+          lists_replaced.end()) {
+        previous.clear();
+        lists_replaced.push_back(use.spec);
+      }
+      for (std::string& item : std::get<std::vector<std::string>>(*value)) {
+        previous.push_back(std::move(item));
+      }
+      *value = std::move(previous);
+    }
+    use.spec->set(options, *value);
+  }
+  return absl::OkStatus();
+}
+
+void ResolveDirectories(CrawlOptions& options) {
+  std::filesystem::path out(options.out_dir);
+  if (options.spill_dir.empty()) options.spill_dir = (out / "spill").string();
+  if (options.state_dir.empty()) options.state_dir = (out / "state").string();
+}
+
+bool Asks(int argc, const char* const* argv, std::string_view long_name,
+          std::string_view short_name) {
+  for (int i = 0; i < argc; ++i) {
+    if (argv[i] == long_name || argv[i] == short_name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv) {
+  ParsedCommand command;
+  if (Asks(argc, argv, "--help", "-h")) {
+    command.kind = ParsedCommand::kHelp;
+    command.text = HelpText();
+    return command;
+  }
+  if (Asks(argc, argv, "--version", "-V")) {
+    command.kind = ParsedCommand::kVersion;
+    command.text = VersionText();
+    return command;
+  }
+  absl::StatusOr<CommandLine> line = Tokenize(argc, argv);
+  if (!line.ok()) return line.status();
+  if (!line->config_file.empty()) {
+    absl::StatusOr<CrawlOptions> loaded = LoadConfigFile(line->config_file, command.options);
+    if (!loaded.ok()) return loaded.status();
+    command.options = *std::move(loaded);
+  }
+  absl::Status applied = ApplyFlags(line->flags, command.options);
+  if (!applied.ok()) return applied;
+  absl::Status valid = ValidateCrawlOptions(command.options);
+  if (!valid.ok()) return valid;
+  ResolveDirectories(command.options);
+  return command;
+}
+
+}  // namespace crawler

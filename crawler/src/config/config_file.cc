@@ -1,0 +1,219 @@
+// LoadConfigFile: crawl.toml on top of a base CrawlOptions. Every key must be a
+// row of the option table; see config/option_table.h.
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <string>
+
+#include "absl/status/status.h"
+#include "config/option_table.h"
+#include "config/read_file.h"
+#include "config/strings.h"
+#include "crawler/options.h"
+
+namespace crawler {
+
+using config_internal::Append;
+using config_internal::Cat;
+namespace {
+
+using config_internal::CheckOptionValue;
+using config_internal::FindByKey;
+using config_internal::Kind;
+using config_internal::OptionSpec;
+using config_internal::OptionValue;
+using config_internal::ParseOptionText;
+
+std::string_view TypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
+  }
+}
+
+std::string_view ExpectedType(Kind kind) {
+  switch (kind) {
+    case Kind::kSwitch:
+    case Kind::kOnOff:
+      return "true or false";
+    case Kind::kCount:
+      return "a count (integer or string like \"1e9\")";
+    case Kind::kInteger:
+      return "an integer";
+    case Kind::kFraction:
+      return "a number";
+    case Kind::kBytes:
+      return "a size (integer or string like \"64MiB\")";
+    case Kind::kSeconds:
+      return "a duration (seconds or string like \"200ms\")";
+    case Kind::kTextList:
+      return "an array of strings";
+    default:
+      return "a string";
+  }
+}
+
+absl::Status WrongType(const OptionSpec& spec, const toml::node& node) {
+  return absl::InvalidArgumentError(
+      Cat("expected ", ExpectedType(spec.kind), ", got ", TypeName(node)));
+}
+
+// A TOML number as the row's kind wants it; counts must be whole and >= 0.
+absl::StatusOr<OptionValue> FromNumber(const OptionSpec& spec, double number,
+                                       std::string_view shown) {
+  switch (spec.kind) {
+    case Kind::kCount:
+    case Kind::kBytes:
+      if (number < 0) return absl::InvalidArgumentError(Cat(shown, " is negative"));
+      if (number != std::floor(number) || number >= 18446744073709551616.0) {
+        return absl::InvalidArgumentError(Cat(shown, " is not a whole number"));
+      }
+      return OptionValue(static_cast<uint64_t>(number));
+    case Kind::kInteger:
+      if (number != std::floor(number) || std::abs(number) > 9e18) {
+        return absl::InvalidArgumentError(Cat(shown, " is not an integer"));
+      }
+      return OptionValue(static_cast<int64_t>(number));
+    case Kind::kSeconds:
+      if (number < 0) return absl::InvalidArgumentError(Cat(shown, " is negative"));
+      return OptionValue(number);
+    default:
+      return OptionValue(number);
+  }
+}
+
+absl::StatusOr<OptionValue> FromList(const OptionSpec& spec, const toml::array& array) {
+  std::vector<std::string> items;
+  for (const toml::node& element : array) {
+    const auto* text = element.as_string();
+    if (text == nullptr) return WrongType(spec, element);
+    absl::StatusOr<OptionValue> one = ParseOptionText(spec, text->get());
+    if (!one.ok()) return one.status();
+    items.push_back(text->get());
+  }
+  return OptionValue(std::move(items));
+}
+
+bool IsNumericKind(Kind kind) {
+  return kind == Kind::kCount || kind == Kind::kInteger || kind == Kind::kFraction ||
+         kind == Kind::kBytes || kind == Kind::kSeconds;
+}
+
+absl::StatusOr<OptionValue> FromNode(const OptionSpec& spec, const toml::node& node) {
+  if (spec.kind == Kind::kTextList) {
+    if (const auto* array = node.as_array()) return FromList(spec, *array);
+    return WrongType(spec, node);
+  }
+  if (const auto* flag = node.as_boolean()) {
+    if (spec.kind == Kind::kSwitch || spec.kind == Kind::kOnOff) return OptionValue(flag->get());
+    return WrongType(spec, node);
+  }
+  if (const auto* text = node.as_string()) {
+    if (spec.kind == Kind::kSwitch || spec.kind == Kind::kOnOff) return WrongType(spec, node);
+    return ParseOptionText(spec, text->get());
+  }
+  if (IsNumericKind(spec.kind)) {
+    absl::StatusOr<OptionValue> value;
+    if (const auto* integer = node.as_integer()) {
+      std::string shown = Cat(integer->get());
+      if (spec.kind == Kind::kInteger) {
+        value = OptionValue(static_cast<int64_t>(integer->get()));
+      } else {
+        value = FromNumber(spec, static_cast<double>(integer->get()), shown);
+        if (value.ok() && std::holds_alternative<uint64_t>(*value)) {
+          value = OptionValue(static_cast<uint64_t>(integer->get()));  // exact, no double
+        }
+      }
+      if (value.ok()) {
+        absl::Status in_range = CheckOptionValue(spec, *value, shown);
+        if (!in_range.ok()) return in_range;
+      }
+      return value;
+    }
+    if (const auto* floating = node.as_floating_point()) {
+      std::string shown = Cat(floating->get());
+      value = FromNumber(spec, floating->get(), shown);
+      if (value.ok()) {
+        absl::Status in_range = CheckOptionValue(spec, *value, shown);
+        if (!in_range.ok()) return in_range;
+      }
+      return value;
+    }
+  }
+  return WrongType(spec, node);
+}
+
+std::string LineOf(const toml::node& node) { return Cat(" (line ", node.source().begin.line, ")"); }
+
+absl::Status ApplySection(const std::string& path, std::string_view section,
+                          const toml::table& table, CrawlOptions& options) {
+  for (const auto& [key, node] : table) {
+    const OptionSpec* spec = FindByKey(section, key.str());
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError(
+          Cat(path, ": unknown key '", section, ".", key.str(), "'", LineOf(node)));
+    }
+    absl::StatusOr<OptionValue> value = FromNode(*spec, node);
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(
+          Cat(path, ": ", spec->FullKey(), ": ", value.status().message(), LineOf(node)));
+    }
+    spec->set(options, *value);
+  }
+  return absl::OkStatus();
+}
+
+bool IsSection(std::string_view name) {
+  for (const OptionSpec& spec : config_internal::OptionTable()) {
+    if (spec.section == name) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<toml::table> ParseToml(const std::string& path, const std::string& text) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& error) {
+    const toml::source_position& where = error.source().begin;
+    return absl::InvalidArgumentError(
+        Cat(path, ":", where.line, ":", where.column, ": invalid TOML: ", error.description()));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOptions base) {
+  absl::StatusOr<std::string> text = config_internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<toml::table> document = ParseToml(path, *text);
+  if (!document.ok()) return document.status();
+  for (const auto& [name, node] : *document) {
+    if (!IsSection(name.str())) {
+      return absl::InvalidArgumentError(
+          Cat(path, ": unknown key '", name.str(), "'", LineOf(node)));
+    }
+    const toml::table* section = node.as_table();
+    if (section == nullptr) {
+      return absl::InvalidArgumentError(
+          Cat(path, ": ", name.str(), ": expected a table, got ", TypeName(node), LineOf(node)));
+    }
+    absl::Status applied = ApplySection(path, name.str(), *section, base);
+    if (!applied.ok()) return applied;
+  }
+  base.config_file = path;
+  return base;
+}
+
+}  // namespace crawler

@@ -1,0 +1,65 @@
+// The --help and --version texts; the flag list comes from the option table,
+// so the defaults printed are the defaults used.
+#include <algorithm>
+#include <string>
+
+#include "config/option_table.h"
+#include "config/strings.h"
+#include "crawler/cli.h"
+
+namespace crawler {
+
+using config_internal::Append;
+using config_internal::Cat;
+namespace {
+
+using config_internal::OptionSpec;
+
+constexpr size_t kFlagColumn = 34;
+
+std::string FlagLine(std::string_view flag, std::string_view metavar, std::string_view help) {
+  std::string line = Cat("  --", flag);
+  if (!metavar.empty()) Append(&line, " ", metavar);
+  line.resize(std::max(line.size() + 1, kFlagColumn), ' ');
+  Append(&line, help, "\n");
+  return line;
+}
+
+std::string DefaultNote(const OptionSpec& spec) {
+  if (spec.kind == config_internal::Kind::kSwitch) return "";
+  std::string shown = config_internal::FormatOptionValue(spec, spec.get(CrawlOptions{}));
+  if (shown.empty()) return "";
+  return Cat(" [", shown, "]");
+}
+
+}  // namespace
+
+std::string HelpText() {
+  std::string text =
+      "Usage: crawl --seeds FILE [--expected N] [options]\n"
+      "\n"
+      "Crawls the web from the URLs in FILE, breadth first, remembering the URLs it\n"
+      "has seen in a Bloom filter sized for N URLs at the false-positive rate RATE.\n"
+      "\n"
+      "Options (defaults in brackets; all of them also in config/crawl.toml):\n";
+  Append(&text, FlagLine("config", "FILE", "read defaults from this TOML file; flags win"));
+  std::string_view section;
+  for (const OptionSpec& spec : config_internal::OptionTable()) {
+    if (spec.section != section) {
+      section = spec.section;
+      Append(&text, "\n [", section, "]\n");
+    }
+    Append(&text, FlagLine(spec.flag, spec.metavar, Cat(spec.help, DefaultNote(spec))));
+  }
+  Append(&text, "\n", FlagLine("help", "", "print this help and exit"),
+         FlagLine("version", "", "print the version and exit"),
+         "\nCounts accept 1000000, 1_000_000 and 1e6; sizes 1048576, 64MiB, 10MB;\n"
+         "durations 200ms, 1.5 (seconds), 1s, 2m.\n"
+         "\nExit status: 0 crawl finished, 1 runtime failure, 2 usage or configuration "
+         "error.\n");
+  return text;
+}
+
+std::string VersionText() { return Cat("crawl ", CRAWL_VERSION, "\n"); }
+
+}  // namespace crawler

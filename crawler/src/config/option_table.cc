@@ -1,0 +1,180 @@
+// The rows of the option table: every CrawlOptions field, where it lives in
+// crawl.toml, its flag and its bounds. Order is the order of --help.
+#include "config/option_table.h"
+
+#include <array>
+#include <limits>
+#include <type_traits>
+
+#include "config/strings.h"
+
+namespace crawler::config_internal {
+namespace {
+
+// get/set for one field, generated from the member pointer so a row cannot
+// read one field and write another.
+template <auto Member>
+OptionValue Get(const CrawlOptions& options) {
+  const auto& field = options.*Member;
+  using T = std::remove_cvref_t<decltype(field)>;
+  if constexpr (std::is_same_v<T, int>) {
+    return static_cast<int64_t>(field);
+  } else if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<uint64_t>(field);
+  } else {
+    return field;
+  }
+}
+
+template <auto Member>
+void Set(CrawlOptions& options, const OptionValue& value) {
+  auto& field = options.*Member;
+  using T = std::remove_cvref_t<decltype(field)>;
+  if constexpr (std::is_same_v<T, int> || (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)) {
+    // Counts arrive as uint64_t, signed integers as int64_t; the row's bounds
+    // have already guaranteed that the value fits T.
+    if (const auto* unsigned_value = std::get_if<uint64_t>(&value)) {
+      field = static_cast<T>(*unsigned_value);
+    } else {
+      field = static_cast<T>(std::get<int64_t>(value));
+    }
+  } else {
+    field = std::get<T>(value);
+  }
+}
+
+template <auto Member>
+constexpr OptionSpec Row(std::string_view section, std::string_view key, std::string_view flag,
+                         std::string_view metavar, Kind kind, std::string_view help) {
+  OptionSpec spec{
+      .section = section, .key = key, .flag = flag, .metavar = metavar, .help = help, .kind = kind};
+  spec.get = &Get<Member>;
+  spec.set = &Set<Member>;
+  return spec;
+}
+
+constexpr OptionSpec Bounded(OptionSpec spec, double min, double max = kUnbounded) {
+  spec.min = min;
+  spec.max = max;
+  return spec;
+}
+
+constexpr OptionSpec Positive(OptionSpec spec) {
+  spec.above_min = true;
+  return spec;
+}
+
+constexpr OptionSpec OneOf(OptionSpec spec, std::string_view choices) {
+  spec.choices = choices;
+  return spec;
+}
+
+constexpr double kIntMax = std::numeric_limits<int>::max();
+
+using O = CrawlOptions;
+const std::array kRows = {
+    Row<&O::seeds_file>("seeds", "file", "seeds", "FILE", Kind::kText,
+                        "start URLs, one per line; # comments"),
+    Row<&O::strict>("seeds", "strict", "strict", "", Kind::kSwitch,
+                    "a bad seed line is fatal instead of skipped"),
+    Bounded(Row<&O::expected>("crawl", "expected", "expected", "N", Kind::kCount,
+                              "distinct URLs expected; sizes the Bloom filter"),
+            1),
+    Row<&O::fp_rate>("crawl", "fp_rate", "fp-rate", "RATE", Kind::kFraction,
+                     "seen-set false-positive rate, in (0, 1)"),
+    Row<&O::max_pages>("crawl", "max_pages", "max-pages", "N", Kind::kCount,
+                       "stop after N pages (0 = unlimited)"),
+    Row<&O::max_pages_per_host>("crawl", "max_pages_per_host", "max-pages-per-host", "N",
+                                Kind::kCount, "at most N pages per host (0 = unlimited)"),
+    Bounded(Row<&O::max_depth>("crawl", "max_depth", "max-depth", "N", Kind::kInteger,
+                               "follow links at most N hops from a seed (-1 = unlimited)"),
+            -1, kIntMax),
+    Row<&O::scope>("crawl", "scope", "scope", "host|domain|any", Kind::kScope,
+                   "follow links within the seeds' hosts, domains, or anywhere"),
+    Row<&O::allow>("crawl", "allow", "allow", "REGEX", Kind::kTextList,
+                   "follow only URLs matching (RE2, repeatable)"),
+    Row<&O::deny>("crawl", "deny", "deny", "REGEX", Kind::kTextList,
+                  "never follow URLs matching (RE2, repeatable)"),
+    Row<&O::ignore_nofollow>("crawl", "ignore_nofollow", "ignore-nofollow", "", Kind::kSwitch,
+                             "follow rel=nofollow links too"),
+    Bounded(Row<&O::max_url_length>("crawl", "max_url_length", "max-url-length", "N", Kind::kCount,
+                                    "drop URLs longer than N bytes"),
+            16, 1 << 20),
+    Bounded(Row<&O::threads>("fetch", "threads", "threads", "N", Kind::kCount,
+                             "worker threads parsing pages"),
+            1, 1024),
+    Bounded(Row<&O::connections>("fetch", "connections", "connections", "N", Kind::kCount,
+                                 "concurrent transfers in total"),
+            1, 100'000),
+    Bounded(Row<&O::per_host>("fetch", "per_host", "per-host", "N", Kind::kCount,
+                              "concurrent transfers per host:port"),
+            1, 1024),
+    Row<&O::delay_s>("fetch", "delay", "delay", "DURATION", Kind::kSeconds,
+                     "between request starts to one host (200ms, 1s, 0)"),
+    Bounded(Row<&O::user_agent>("fetch", "user_agent", "user-agent", "TEXT", Kind::kText,
+                                "User-Agent header and robots.txt agent"),
+            1),
+    Positive(Row<&O::timeout_s>("fetch", "timeout", "timeout", "DURATION", Kind::kSeconds,
+                                "whole-transfer timeout")),
+    Positive(Row<&O::connect_timeout_s>("fetch", "connect_timeout", "connect-timeout", "DURATION",
+                                        Kind::kSeconds, "connection (TCP+TLS) timeout")),
+    Bounded(Row<&O::max_body>("fetch", "max_body", "max-body", "SIZE", Kind::kBytes,
+                              "truncate bodies beyond SIZE (10MiB, 1048576)"),
+            1),
+    Bounded(Row<&O::max_redirects>("fetch", "max_redirects", "max-redirects", "N", Kind::kCount,
+                                   "redirect hops followed per request"),
+            0, 100),
+    Bounded(Row<&O::retries>("fetch", "retries", "retries", "N", Kind::kCount,
+                             "retries of a transient failure"),
+            0, 100),
+    Row<&O::robots>("fetch", "robots", "robots", "on|off", Kind::kOnOff, "obey robots.txt"),
+    OneOf(Row<&O::block_private>("fetch", "block_private", "block-private", "auto|on|off",
+                                 Kind::kChoice,
+                                 "refuse private/loopback addresses (auto: unless a seed is one)"),
+          "auto|on|off"),
+    Bounded(Row<&O::queue_memory>("queue", "memory", "queue-memory", "SIZE", Kind::kBytes,
+                                  "RAM for the to-visit queue before it spills to disk"),
+            1),
+    Row<&O::spill_dir>("queue", "spill_dir", "spill-dir", "DIR", Kind::kText,
+                       "where the queue spills (default OUT/spill)"),
+    OneOf(Row<&O::overflow>("queue", "overflow", "overflow", "warn|grow", Kind::kChoice,
+                            "beyond --expected URLs: warn, or grow the filter"),
+          "warn|grow"),
+    Bounded(Row<&O::out_dir>("output", "dir", "out", "DIR", Kind::kText,
+                             "directory of the crawl's results"),
+            1),
+    Row<&O::state_dir>("state", "dir", "state", "DIR", Kind::kText,
+                       "checkpoint directory (default OUT/state)"),
+    Row<&O::resume>("state", "resume", "resume", "", Kind::kSwitch,
+                    "continue from the checkpoint in the state directory"),
+    Row<&O::fresh>("state", "fresh", "fresh", "", Kind::kSwitch,
+                   "discard an existing checkpoint and start over"),
+    Positive(Row<&O::checkpoint_every_s>("state", "checkpoint_every", "checkpoint-every",
+                                         "DURATION", Kind::kSeconds, "time between checkpoints")),
+    OneOf(Row<&O::log_level>("log", "level", "log-level", "LEVEL", Kind::kChoice,
+                             "trace, debug, info, warn, error or off"),
+          "trace|debug|info|warn|error|off"),
+    Row<&O::quiet>("log", "quiet", "quiet", "", Kind::kSwitch, "no progress output"),
+};
+
+}  // namespace
+
+std::string OptionSpec::FullKey() const { return Cat(section, ".", key); }
+
+std::span<const OptionSpec> OptionTable() { return kRows; }
+
+const OptionSpec* FindByFlag(std::string_view flag) {
+  for (const OptionSpec& spec : kRows) {
+    if (spec.flag == flag) return &spec;
+  }
+  return nullptr;
+}
+
+const OptionSpec* FindByKey(std::string_view section, std::string_view key) {
+  for (const OptionSpec& spec : kRows) {
+    if (spec.section == section && spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace crawler::config_internal

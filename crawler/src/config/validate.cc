@@ -1,0 +1,60 @@
+// ValidateCrawlOptions: every field against its row's bounds (for options
+// built in code, not parsed), then the checks that involve two fields.
+#include "absl/status/status.h"
+#include "config/option_table.h"
+#include "config/strings.h"
+#include "crawler/options.h"
+
+namespace crawler {
+
+using config_internal::Append;
+using config_internal::Cat;
+namespace {
+
+using config_internal::OptionSpec;
+using config_internal::OptionValue;
+
+absl::Status CheckRow(const OptionSpec& spec, const CrawlOptions& options) {
+  OptionValue value = spec.get(options);
+  absl::Status status = absl::OkStatus();
+  if (const auto* patterns = std::get_if<std::vector<std::string>>(&value)) {
+    for (const std::string& pattern : *patterns) {
+      status = config_internal::ParseOptionText(spec, pattern).status();
+      if (!status.ok()) break;
+    }
+  } else {
+    status = config_internal::CheckOptionValue(spec, value,
+                                               config_internal::FormatOptionValue(spec, value));
+  }
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError(Cat("--", spec.flag, ": ", status.message()));
+}
+
+absl::Status CheckCombinations(const CrawlOptions& options) {
+  if (options.resume && options.fresh) {
+    return absl::InvalidArgumentError(
+        "--resume and --fresh contradict each other (continue the checkpoint, or discard it)");
+  }
+  if (options.seeds_file.empty() && !options.resume) {
+    return absl::InvalidArgumentError(
+        "--seeds: missing (a file of start URLs, or [seeds] file in the config)");
+  }
+  if (options.connections < options.per_host) {
+    return absl::InvalidArgumentError(Cat("--per-host: ", options.per_host,
+                                          " is more than --connections (", options.connections,
+                                          ", the total)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateCrawlOptions(const CrawlOptions& options) {
+  for (const OptionSpec& spec : config_internal::OptionTable()) {
+    absl::Status row = CheckRow(spec, options);
+    if (!row.ok()) return row;
+  }
+  return CheckCombinations(options);
+}
+
+}  // namespace crawler
