@@ -29,6 +29,8 @@
 
 namespace crawler {
 
+struct NormalizeOptions;
+
 class Url {
  public:
   // Parses `input` (UTF-8) against `base` (may be null) with the WHATWG basic
@@ -70,6 +72,9 @@ class Url {
 
  private:
   friend class UrlBuilder;  // src/url: the parser fills in the fields below.
+  // Reuses the parsed string as its result (one allocation per link).
+  friend absl::StatusOr<std::string> ResolveLink(const Url& base, std::string_view href,
+                                                 const NormalizeOptions& options);
   static constexpr uint32_t kNone = UINT32_MAX;
 
   Url() = default;

@@ -1,0 +1,230 @@
+#include "url/ip_address.h"
+
+#include "url/percent_encode.h"
+
+namespace crawler::url_internal {
+namespace {
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The WHATWG "IPv4 number parser". Values saturate above 2^32, which is
+// already a failure for every caller, so no part can overflow.
+std::optional<uint64_t> ParseIpv4Number(std::string_view part) {
+  if (part.empty()) return std::nullopt;
+  int radix = 10;
+  if (part.size() >= 2 && part[0] == '0' && (part[1] == 'x' || part[1] == 'X')) {
+    part.remove_prefix(2);
+    radix = 16;
+  } else if (part.size() >= 2 && part[0] == '0') {
+    part.remove_prefix(1);
+    radix = 8;
+  }
+  uint64_t value = 0;
+  for (char c : part) {
+    int digit;
+    if (radix == 16 && IsHexDigit(static_cast<unsigned char>(c))) {
+      digit = HexValue(static_cast<unsigned char>(c));
+    } else if (IsDigit(c) && c - '0' < radix) {
+      digit = c - '0';
+    } else {
+      return std::nullopt;
+    }
+    value = value * radix + digit;
+    if (value > (uint64_t{1} << 40)) value = uint64_t{1} << 40;  // saturate
+  }
+  return value;
+}
+
+// Splits on '.', dropping one trailing empty part (the FQDN dot).
+int SplitIpv4Parts(std::string_view input, std::string_view (&parts)[5]) {
+  int count = 0;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = input.find('.', start);
+    const std::string_view part =
+        input.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (count == 5) return 6;  // too many, whatever they are
+    parts[count++] = part;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (count > 1 && parts[count - 1].empty()) --count;
+  return count;
+}
+
+}  // namespace
+
+bool EndsInANumber(std::string_view domain) {
+  if (!domain.empty() && domain.back() == '.') {
+    domain.remove_suffix(1);
+    if (domain.empty()) return false;
+  }
+  const size_t dot = domain.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? domain : domain.substr(dot + 1);
+  if (last.empty()) return false;
+  bool all_digits = true;
+  for (char c : last) all_digits = all_digits && IsDigit(c);
+  if (all_digits) return true;
+  return ParseIpv4Number(last).has_value();
+}
+
+std::optional<uint32_t> ParseIpv4(std::string_view input) {
+  std::string_view parts[5];
+  const int count = SplitIpv4Parts(input, parts);
+  if (count > 4) return std::nullopt;
+  uint64_t numbers[4];
+  for (int i = 0; i < count; ++i) {
+    const std::optional<uint64_t> number = ParseIpv4Number(parts[i]);
+    if (!number) return std::nullopt;
+    numbers[i] = *number;
+  }
+  for (int i = 0; i + 1 < count; ++i) {
+    if (numbers[i] > 255) return std::nullopt;
+  }
+  const uint64_t last = numbers[count - 1];
+  if (last >= (uint64_t{1} << (8 * (5 - count)))) return std::nullopt;
+  uint64_t address = last;
+  for (int i = 0; i + 1 < count; ++i) address += numbers[i] << (8 * (3 - i));
+  return static_cast<uint32_t>(address);
+}
+
+void AppendIpv4(uint32_t address, std::string& out) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    const unsigned byte = (address >> shift) & 0xFF;
+    if (byte >= 100) out.push_back(static_cast<char>('0' + byte / 100));
+    if (byte >= 10) out.push_back(static_cast<char>('0' + byte / 10 % 10));
+    out.push_back(static_cast<char>('0' + byte % 10));
+    if (shift > 0) out.push_back('.');
+  }
+}
+
+// A direct transcription of the Standard's IPv6 parser: `piece` walks the
+// eight 16-bit pieces, `compress` remembers where "::" was.
+std::optional<Ipv6Address> ParseIpv6(std::string_view input) {
+  Ipv6Address address{};
+  int piece = 0;
+  int compress = -1;
+  size_t i = 0;
+  const size_t n = input.size();
+  auto at = [&](size_t k) -> char { return k < n ? input[k] : '\0'; };
+  if (at(0) == ':') {
+    if (at(1) != ':') return std::nullopt;
+    i = 2;
+    compress = ++piece;
+  }
+  while (i < n) {
+    if (piece == 8) return std::nullopt;
+    if (input[i] == ':') {
+      if (compress != -1) return std::nullopt;
+      ++i;
+      compress = ++piece;
+      continue;
+    }
+    unsigned value = 0;
+    int length = 0;
+    while (length < 4 && i < n && IsHexDigit(static_cast<unsigned char>(input[i]))) {
+      value = value * 16 + HexValue(static_cast<unsigned char>(input[i]));
+      ++i;
+      ++length;
+    }
+    if (at(i) == '.') {
+      // Embedded IPv4: rewind over the digits just read and parse them as
+      // up to four decimal bytes filling two pieces.
+      if (length == 0) return std::nullopt;
+      i -= length;
+      if (piece > 6) return std::nullopt;
+      int numbers_seen = 0;
+      while (i < n) {
+        int ipv4_piece = -1;
+        if (numbers_seen > 0) {
+          if (input[i] == '.' && numbers_seen < 4) {
+            ++i;
+          } else {
+            return std::nullopt;
+          }
+        }
+        if (!IsDigit(at(i))) return std::nullopt;
+        while (IsDigit(at(i))) {
+          const int number = at(i) - '0';
+          if (ipv4_piece == -1) {
+            ipv4_piece = number;
+          } else if (ipv4_piece == 0) {
+            return std::nullopt;
+          } else {
+            ipv4_piece = ipv4_piece * 10 + number;
+          }
+          if (ipv4_piece > 255) return std::nullopt;
+          ++i;
+        }
+        address[piece] = static_cast<uint16_t>(address[piece] * 0x100 + ipv4_piece);
+        ++numbers_seen;
+        if (numbers_seen == 2 || numbers_seen == 4) ++piece;
+      }
+      if (numbers_seen != 4) return std::nullopt;
+      break;
+    }
+    if (at(i) == ':') {
+      ++i;
+      if (i >= n) return std::nullopt;
+    } else if (i < n) {
+      return std::nullopt;
+    }
+    address[piece] = static_cast<uint16_t>(value);
+    ++piece;
+  }
+  if (compress != -1) {
+    int swaps = piece - compress;
+    piece = 7;
+    while (piece != 0 && swaps > 0) {
+      std::swap(address[piece], address[compress + swaps - 1]);
+      --piece;
+      --swaps;
+    }
+  } else if (piece != 8) {
+    return std::nullopt;
+  }
+  return address;
+}
+
+void AppendIpv6(const Ipv6Address& address, std::string& out) {
+  // Find the first longest run of zero pieces of length >= 2.
+  int best_start = -1, best_length = 1;
+  for (int i = 0; i < 8;) {
+    if (address[i] != 0) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < 8 && address[j] == 0) ++j;
+    if (j - i > best_length) {
+      best_start = i;
+      best_length = j - i;
+    }
+    i = j;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('[');
+  bool ignore0 = false;
+  for (int i = 0; i < 8; ++i) {
+    if (ignore0 && address[i] == 0) continue;
+    ignore0 = false;
+    if (i == best_start) {
+      out.append(i == 0 ? "::" : ":");
+      ignore0 = true;
+      continue;
+    }
+    const unsigned v = address[i];
+    bool started = false;
+    for (int shift = 12; shift >= 0; shift -= 4) {
+      const unsigned nibble = (v >> shift) & 15;
+      if (nibble != 0 || started || shift == 0) {
+        out.push_back(kHex[nibble]);
+        started = true;
+      }
+    }
+    if (i != 7) out.push_back(':');
+  }
+  out.push_back(']');
+}
+
+}  // namespace crawler::url_internal

@@ -1,0 +1,86 @@
+#include "url/normalize.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "url/percent_encode.h"
+
+namespace crawler {
+namespace url_internal {
+namespace {
+
+inline bool IsUnreserved(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
+inline char ToUpperAscii(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
+
+}  // namespace
+
+void NormalizePercentEscapes(std::string& s, size_t from) {
+  if (s.find('%', from) == std::string::npos) return;
+  size_t write = from;
+  for (size_t read = from; read < s.size(); ++read) {
+    const char c = s[read];
+    if (c == '%' && read + 2 < s.size() && IsHexDigit(s[read + 1]) && IsHexDigit(s[read + 2])) {
+      const auto decoded =
+          static_cast<unsigned char>(HexValue(s[read + 1]) * 16 + HexValue(s[read + 2]));
+      if (IsUnreserved(decoded)) {
+        s[write++] = static_cast<char>(decoded);
+      } else {
+        s[write++] = '%';
+        s[write++] = ToUpperAscii(s[read + 1]);
+        s[write++] = ToUpperAscii(s[read + 2]);
+      }
+      read += 2;
+    } else {
+      s[write++] = c;
+    }
+  }
+  s.resize(write);
+}
+
+absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options) {
+  const size_t scheme_end = href.find(':');
+  NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
+  if (options.strip_session_ids) StripSessionIds(href);
+  if (options.sort_query) SortQuery(href);
+  if (href.size() > options.max_length) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "URL is ", href.size(), " bytes, longer than the limit of ", options.max_length));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace url_internal
+
+absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOptions& options) {
+  if (!url.IsHttp()) {
+    return absl::InvalidArgumentError("scheme '" + std::string(url.scheme()) + "' is not crawled");
+  }
+  std::string href(url.href(), 0,
+                   url.href().size() - (url.has_fragment() ? url.fragment().size() + 1 : 0));
+  if (absl::Status status = url_internal::NormalizeHttpHref(href, options); !status.ok()) {
+    return status;
+  }
+  return href;
+}
+
+absl::StatusOr<std::string> ResolveLink(const Url& base, std::string_view href,
+                                        const NormalizeOptions& options) {
+  absl::StatusOr<Url> url = Url::Parse(href, &base);
+  if (!url.ok()) {
+    return absl::InvalidArgumentError("unparsable URL: " + std::string(url.status().message()));
+  }
+  if (!url->IsHttp()) {
+    return absl::InvalidArgumentError("scheme '" + std::string(url->scheme()) + "' is not crawled");
+  }
+  std::string result = std::move(url->href_);
+  if (url->fragment_start_ != Url::kNone) result.resize(url->fragment_start_);
+  if (absl::Status status = url_internal::NormalizeHttpHref(result, options); !status.ok()) {
+    return status;
+  }
+  return result;
+}
+
+}  // namespace crawler

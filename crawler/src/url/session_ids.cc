@@ -1,0 +1,97 @@
+// Opt-in rewrites of the query (NormalizeOptions::strip_session_ids and
+// sort_query). Both are our choice, not any standard's: they can merge URLs
+// that a server treats as different, so they are off by default.
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "url/normalize.h"
+
+namespace crawler::url_internal {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] | 0x20) : a[i];
+    const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] | 0x20) : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Parameter names that carry a server session, compared case-insensitively.
+bool IsSessionIdName(std::string_view name) {
+  return EqualsIgnoreCase(name, "jsessionid") || EqualsIgnoreCase(name, "phpsessid") ||
+         EqualsIgnoreCase(name, "sid") || EqualsIgnoreCase(name, "sessionid") ||
+         (name.size() >= 12 && EqualsIgnoreCase(name.substr(0, 12), "aspsessionid"));
+}
+
+std::vector<std::string_view> SplitParams(std::string_view query) {
+  std::vector<std::string_view> params;
+  while (true) {
+    const size_t amp = query.find('&');
+    params.push_back(query.substr(0, amp));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return params;
+}
+
+// Replaces the query of `href` (after the '?' at `question`) by `params`
+// joined with '&'.
+void ReplaceQuery(std::string& href, size_t question, const std::vector<std::string_view>& params) {
+  std::string query;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i > 0) query.push_back('&');
+    query.append(params[i]);
+  }
+  href.resize(question + 1);
+  href.append(query);
+}
+
+// Removes ";jsessionid=..." (any case) from the path; it runs to the next
+// '/' or '?'.
+void StripPathSessionId(std::string& href) {
+  static constexpr std::string_view kMarker = ";jsessionid=";
+  const size_t path_end = std::min(href.find('?'), href.size());
+  for (size_t i = href.find(';'); i != std::string::npos && i + kMarker.size() <= path_end;
+       i = href.find(';', i + 1)) {
+    if (!EqualsIgnoreCase(std::string_view(href).substr(i, kMarker.size()), kMarker)) continue;
+    size_t end = href.find_first_of("/?", i);
+    if (end == std::string::npos) end = href.size();
+    href.erase(i, end - i);
+    return;
+  }
+}
+
+}  // namespace
+
+void StripSessionIds(std::string& href) {
+  StripPathSessionId(href);
+  const size_t question = href.find('?');
+  if (question == std::string::npos) return;
+  const std::string query = href.substr(question + 1);
+  std::vector<std::string_view> kept;
+  const std::vector<std::string_view> params = SplitParams(query);
+  for (std::string_view param : params) {
+    if (!IsSessionIdName(param.substr(0, param.find('=')))) kept.push_back(param);
+  }
+  if (kept.size() == params.size()) return;
+  if (kept.empty()) {
+    href.resize(question);  // every parameter was a session id: no query at all
+  } else {
+    ReplaceQuery(href, question, kept);
+  }
+}
+
+void SortQuery(std::string& href) {
+  const size_t question = href.find('?');
+  if (question == std::string::npos) return;
+  const std::string query = href.substr(question + 1);
+  std::vector<std::string_view> params = SplitParams(query);
+  std::stable_sort(params.begin(), params.end());
+  ReplaceQuery(href, question, params);
+}
+
+}  // namespace crawler::url_internal
