@@ -1,0 +1,110 @@
+// sieve/sieve.h: the Sieve, a crawler's to-visit queue. A FIFO of URLs plus a
+// Bloom filter: Push drops URLs already seen (with a small, chosen false-positive
+// rate: a few new URLs are wrongly dropped, never a seen one enqueued twice),
+// Pop hands URLs to many fetcher threads, the queue spills to disk past its
+// memory budget, and Save/Open checkpoint the whole state.
+//
+//   auto sieve = sieve::Sieve::Create({.expected_count = 1'000'000});
+//   if (!sieve.ok()) return sieve.status();
+//   (*sieve)->Push("https://example.com/");
+//   // In each fetcher thread:
+//   while (std::optional<std::string> url = (*sieve)->Pop()) {
+//     for (const std::string& link : Fetch(*url)) (*sieve)->Push(link);
+//     (*sieve)->MarkDone(*url);
+//   }
+//   // Every thread's Pop returns nullopt once the queue is empty and no URL is
+//   // in flight: the crawl is complete.
+//
+// Threading: every method is safe to call concurrently. Pushes of the same new
+// URL from many threads at once enqueue it exactly once (the filter's
+// check-and-insert runs under one of 64 locks striped by the URL's hash). Save
+// briefly stops pushes and pops (it holds every lock while it copies the state).
+#ifndef SIEVE_SIEVE_H_
+#define SIEVE_SIEVE_H_
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "sieve/options.h"
+#include "sieve/stats.h"
+
+namespace sieve {
+
+class Sieve {
+ public:
+  // Validates the options (InvalidArgument naming the bad field) and allocates
+  // the filter (its full size at once: see SieveOptions::expected_count).
+  static absl::StatusOr<std::unique_ptr<Sieve>> Create(const SieveOptions& options);
+
+  // Restores a Sieve saved with Save(dir): the filter, the queue in the same
+  // order (URLs that were in flight come first, queued again), the counters
+  // and the overflow policy. The filter's size comes from the checkpoint; only
+  // queue_memory_budget_bytes and spill_dir are taken from `runtime`.
+  // NotFound if there is no checkpoint, DataLoss if it is truncated or corrupted.
+  static absl::StatusOr<std::unique_ptr<Sieve>> Open(const std::filesystem::path& dir,
+                                                     const SieveOptions& runtime = {});
+
+  ~Sieve();
+  Sieve(const Sieve&) = delete;
+  Sieve& operator=(const Sieve&) = delete;
+
+  // Enqueues `url` and returns true if it was not seen before; returns false
+  // and drops it if it (probably) was, or if the Sieve is closed.
+  bool Push(std::string_view url);
+  // Push for each URL, in order, with one wake-up for waiting consumers.
+  // `accepted`, if not empty, must have urls.size() elements and receives each
+  // Push result. Returns the number accepted.
+  size_t PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted = {});
+
+  // The oldest queued URL, which is then in flight until MarkDone(url). Blocks
+  // while the queue is empty and another URL is in flight (its page may yield
+  // more links). Returns nullopt once Close() was called, or once the queue is
+  // empty and nothing is in flight: the crawl is complete.
+  std::optional<std::string> Pop();
+  // Pop without blocking: nullopt if nothing is queued right now.
+  std::optional<std::string> TryPop();
+  // Pop that waits at most `timeout`; nullopt on timeout too (see IsFinished).
+  std::optional<std::string> PopFor(std::chrono::milliseconds timeout);
+
+  // Marks a popped URL as handled (fetched, failed, skipped: anything final).
+  // Returns false if `url` was not in flight. Wakes blocked Pops when the last
+  // in-flight URL is done and the queue is empty.
+  bool MarkDone(std::string_view url);
+
+  // Wakes every blocked Pop (they return nullopt) and refuses further pushes
+  // and pops. Queued and in-flight URLs stay and can be saved.
+  void Close();
+  // True once closed, or when the queue is empty and nothing is in flight.
+  bool IsFinished() const;
+
+  SieveStats Stats() const;
+
+  // Writes a checkpoint into `dir` (created if missing) as one file,
+  // dir/sieve.checkpoint, atomically (temporary name, fsync, rename, fsync of
+  // the directory): a crash during Save leaves the previous checkpoint whole.
+  // In-flight URLs are saved as queued. Stops pushes and pops while it runs.
+  absl::Status Save(const std::filesystem::path& dir) const;
+
+  // The checkpoint file Save writes in `dir`.
+  static std::filesystem::path CheckpointPath(const std::filesystem::path& dir);
+
+  // Opaque to embedders: defined in src/sieve_state.h.
+  struct State;
+
+ private:
+  explicit Sieve(std::unique_ptr<State> state);
+
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sieve
+
+#endif  // SIEVE_SIEVE_H_

@@ -1,0 +1,46 @@
+// sieve/stats.h: a snapshot of a Sieve's counters and sizes, from Sieve::Stats().
+// The crawler logs it periodically; the benchmark reads the memory figures.
+//
+//   sieve::SieveStats s = sieve->Stats();
+//   spdlog::info("queued {} dropped {} fp now {:.4f}", s.queued, s.dropped, s.current_fp_rate);
+//
+// Threading: plain data (a copy taken under the Sieve's locks).
+#ifndef SIEVE_STATS_H_
+#define SIEVE_STATS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sieve {
+
+struct SieveStats {
+  // Queue.
+  uint64_t queued = 0;     // URLs waiting to be popped (memory and disk)
+  uint64_t in_flight = 0;  // popped and not yet marked done
+  uint64_t accepted = 0;   // pushes that were new and got enqueued
+  uint64_t dropped = 0;    // pushes dropped as (probably) seen
+  uint64_t popped = 0;     // successful pops
+  uint64_t done = 0;       // MarkDone calls that matched an in-flight URL
+  // URLs lost because a spill file could not be read back (disk errors).
+  uint64_t lost = 0;
+  bool closed = false;
+
+  // Filter. estimated_count is the filter's fill-based estimate n^ of distinct
+  // URLs (bloom/filter.h: within 1-2% below 50% fill).
+  double estimated_count = 0;
+  uint64_t capacity = 0;           // URLs the filter holds at its target rate
+  double target_fp_rate = 0;       // p it was sized for
+  double current_fp_rate = 0;      // rate a new URL sees now, from n^
+  double fill_ratio = 0;           // bits set / bits
+  uint64_t overflow_warnings = 0;  // warnings logged (estimated count > capacity, x2, x4...)
+
+  // Memory and disk.
+  uint64_t filter_bytes = 0;        // the bit array(s)
+  uint64_t queue_memory_bytes = 0;  // queued URLs in memory (packed segments)
+  uint64_t queue_disk_bytes = 0;    // spilled segment files
+  uint64_t spilled_segments = 0;    // spill files on disk now
+};
+
+}  // namespace sieve
+
+#endif  // SIEVE_STATS_H_

@@ -1,0 +1,163 @@
+// Sieve::Save and Sieve::Open: the checkpoint file.
+//
+// Format (version 1), all integers little-endian, followed by the 8-byte
+// XXH3-64 of everything before it (file_io.h):
+//   "SIEVECKP"                      magic
+//   u32 version                     kCheckpointVersion
+//   u32 overflow policy             0 = warn (BloomFilter), 1 = grow (ScalableBloomFilter)
+//   u64 accepted, dropped, popped, done, lost, overflow_warnings
+//   filter                          in bloom's own versioned, checksummed format
+//   u64 URL count                   in-flight URLs in pop order, then the queue
+//   URL count x (u32 length, bytes)
+// A golden test (tests/sieve/checkpoint_test.cc) freezes these bytes.
+#include <algorithm>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "file_io.h"
+#include "sieve/sieve.h"
+#include "sieve_state.h"
+#include "validate_options.h"
+
+namespace sieve {
+namespace {
+
+namespace fs = std::filesystem;
+using internal::BodyReader;
+
+constexpr std::string_view kCheckpointMagic = "SIEVECKP";
+constexpr uint32_t kCheckpointVersion = 1;
+// A URL longer than this in a checkpoint is corruption, not a URL.
+constexpr uint32_t kMaxUrlBytes = 1 << 20;
+
+void WriteUrl(std::ostream& out, std::string_view url) {
+  internal::WriteU32(out, static_cast<uint32_t>(url.size()));
+  out.write(url.data(), static_cast<std::streamsize>(url.size()));
+}
+
+// In-flight URLs sorted by when they were popped, so a restore queues them
+// again in their original order.
+std::vector<std::string_view> InFlightInPopOrder(const Sieve::State& s)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  std::vector<std::pair<uint64_t, std::string_view>> by_seq;
+  by_seq.reserve(s.in_flight.size());
+  for (const auto& [url, seq] : s.in_flight) by_seq.emplace_back(seq, url);
+  std::sort(by_seq.begin(), by_seq.end());
+  std::vector<std::string_view> urls;
+  urls.reserve(by_seq.size());
+  for (const auto& entry : by_seq) urls.push_back(entry.second);
+  return urls;
+}
+
+absl::Status WriteBody(const Sieve::State& s, std::ostream& out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  out.write(kCheckpointMagic.data(), kCheckpointMagic.size());
+  internal::WriteU32(out, kCheckpointVersion);
+  internal::WriteU32(out, s.filter.policy() == OverflowPolicy::kGrow ? 1 : 0);
+  for (uint64_t counter :
+       {s.accepted.load(), s.dropped.load(), s.popped, s.done, s.lost, s.warner.warnings()}) {
+    internal::WriteU64(out, counter);
+  }
+  if (absl::Status st = s.filter.Save(out); !st.ok()) return st;
+  internal::WriteU64(out, s.in_flight.size() + s.queue.Size());
+  for (std::string_view url : InFlightInPopOrder(s)) WriteUrl(out, url);
+  return s.queue.ForEach([&](std::string_view url) {
+    WriteUrl(out, url);
+    return out ? absl::OkStatus() : absl::InternalError("checkpoint write failed");
+  });
+}
+
+absl::Status ReadHeader(BodyReader& in, OverflowPolicy& policy, SieveCounters& counters) {
+  std::string magic;
+  if (absl::Status s = in.ReadBytes(kCheckpointMagic.size(), magic); !s.ok()) return s;
+  if (magic != kCheckpointMagic) return absl::DataLossError("not a sieve checkpoint (bad magic)");
+  uint32_t version = 0;
+  uint32_t policy_code = 0;
+  if (absl::Status s = in.ReadU32(version); !s.ok()) return s;
+  if (version != kCheckpointVersion) {
+    return absl::UnimplementedError(absl::StrCat("checkpoint version ", version,
+                                                 " is not supported (this build reads ",
+                                                 kCheckpointVersion, ")"));
+  }
+  if (absl::Status s = in.ReadU32(policy_code); !s.ok()) return s;
+  if (policy_code > 1) return absl::DataLossError("checkpoint has an unknown overflow policy");
+  policy = policy_code == 1 ? OverflowPolicy::kGrow : OverflowPolicy::kWarn;
+  for (uint64_t* counter : {&counters.accepted, &counters.dropped, &counters.popped, &counters.done,
+                            &counters.lost, &counters.overflow_warnings}) {
+    if (absl::Status s = in.ReadU64(*counter); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadQueue(BodyReader& in, internal::SpillQueue& queue) {
+  uint64_t count = 0;
+  if (absl::Status s = in.ReadU64(count); !s.ok()) return s;
+  std::string url;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t length = 0;
+    if (absl::Status s = in.ReadU32(length); !s.ok()) return s;
+    if (length > kMaxUrlBytes) {
+      return absl::DataLossError(absl::StrCat("checkpoint URL ", i, " claims ", length, " bytes"));
+    }
+    if (absl::Status s = in.ReadBytes(length, url); !s.ok()) return s;
+    queue.Push(url);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+fs::path Sieve::CheckpointPath(const fs::path& dir) { return dir / "sieve.checkpoint"; }
+
+absl::Status Sieve::Save(const fs::path& dir) const {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot create checkpoint directory ", dir.string(), ": ", error.message()));
+  }
+  // Every stripe, then the queue: no push is between filter and queue now.
+  std::vector<std::unique_lock<std::mutex>> stripes;
+  stripes.reserve(kStripeCount);
+  for (std::mutex& stripe : state_->stripes) stripes.emplace_back(stripe);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return internal::WriteFileAtomically(
+      CheckpointPath(dir),
+      [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS { return WriteBody(*state_, out); });
+}
+
+absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Open(const fs::path& dir,
+                                                   const SieveOptions& runtime) {
+  const fs::path path = CheckpointPath(dir);
+  std::error_code error;
+  if (!fs::exists(path, error)) {
+    return absl::NotFoundError(absl::StrCat("no sieve checkpoint at ", path.string()));
+  }
+  SieveOptions queue_options;
+  queue_options.queue_memory_budget_bytes = runtime.queue_memory_budget_bytes;
+  queue_options.spill_dir = runtime.spill_dir;
+  absl::StatusOr<SieveOptions> resolved = internal::ValidateOptions(queue_options);
+  if (!resolved.ok()) return resolved.status();
+
+  std::unique_ptr<State> state;
+  absl::Status status = internal::ReadChecksummedFile(path, [&](BodyReader& in) {
+    OverflowPolicy policy = OverflowPolicy::kWarn;
+    SieveCounters counters;
+    if (absl::Status s = ReadHeader(in, policy, counters); !s.ok()) return s;
+    absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Load(policy, in.stream());
+    if (!filter.ok()) return filter.status();
+    state = std::make_unique<State>(
+        *std::move(filter),
+        internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
+        counters);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    return ReadQueue(in, state->queue);
+  });
+  if (!status.ok()) return status;
+  return std::unique_ptr<Sieve>(new Sieve(std::move(state)));
+}
+
+}  // namespace sieve

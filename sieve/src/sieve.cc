@@ -1,0 +1,195 @@
+#include "sieve/sieve.h"
+
+#include <utility>
+
+#include "bloom/hash.h"
+#include "sieve_state.h"
+#include "spdlog/spdlog.h"
+#include "validate_options.h"
+
+namespace sieve {
+
+Sieve::State::State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
+                    const SieveCounters& counters)
+    : filter(std::move(filter_in)),
+      warner(filter.Capacity(), counters.overflow_warnings),
+      accepted(counters.accepted),
+      dropped(counters.dropped),
+      queue(std::move(queue_options)),
+      popped(counters.popped),
+      done(counters.done),
+      lost(counters.lost) {}
+
+absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Create(const SieveOptions& options) {
+  absl::StatusOr<SieveOptions> resolved = internal::ValidateOptions(options);
+  if (!resolved.ok()) return resolved.status();
+  absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Create(*resolved);
+  if (!filter.ok()) return filter.status();
+  spdlog::debug("sieve: filter for {} URLs at p = {} ({} policy) uses {} bytes",
+                resolved->expected_count, resolved->fp_rate,
+                OverflowPolicyName(resolved->overflow_policy), filter->MemoryBytes());
+  auto state = std::make_unique<State>(
+      *std::move(filter),
+      internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
+      SieveCounters{});
+  return std::unique_ptr<Sieve>(new Sieve(std::move(state)));
+}
+
+Sieve::Sieve(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Sieve::~Sieve() = default;
+
+namespace {
+
+// The check-and-insert and the enqueue, under the URL's stripe (see
+// sieve_state.h for why the enqueue must be inside it too).
+bool InsertAndEnqueue(Sieve::State& s, std::string_view url) {
+  const bloom::Hash128 hash = bloom::HashKey(url);
+  std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
+  if (!s.filter.InsertIfNew(hash)) {
+    s.dropped.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.queue.Push(url);
+  }
+  const uint64_t accepted = s.accepted.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(accepted)) {
+    s.warner.Check(accepted, s.filter);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Sieve::Push(std::string_view url) {
+  if (state_->closed.load(std::memory_order_acquire)) return false;
+  if (!InsertAndEnqueue(*state_, url)) return false;
+  state_->changed.notify_one();
+  return true;
+}
+
+size_t Sieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted) {
+  if (state_->closed.load(std::memory_order_acquire)) {
+    for (bool& a : accepted) a = false;
+    return 0;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    const bool is_new = InsertAndEnqueue(*state_, urls[i]);
+    if (!accepted.empty()) accepted[i] = is_new;
+    count += is_new;
+  }
+  if (count > 0) state_->changed.notify_all();
+  return count;
+}
+
+// Pops under s.mutex. Skips (and counts as lost) segments whose spill file
+// cannot be read back; nullopt only if the queue ran empty that way.
+static std::optional<std::string> PopLocked(Sieve::State& s)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  while (s.queue.Size() > 0) {
+    const size_t before = s.queue.Size();
+    absl::StatusOr<std::optional<std::string>> url = s.queue.Pop();
+    if (!url.ok()) {
+      s.lost += before - s.queue.Size();
+      spdlog::error("sieve: lost {} queued URLs: {}", before - s.queue.Size(),
+                    url.status().ToString());
+      continue;
+    }
+    s.in_flight.insert_or_assign(**url, s.popped++);
+    return *std::move(*url);
+  }
+  s.changed.notify_all();  // maybe finished now
+  return std::nullopt;
+}
+
+// True when a Pop can stop waiting: something to pop, or nothing will come.
+static bool PopReady(const Sieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  return s.closed.load(std::memory_order_relaxed) || s.queue.Size() > 0 || s.in_flight.empty();
+}
+
+std::optional<std::string> Sieve::Pop() {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  for (;;) {
+    s.changed.wait(lock, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return PopReady(s); });
+    if (s.closed.load(std::memory_order_relaxed) || s.queue.Size() == 0) return std::nullopt;
+    if (std::optional<std::string> url = PopLocked(s)) return url;
+  }
+}
+
+std::optional<std::string> Sieve::TryPop() {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.closed.load(std::memory_order_relaxed)) return std::nullopt;
+  return PopLocked(s);
+}
+
+std::optional<std::string> Sieve::PopFor(std::chrono::milliseconds timeout) {
+  State& s = *state_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  for (;;) {
+    if (!s.changed.wait_until(lock, deadline,
+                              [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return PopReady(s); })) {
+      return std::nullopt;
+    }
+    if (s.closed.load(std::memory_order_relaxed) || s.queue.Size() == 0) return std::nullopt;
+    if (std::optional<std::string> url = PopLocked(s)) return url;
+  }
+}
+
+bool Sieve::MarkDone(std::string_view url) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.in_flight.find(std::string(url));
+  if (it == s.in_flight.end()) return false;
+  s.in_flight.erase(it);
+  ++s.done;
+  if (s.in_flight.empty() && s.queue.Size() == 0) s.changed.notify_all();
+  return true;
+}
+
+void Sieve::Close() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->closed.store(true, std::memory_order_release);
+  }
+  state_->changed.notify_all();
+}
+
+bool Sieve::IsFinished() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->closed.load(std::memory_order_relaxed) ||
+         (state_->queue.Size() == 0 && state_->in_flight.empty());
+}
+
+SieveStats Sieve::Stats() const {
+  const State& s = *state_;
+  SieveStats stats;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    stats.queued = s.queue.Size();
+    stats.in_flight = s.in_flight.size();
+    stats.popped = s.popped;
+    stats.done = s.done;
+    stats.lost = s.lost;
+    stats.closed = s.closed.load(std::memory_order_relaxed);
+    stats.queue_memory_bytes = s.queue.MemoryBytes();
+    stats.queue_disk_bytes = s.queue.DiskBytes();
+    stats.spilled_segments = s.queue.SpilledSegments();
+  }
+  stats.accepted = s.accepted.load(std::memory_order_relaxed);
+  stats.dropped = s.dropped.load(std::memory_order_relaxed);
+  stats.estimated_count = s.filter.EstimatedCount();
+  stats.capacity = s.filter.Capacity();
+  stats.target_fp_rate = s.filter.TargetFpRate();
+  stats.current_fp_rate = s.filter.CurrentFpRate();
+  stats.fill_ratio = s.filter.FillRatio();
+  stats.overflow_warnings = s.warner.warnings();
+  stats.filter_bytes = s.filter.MemoryBytes();
+  return stats;
+}
+
+}  // namespace sieve

@@ -1,0 +1,66 @@
+// The Sieve's state, shared by sieve.cc (push/pop) and checkpoint.cc (save/open).
+//
+// Locks, always taken in this order: one stripe lock (by the URL's hash), then
+// `mutex`. A push holds its stripe across the filter's check-and-insert *and*
+// the enqueue, so a URL is never in the filter without being queued when Save
+// (which takes every stripe, then `mutex`) looks; and two pushes of the same URL
+// serialize on its stripe, so exactly one sees it as new.
+#ifndef SIEVE_SRC_SIEVE_STATE_H_
+#define SIEVE_SRC_SIEVE_STATE_H_
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "absl/base/thread_annotations.h"
+#include "overflow_warning.h"
+#include "seen_filter.h"
+#include "sieve/sieve.h"
+#include "spill_queue.h"
+
+namespace sieve {
+
+// 64 stripes: with 8-32 pushing threads, two pushes of different URLs share a
+// stripe with probability ~1/64, so the locks cost little contention.
+inline constexpr size_t kStripeCount = 64;
+
+// Counters saved in checkpoints.
+struct SieveCounters {
+  uint64_t accepted = 0;
+  uint64_t dropped = 0;
+  uint64_t popped = 0;
+  uint64_t done = 0;
+  uint64_t lost = 0;
+  uint64_t overflow_warnings = 0;
+};
+
+struct Sieve::State {
+  State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
+        const SieveCounters& counters);
+
+  internal::SeenFilter filter;
+  internal::OverflowWarner warner;
+  std::array<std::mutex, kStripeCount> stripes;
+  std::atomic<uint64_t> accepted;
+  std::atomic<uint64_t> dropped;
+  std::atomic<bool> closed{false};
+
+  mutable std::mutex mutex;
+  std::condition_variable changed;  // queue grew, work finished, or closed
+  internal::SpillQueue queue ABSL_GUARDED_BY(mutex);
+  // Popped, not yet done, with the pop's sequence number, so that Save can
+  // write them back in the order they were popped. (A URL is queued once, so
+  // it is in flight at most once.)
+  std::unordered_map<std::string, uint64_t> in_flight ABSL_GUARDED_BY(mutex);
+  uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t done ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t lost ABSL_GUARDED_BY(mutex) = 0;
+};
+
+}  // namespace sieve
+
+#endif  // SIEVE_SRC_SIEVE_STATE_H_
