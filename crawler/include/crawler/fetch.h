@@ -90,6 +90,9 @@ inline constexpr std::string_view kFetchDns = "dns";          // name did not re
 inline constexpr std::string_view kFetchReset = "reset";      // connection dropped mid-way
 inline constexpr std::string_view kFetchTls = "tls";          // handshake or verification
 inline constexpr std::string_view kFetchBodyTooLarge = "body_too_large";
+// More than 256 KiB of response headers: a server that never ends its header
+// block would otherwise grow memory until the total timeout.
+inline constexpr std::string_view kFetchHeadersTooLarge = "headers_too_large";
 inline constexpr std::string_view kFetchScheme = "scheme";  // not http or https
 inline constexpr std::string_view kFetchPrivateAddress = "private_address";
 inline constexpr std::string_view kFetchHttp2 = "http2";      // HTTP/2 framing error
@@ -157,9 +160,8 @@ class Fetcher {
   // Idempotent. Not from inside the callback.
   void Shutdown(std::chrono::milliseconds grace);
 
-  class Impl;
-
  private:
+  class Impl;
   explicit Fetcher(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

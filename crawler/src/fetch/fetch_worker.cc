@@ -1,0 +1,206 @@
+#include "fetch/fetch_worker.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler::fetch_internal {
+namespace {
+
+// Longest sleep in curl_multi_poll when curl has no earlier timer: Enqueue and
+// Stop wake the thread anyway; this only bounds the damage of a lost wakeup.
+constexpr int kMaxPollMs = 1000;
+
+FetchResult AbortedBeforeStart(FetchRequest request) {
+  FetchResult result;
+  result.tag = request.tag;
+  result.final_url = request.url;
+  result.url = std::move(request.url);
+  result.started_at = std::chrono::system_clock::now();
+  result.error = std::string(kFetchAborted);
+  return result;
+}
+
+FetchResult FailedToStart(FetchRequest request, absl::string_view why) {
+  FetchResult result = AbortedBeforeStart(std::move(request));
+  result.error = absl::StrCat("other: ", why);
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FetchWorker>> FetchWorker::Create(const TransferContext& context,
+                                                                 const Fetcher::Callback* callback,
+                                                                 FetchCounters* counters,
+                                                                 int slots) {
+  std::unique_ptr<FetchWorker> worker(new FetchWorker(context, callback, counters, slots));
+  worker->multi_ = curl_multi_init();
+  if (worker->multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
+  worker->pool_.reserve(worker->slots_);
+  worker->thread_ = std::thread([w = worker.get()] { w->Run(); });
+  return worker;
+}
+
+FetchWorker::FetchWorker(const TransferContext& context, const Fetcher::Callback* callback,
+                         FetchCounters* counters, int slots)
+    : context_(context), callback_(callback), counters_(counters), slots_(slots) {}
+
+FetchWorker::~FetchWorker() {
+  Stop(Clock::now());
+  Join();
+  // Every easy handle is out of the multi handle by now (the thread removed
+  // them), so the order of these cleanups does not matter to curl.
+  pool_.clear();
+  if (multi_ != nullptr) curl_multi_cleanup(multi_);
+}
+
+bool FetchWorker::Enqueue(FetchRequest request) {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_.stopping) return false;
+    queue_.push_back(std::move(request));
+    load_.fetch_add(1, std::memory_order_relaxed);
+    counters_->queued.fetch_add(1, std::memory_order_relaxed);
+  }
+  curl_multi_wakeup(multi_);
+  return true;
+}
+
+void FetchWorker::Stop(Clock::time_point deadline) {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_.stopping) return;
+    stop_ = {.stopping = true, .deadline = deadline};
+  }
+  curl_multi_wakeup(multi_);
+}
+
+void FetchWorker::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void FetchWorker::Run() {
+  for (;;) {
+    int still_running = 0;
+    curl_multi_perform(multi_, &still_running);
+    CollectFinished();
+    const StopState stop = Intake();
+    if (stop.stopping) {
+      if (running_.empty()) return;
+      if (Clock::now() >= stop.deadline) {
+        AbandonRunning();
+        return;
+      }
+    }
+    // Returns early on socket activity, on curl's own timers (a transfer just
+    // added fires at once) and on curl_multi_wakeup from Enqueue or Stop.
+    curl_multi_poll(multi_, nullptr, 0, PollTimeoutMs(stop), nullptr);
+  }
+}
+
+int FetchWorker::PollTimeoutMs(const StopState& stop) const {
+  if (!stop.stopping) return kMaxPollMs;
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(stop.deadline - Clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, kMaxPollMs));
+}
+
+// Moves queued requests into free slots; once stopping, aborts them instead.
+FetchWorker::StopState FetchWorker::Intake() {
+  std::vector<FetchRequest> taken;
+  StopState stop;
+  {
+    std::lock_guard lock(mu_);
+    stop = stop_;
+    const size_t free_slots = slots_ - std::min(slots_, running_.size());
+    const size_t count = stop.stopping ? queue_.size() : std::min(free_slots, queue_.size());
+    taken.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      taken.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
+  }
+  counters_->queued.fetch_sub(taken.size(), std::memory_order_relaxed);
+  for (FetchRequest& request : taken) {
+    if (stop.stopping) {
+      Deliver(AbortedBeforeStart(std::move(request)));
+    } else {
+      Start(std::move(request));
+    }
+  }
+  return stop;
+}
+
+void FetchWorker::Start(FetchRequest request) {
+  if (idle_.empty()) {
+    absl::StatusOr<std::unique_ptr<Transfer>> created = Transfer::Create(context_);
+    if (!created.ok()) {
+      return Deliver(FailedToStart(std::move(request), created.status().message()));
+    }
+    idle_.push_back(created->get());
+    pool_.push_back(*std::move(created));
+  }
+  Transfer* transfer = idle_.back();
+  idle_.pop_back();
+  if (!transfer->Prepare(std::move(request))) {
+    FetchResult result = transfer->Finish(CURLE_OK);
+    Release(transfer);
+    return Deliver(std::move(result));
+  }
+  const CURLMcode added = curl_multi_add_handle(multi_, transfer->easy());
+  if (added != CURLM_OK) {
+    FetchResult result = transfer->Finish(CURLE_FAILED_INIT);
+    Release(transfer);
+    return Deliver(std::move(result));
+  }
+  running_.insert(transfer);
+}
+
+void FetchWorker::CollectFinished() {
+  int left = 0;
+  while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+    if (message->msg != CURLMSG_DONE) continue;
+    // Copy out before remove_handle: it invalidates `message`.
+    CURL* easy = message->easy_handle;
+    const CURLcode code = message->data.result;
+    curl_multi_remove_handle(multi_, easy);
+    Transfer* transfer = Transfer::FromEasy(easy);
+    running_.erase(transfer);
+    FetchResult result = transfer->Finish(code);
+    Release(transfer);
+    Deliver(std::move(result));
+  }
+}
+
+void FetchWorker::AbandonRunning() {
+  for (Transfer* transfer : running_) {
+    curl_multi_remove_handle(multi_, transfer->easy());
+    FetchResult result = transfer->Abandon();
+    Release(transfer);
+    Deliver(std::move(result));
+  }
+  running_.clear();
+}
+
+void FetchWorker::Release(Transfer* transfer) { idle_.push_back(transfer); }
+
+void FetchWorker::Deliver(FetchResult&& result) {
+  const bool failed = !result.error.empty();
+  const uint64_t body = result.body.size();
+  const uint64_t wire = result.wire_bytes;
+  try {
+    (*callback_)(std::move(result));
+  } catch (const std::exception& e) {
+    // The callback is the caller's code; an exception must not kill a fetcher thread.
+    spdlog::error("fetch callback threw: {}", e.what());
+  } catch (...) {
+    spdlog::error("fetch callback threw a non-std exception");
+  }
+  load_.fetch_sub(1, std::memory_order_relaxed);
+  counters_->RecordCompleted(failed, body, wire);
+}
+
+}  // namespace crawler::fetch_internal

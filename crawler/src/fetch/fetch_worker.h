@@ -1,0 +1,91 @@
+// FetchWorker: one fetcher thread driving up to `slots` concurrent transfers
+// on its own curl multi handle, hence its own connection cache. The Fetcher
+// spreads requests over a few of these.
+//
+// Life: Create, then Enqueue from any thread; Stop(deadline) from any thread
+// ends intake, aborts what is still queued, lets running transfers finish
+// until the deadline and abandons the rest; Join waits for the thread. The
+// callback runs on the worker's thread and may call Enqueue (of any worker).
+#ifndef CRAWLER_SRC_FETCH_FETCH_WORKER_H_
+#define CRAWLER_SRC_FETCH_FETCH_WORKER_H_
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "crawler/fetch.h"
+#include "fetch/fetch_counters.h"
+#include "fetch/transfer.h"
+
+namespace crawler::fetch_internal {
+
+class FetchWorker {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `context`, `callback` and `counters` must outlive the worker. Starts the thread.
+  static absl::StatusOr<std::unique_ptr<FetchWorker>> Create(const TransferContext& context,
+                                                             const Fetcher::Callback* callback,
+                                                             FetchCounters* counters, int slots);
+  // Stops with no grace and joins if the owner did not.
+  ~FetchWorker();
+  FetchWorker(const FetchWorker&) = delete;
+  FetchWorker& operator=(const FetchWorker&) = delete;
+
+  // Thread-safe, never blocks on the network. False once Stop was called:
+  // the request was not taken and will get no callback.
+  bool Enqueue(FetchRequest request);
+  // Queued plus running requests; for choosing the least busy worker.
+  size_t Load() const { return load_.load(std::memory_order_relaxed); }
+
+  void Stop(Clock::time_point deadline);
+  void Join();
+
+ private:
+  struct StopState {
+    bool stopping = false;
+    Clock::time_point deadline;
+  };
+
+  FetchWorker(const TransferContext& context, const Fetcher::Callback* callback,
+              FetchCounters* counters, int slots);
+  void Run();
+  StopState Intake();
+  void Start(FetchRequest request);
+  void CollectFinished();
+  void AbandonRunning();
+  void Release(Transfer* transfer);
+  void Deliver(FetchResult&& result);
+  int PollTimeoutMs(const StopState& stop) const;
+
+  const TransferContext context_;
+  const Fetcher::Callback* const callback_;
+  FetchCounters* const counters_;
+  const size_t slots_;
+  CURLM* multi_ = nullptr;
+  std::atomic<size_t> load_{0};
+
+  std::mutex mu_;
+  std::deque<FetchRequest> queue_ ABSL_GUARDED_BY(mu_);
+  StopState stop_ ABSL_GUARDED_BY(mu_);
+
+  // Touched only by the worker thread.
+  std::vector<std::unique_ptr<Transfer>> pool_;  // every Transfer ever made
+  std::vector<Transfer*> idle_;
+  std::unordered_set<Transfer*> running_;
+
+  std::thread thread_;  // last: starts after everything above exists
+};
+
+}  // namespace crawler::fetch_internal
+
+#endif  // CRAWLER_SRC_FETCH_FETCH_WORKER_H_

@@ -1,0 +1,130 @@
+// Fetcher: validates options, owns the shared curl state and the workers, and
+// spreads submissions over the least busy worker.
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/fetch.h"
+#include "fetch/curl_global.h"
+#include "fetch/curl_share.h"
+#include "fetch/fetch_counters.h"
+#include "fetch/fetch_worker.h"
+
+namespace crawler {
+namespace {
+
+using fetch_internal::CurlShare;
+using fetch_internal::FetchCounters;
+using fetch_internal::FetchWorker;
+using fetch_internal::TransferContext;
+
+absl::Status ValidateOptions(const FetchOptions& o) {
+  if (o.threads < 1) return absl::InvalidArgumentError("fetch: threads must be >= 1");
+  if (o.max_transfers < o.threads) {
+    return absl::InvalidArgumentError("fetch: max_transfers must be >= threads");
+  }
+  if (!(o.connect_timeout_s > 0) || !(o.total_timeout_s > 0)) {
+    return absl::InvalidArgumentError("fetch: connect and total timeouts must be > 0");
+  }
+  if (o.low_speed_bytes < 0 || !(o.low_speed_time_s > 0)) {
+    return absl::InvalidArgumentError(
+        "fetch: low_speed_bytes must be >= 0 and low_speed_time_s > 0");
+  }
+  if (o.max_body == 0) return absl::InvalidArgumentError("fetch: max_body must be > 0");
+  if (!o.ca_file.empty()) {
+    std::FILE* f = std::fopen(o.ca_file.c_str(), "r");
+    if (f == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("fetch: cannot read ca_file ", o.ca_file));
+    std::fclose(f);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+class Fetcher::Impl {
+ public:
+  Impl(const FetchOptions& options, Callback on_done)
+      : options_(options), callback_(std::move(on_done)) {}
+
+  absl::Status Start() {
+    absl::StatusOr<std::unique_ptr<CurlShare>> share = CurlShare::Create();
+    if (!share.ok()) return share.status();
+    share_ = *std::move(share);
+    context_ = {.options = &options_,
+                .share = share_->handle(),
+                .connections_opened = &counters_.connections_opened};
+    for (int i = 0; i < options_.threads; ++i) {
+      // Spread max_transfers evenly; the first workers take the remainder.
+      const int slots = options_.max_transfers / options_.threads +
+                        (i < options_.max_transfers % options_.threads ? 1 : 0);
+      auto worker = FetchWorker::Create(context_, &callback_, &counters_, slots);
+      if (!worker.ok()) return worker.status();
+      workers_.push_back(*std::move(worker));
+    }
+    return absl::OkStatus();
+  }
+
+  bool Submit(FetchRequest request) {
+    if (!accepting_.load(std::memory_order_acquire)) return false;
+    // Counted before the hand-over: the callback may run before Enqueue returns.
+    counters_.in_flight.fetch_add(1, std::memory_order_relaxed);
+    if (!LeastBusyWorker().Enqueue(std::move(request))) {
+      counters_.in_flight.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
+    counters_.submitted.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  size_t InFlight() const { return counters_.in_flight.load(std::memory_order_acquire); }
+  FetchStats Stats() const { return counters_.Snapshot(); }
+
+  void Shutdown(std::chrono::milliseconds grace) {
+    std::lock_guard lock(shutdown_mu_);
+    accepting_.store(false, std::memory_order_release);
+    const auto deadline = FetchWorker::Clock::now() + grace;
+    for (auto& worker : workers_) worker->Stop(deadline);
+    for (auto& worker : workers_) worker->Join();
+  }
+
+ private:
+  FetchWorker& LeastBusyWorker() {
+    FetchWorker* best = workers_.front().get();
+    for (auto& worker : workers_) {
+      if (worker->Load() < best->Load()) best = worker.get();
+    }
+    return *best;
+  }
+
+  // Declaration order is destruction order reversed: workers go first, then
+  // the share handle their easy handles used.
+  const FetchOptions options_;
+  const Callback callback_;
+  FetchCounters counters_;
+  std::unique_ptr<CurlShare> share_;
+  TransferContext context_;
+  std::vector<std::unique_ptr<FetchWorker>> workers_;
+  std::atomic<bool> accepting_{true};
+  std::mutex shutdown_mu_;
+};
+
+absl::StatusOr<std::unique_ptr<Fetcher>> Fetcher::Create(const FetchOptions& options,
+                                                         Callback on_done) {
+  if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
+  if (!on_done) return absl::InvalidArgumentError("fetch: a callback is required");
+  if (absl::Status init = fetch_internal::EnsureCurlGlobalInit(); !init.ok()) return init;
+  auto impl = std::make_unique<Impl>(options, std::move(on_done));
+  if (absl::Status started = impl->Start(); !started.ok()) return started;
+  return std::unique_ptr<Fetcher>(new Fetcher(std::move(impl)));
+}
+
+Fetcher::Fetcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Fetcher::~Fetcher() { impl_->Shutdown(std::chrono::milliseconds(0)); }
+bool Fetcher::Submit(FetchRequest request) { return impl_->Submit(std::move(request)); }
+size_t Fetcher::InFlight() const { return impl_->InFlight(); }
+FetchStats Fetcher::Stats() const { return impl_->Stats(); }
+void Fetcher::Shutdown(std::chrono::milliseconds grace) { impl_->Shutdown(grace); }
+
+}  // namespace crawler

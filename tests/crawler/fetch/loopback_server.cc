@@ -1,0 +1,129 @@
+#include "crawler/fetch/loopback_server.h"
+
+#include <zlib.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace crawler::testing {
+
+LoopbackServer::LoopbackServer(size_t threads) {
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_.set_keep_alive_max_count(100000);
+  server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+    std::lock_guard lock(mu_);
+    client_ports_.insert(req.remote_port);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+}
+
+LoopbackServer::~LoopbackServer() {
+  Release();
+  server_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LoopbackServer::Start() {
+  port_ = server_.bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) throw std::runtime_error("cannot bind 127.0.0.1");
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+std::string LoopbackServer::Url(std::string_view path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
+}
+
+size_t LoopbackServer::DistinctClientPorts() const {
+  std::lock_guard lock(mu_);
+  return std::set<int>(client_ports_.begin(), client_ports_.end()).size();
+}
+
+size_t LoopbackServer::Requests() const {
+  std::lock_guard lock(mu_);
+  return client_ports_.size();
+}
+
+void LoopbackServer::StallUntilReleased(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  released_cv_.wait_for(lock, limit, [this] { return released_; });
+}
+
+void LoopbackServer::Release() {
+  {
+    std::lock_guard lock(mu_);
+    released_ = true;
+  }
+  released_cv_.notify_all();
+}
+
+Fetcher::Callback ResultCollector::Callback() {
+  return [this](FetchResult&& result) {
+    {
+      std::lock_guard lock(mu_);
+      results_.push_back(std::move(result));
+    }
+    arrived_.notify_all();
+  };
+}
+
+std::vector<FetchResult> ResultCollector::WaitFor(size_t count, std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  arrived_.wait_for(lock, limit, [&] { return results_.size() >= count; });
+  return results_;
+}
+
+size_t ResultCollector::Count() const {
+  std::lock_guard lock(mu_);
+  return results_.size();
+}
+
+FetchResult FetchOne(const FetchOptions& options, const std::string& url,
+                     std::chrono::milliseconds limit) {
+  ResultCollector collector;
+  auto fetcher = Fetcher::Create(options, collector.Callback());
+  if (!fetcher.ok()) {
+    FetchResult failed;
+    failed.error = "test: " + std::string(fetcher.status().message());
+    return failed;
+  }
+  (*fetcher)->Submit({.url = url, .tag = 7});
+  std::vector<FetchResult> results = collector.WaitFor(1, limit);
+  (*fetcher)->Shutdown(std::chrono::milliseconds(0));
+  if (results.empty()) {
+    FetchResult missing;
+    missing.error = "test: no result";
+    return missing;
+  }
+  return std::move(results.front());
+}
+
+FetchOptions TestOptions() {
+  FetchOptions options;
+  options.threads = 2;
+  options.max_transfers = 16;
+  options.connect_timeout_s = 5;
+  options.total_timeout_s = 10;
+  return options;
+}
+
+std::string Gzip(std::string_view data) {
+  z_stream stream{};
+  // windowBits 15 + 16: gzip wrapper instead of zlib's.
+  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    std::abort();
+  }
+  std::string out(deflateBound(&stream, data.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int finished = deflate(&stream, Z_FINISH);
+  deflateEnd(&stream);
+  if (finished != Z_STREAM_END) std::abort();
+  out.resize(stream.total_out);
+  return out;
+}
+
+}  // namespace crawler::testing
