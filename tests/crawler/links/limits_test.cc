@@ -63,7 +63,8 @@ TEST(LimitsTest, MillionLinksGiveABoundedResult) {
   std::string html;
   html.reserve(kLinks * 20);
   for (int i = 0; i < kLinks; ++i) html += "<a href=" + std::to_string(i) + "></a>";
-  LinkOptions options;  // the default cap
+  LinkOptions options;                   // the default max_links
+  options.max_html_bytes = html.size();  // parse it all (the default cap is 16 MiB)
   const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), options);
   EXPECT_EQ(page.links_found, static_cast<size_t>(kLinks));
   EXPECT_EQ(page.links.size(), options.max_links);

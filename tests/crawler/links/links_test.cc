@@ -85,14 +85,11 @@ TEST(ExtractLinksTest, SpecEntitiesInAttributesAreDecoded) {
 }
 
 TEST(ExtractLinksTest, NonHttpAndBrokenLinksAreRejectedAndCounted) {
-  const PageLinks page =
-      Extract(R"(
-      <a href="mailto:x@example.com">m</a><a href="javascript:void(0)" >
-              j</ a><a href = "http://[bad"> b</ a><a href = "ftp://example.com/f"> f</ a>
-              <a href = "/ok#frag">
-                  ok</ a><a name = anchor - without - href>
-                      n</ a>) ");
-      EXPECT_THAT(Urls(page), ElementsAre("http://example.com/ok"));
+  const PageLinks page = Extract(R"html(
+      <a href="mailto:x@example.com">m</a><a href="javascript:void(0)">j</a>
+      <a href="http://[bad">b</a><a href="ftp://example.com/f">f</a><a href="/ok#frag">ok</a>
+      <a name=anchor-without-href>n</a>)html");
+  EXPECT_THAT(Urls(page), ElementsAre("http://example.com/ok"));
   EXPECT_EQ(page.links_found, 5u);
   EXPECT_EQ(page.rejected, 4u);
 }
@@ -175,7 +172,7 @@ TEST(ExtractLinksTest, SpecMetaRefreshForms) {
   const Case cases[] = {
       {"5; url=/five", "http://example.com/five"},
       {"0;URL='/quoted single'", "http://example.com/quoted%20single"},
-      {"0; url=\"/dq\" trailing", "http://example.com/dq"},
+      {"0; url=&quot;/dq&quot; trailing", "http://example.com/dq"},
       {"3,/comma", "http://example.com/comma"},
       {"1 next.html", "http://example.com/dir/next.html"},
       {"0.5; URL = /spaced", "http://example.com/spaced"},
