@@ -441,31 +441,28 @@ class UrlBuilder {
   // checked: "." and ".." (also as %2e) are taken out again.
   bool PathState() {
     out_.push_back('/');
-    size_t segment_start = out_.size();
     while (true) {
-      const int ch = c();
-      const bool slash = IsSlash(ch);
-      if (ch == kEof || slash || ch == '?' || ch == '#') {
-        const std::string_view segment = std::string_view(out_).substr(segment_start);
-        if (IsDoubleDotSegment(segment)) {
-          out_.resize(segment_start - 1);
-          ShortenPath();
-          if (!slash) out_.push_back('/');
-        } else if (IsSingleDotSegment(segment)) {
-          out_.resize(segment_start - 1);
-          if (!slash) out_.push_back('/');
-        } else if (type_ == SchemeType::kFile && segment_start - 1 == url_.path_start_ &&
-                   IsWindowsDriveLetter(segment)) {
-          out_[segment_start + 1] = ':';
-        }
-        if (!slash) break;
-        ++pos_;
-        out_.push_back('/');
-        segment_start = out_.size();
-        continue;
+      const size_t segment_start = out_.size();
+      size_t end = pos_;
+      while (end < input_.size() && !IsPathDelimiter(input_[end])) ++end;
+      AppendEncoded(input_.substr(pos_, end - pos_), EncodeSet::kPath, out_);
+      pos_ = end;
+      const bool slash = IsSlash(c());
+      const std::string_view segment = std::string_view(out_).substr(segment_start);
+      if (IsDoubleDotSegment(segment)) {
+        out_.resize(segment_start - 1);
+        ShortenPath();
+        if (!slash) out_.push_back('/');
+      } else if (IsSingleDotSegment(segment)) {
+        out_.resize(segment_start - 1);
+        if (!slash) out_.push_back('/');
+      } else if (type_ == SchemeType::kFile && segment_start - 1 == url_.path_start_ &&
+                 IsWindowsDriveLetter(segment)) {
+        out_[segment_start + 1] = ':';
       }
-      AppendEncoded(static_cast<unsigned char>(ch), EncodeSet::kPath, out_);
+      if (!slash) break;
       ++pos_;
+      out_.push_back('/');
     }
     if (c() == '?') {
       ++pos_;
@@ -476,6 +473,10 @@ class UrlBuilder {
       return FragmentState();
     }
     return true;
+  }
+
+  bool IsPathDelimiter(char ch) const {
+    return ch == '/' || ch == '?' || ch == '#' || (ch == '\\' && special());
   }
 
   bool OpaquePathState() {
