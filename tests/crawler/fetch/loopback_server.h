@@ -20,6 +20,15 @@
 
 namespace crawler::testing {
 
+// httplib listens with a backlog of 5: a burst of connects overflows it and
+// the kernel drops SYNs, so clients retry after 1 s, 3 s... and a test of 64
+// concurrent connections measures TCP retransmits. Linux lets a listening
+// socket call listen() again to enlarge its backlog.
+class BigBacklogServer : public httplib::Server {
+ public:
+  bool EnlargeBacklog(int backlog);
+};
+
 class LoopbackServer {
  public:
   // `threads`: httplib serves one connection per thread, so a test with N
@@ -28,7 +37,7 @@ class LoopbackServer {
   ~LoopbackServer();
 
   // Register handlers here before Start.
-  httplib::Server& server() { return server_; }
+  BigBacklogServer& server() { return server_; }
   // Binds 127.0.0.1 on a free port and serves in a thread; returns once ready.
   void Start();
   std::string Url(std::string_view path) const;
@@ -43,7 +52,7 @@ class LoopbackServer {
   void Release();
 
  private:
-  httplib::Server server_;
+  BigBacklogServer server_;
   std::thread thread_;
   int port_ = 0;
   mutable std::mutex mu_;
