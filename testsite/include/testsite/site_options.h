@@ -94,7 +94,7 @@ struct SiteOptions {
   bool base_href = false;
 
   // Body of /robots.txt (text/plain); empty serves 404.
-  std::string robots_txt;
+  std::string robots_txt = "";
 };
 
 // Returns InvalidArgument naming the first bad field.

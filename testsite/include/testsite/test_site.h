@@ -38,10 +38,12 @@ struct RequestRecord {
   std::string path;    // decoded path, no query: "/p/7.html"
   std::string target;  // as sent, with query: "/p/7.html?x=1"
   std::string user_agent;
-  int status = 0;        // status code sent (0 if the handler never finished)
+  int status = 0;        // status code, set when the handler returns (0 before)
   int remote_port = -1;  // the client's port: one value per client connection
   // start: the request line and headers were read, before routing.
-  // end: the response was written (or the write failed). Steady clock.
+  // end: set when the handler returns (before the first byte goes out), then
+  // again once the response was written or its write failed; a client may see
+  // the last byte a moment before that second update. Steady clock.
   std::chrono::steady_clock::time_point start_time;
   std::chrono::steady_clock::time_point end_time;
 };
@@ -89,7 +91,10 @@ class TestSite {
   std::map<std::string, uint64_t> RequestCounts() const;
   // Every request in arrival order (empty when keep_request_log is off).
   std::vector<RequestRecord> RequestLog() const;
-  // Peak number of requests in flight at once (start_time to end_time).
+  // Peak number of requests being handled at once, from the request parsed to
+  // its handler returning. That window lies inside what the client sees, so the
+  // peak never over-counts the client's concurrency; with latency_ms > 0 it
+  // matches it closely.
   int MaxConcurrentRequests() const;
   // Forgets counts, log and the concurrency peak (requests in flight still end
   // normally but are not counted again).

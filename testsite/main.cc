@@ -1,0 +1,172 @@
+// testsite: serves the deterministic generated site on loopback until SIGINT or
+// SIGTERM, for the demo and for benchmarks run by hand.
+//
+//   testsite --pages 10000 --links-per-page 10 --port 8080 --redirects
+//   testsite --pages 100 --list      # prints the expected page URLs, exits
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "testsite/test_site.h"
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+constexpr char kUsage[] =
+    "usage: testsite [--pages N] [--port P] [--links-per-page L] [--latency-ms MS]\n"
+    "                [--seed S] [--host ADDR] [--threads T] [--page-bytes B]\n"
+    "                [--redirects] [--non-html] [--slow] [--stalled] [--nofollow]\n"
+    "                [--base-href] [--compress] [--robots-txt TEXT] [--list]\n"
+    "Serves a deterministic generated site on ADDR (127.0.0.1) until SIGINT/SIGTERM.\n"
+    "--list prints the URLs a complete crawl fetches and exits (with --port 0 the\n"
+    "port in them is the ephemeral one picked for this run).\n";
+
+struct Command {
+  testsite::SiteOptions options;
+  bool list = false;
+};
+
+// Parses "--flag value" and "--flag=value"; returns an error message or empty.
+class FlagParser {
+ public:
+  explicit FlagParser(std::vector<std::string_view> args) : args_(std::move(args)) {}
+
+  std::string Parse(Command& command) {
+    for (index_ = 0; index_ < args_.size(); ++index_) {
+      std::string_view arg = args_[index_];
+      std::optional<std::string_view> inline_value;
+      if (const size_t eq = arg.find('='); eq != std::string_view::npos) {
+        inline_value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+      }
+      if (std::string error = ParseOne(arg, inline_value, command); !error.empty()) return error;
+    }
+    return "";
+  }
+
+ private:
+  std::string ParseOne(std::string_view flag, std::optional<std::string_view> inline_value,
+                       Command& command) {
+    testsite::SiteOptions& o = command.options;
+    if (IsSwitch(flag, inline_value)) {
+      if (flag == "--redirects") o.redirects = true;
+      if (flag == "--non-html") o.non_html = true;
+      if (flag == "--slow") o.slow = true;
+      if (flag == "--stalled") o.stalled = true;
+      if (flag == "--nofollow") o.nofollow = true;
+      if (flag == "--base-href") o.base_href = true;
+      if (flag == "--compress") o.compress = true;
+      if (flag == "--list") command.list = true;
+      return "";
+    }
+    if (!IsValueFlag(flag)) return "unknown flag " + std::string(flag);
+    std::optional<std::string_view> value = inline_value;
+    if (!value && index_ + 1 < args_.size()) value = args_[++index_];
+    if (!value) return std::string(flag) + " needs a value";
+    const absl::string_view text(value->data(), value->size());
+    bool ok = false;
+    if (flag == "--pages")
+      ok = absl::SimpleAtoi(text, &o.pages);
+    else if (flag == "--port")
+      ok = absl::SimpleAtoi(text, &o.port);
+    else if (flag == "--links-per-page")
+      ok = absl::SimpleAtoi(text, &o.links_per_page);
+    else if (flag == "--latency-ms")
+      ok = absl::SimpleAtoi(text, &o.latency_ms);
+    else if (flag == "--seed")
+      ok = absl::SimpleAtoi(text, &o.seed);
+    else if (flag == "--threads")
+      ok = absl::SimpleAtoi(text, &o.threads);
+    else if (flag == "--page-bytes")
+      ok = absl::SimpleAtoi(text, &o.page_bytes);
+    else if (flag == "--host")
+      ok = !(o.host = std::string(*value)).empty();
+    else if (flag == "--robots-txt")
+      ok = !(o.robots_txt = std::string(*value)).empty();
+    else
+      return "unknown flag " + std::string(flag);
+    if (!ok) return "bad value for " + std::string(flag) + ": '" + std::string(*value) + "'";
+    return "";
+  }
+
+  static bool IsValueFlag(std::string_view flag) {
+    static constexpr std::string_view kValueFlags[] = {"--pages",      "--port", "--links-per-page",
+                                                       "--latency-ms", "--seed", "--threads",
+                                                       "--page-bytes", "--host", "--robots-txt"};
+    for (std::string_view f : kValueFlags) {
+      if (flag == f) return true;
+    }
+    return false;
+  }
+
+  static bool IsSwitch(std::string_view flag, std::optional<std::string_view> inline_value) {
+    static constexpr std::string_view kSwitches[] = {"--redirects", "--non-html", "--slow",
+                                                     "--stalled",   "--nofollow", "--base-href",
+                                                     "--compress",  "--list"};
+    for (std::string_view s : kSwitches) {
+      if (flag == s && !inline_value) return true;
+    }
+    return false;
+  }
+
+  std::vector<std::string_view> args_;
+  size_t index_ = 0;
+};
+
+// Blocks SIGINT and SIGTERM in every thread (the server's threads inherit the
+// mask), so that main can sigwait for them.
+sigset_t BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  for (std::string_view arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  Command command;
+  if (std::string error = FlagParser(args).Parse(command); !error.empty()) {
+    std::cerr << "testsite: " << error << "\n" << kUsage;
+    return kUsageError;
+  }
+  if (absl::Status valid = testsite::ValidateSiteOptions(command.options); !valid.ok()) {
+    std::cerr << "testsite: " << valid.message() << "\n" << kUsage;
+    return kUsageError;
+  }
+  const sigset_t stop_signals = BlockStopSignals();
+  auto site = testsite::TestSite::Start(command.options);
+  if (!site.ok()) {
+    std::cerr << "testsite: " << site.status().message() << "\n";
+    return EXIT_FAILURE;
+  }
+  if (command.list) {
+    for (const std::string& url : (*site)->PageUrls()) std::cout << url << "\n";
+    return EXIT_SUCCESS;
+  }
+  std::cout << "serving " << command.options.pages << " pages at " << (*site)->RootUrl()
+            << std::endl;
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  std::cerr << "testsite: stopping on signal " << signal_number << ", served "
+            << (*site)->TotalRequests() << " requests\n";
+  (*site)->Stop();
+  return EXIT_SUCCESS;
+}

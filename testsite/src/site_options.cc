@@ -1,0 +1,35 @@
+#include "testsite/site_options.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace testsite {
+namespace {
+
+absl::Status Invalid(const char* field, const char* why) {
+  return absl::InvalidArgumentError(absl::StrCat("SiteOptions.", field, ": ", why));
+}
+
+}  // namespace
+
+absl::Status ValidateSiteOptions(const SiteOptions& options) {
+  if (options.pages < 1) return Invalid("pages", "must be at least 1 (the root)");
+  // Page numbers are printed in URLs; 2^48 pages is beyond any test machine.
+  if (options.pages > (uint64_t{1} << 48)) return Invalid("pages", "must be at most 2^48");
+  if (options.links_per_page < 1) return Invalid("links_per_page", "must be at least 1");
+  if (options.links_per_page > 10000) return Invalid("links_per_page", "must be at most 10000");
+  if (options.latency_ms < 0) return Invalid("latency_ms", "must not be negative");
+  if (options.port < 0 || options.port > 65535) return Invalid("port", "must be in [0, 65535]");
+  if (options.host.empty()) return Invalid("host", "must not be empty");
+  if (options.threads < 1 || options.threads > 4096) {
+    return Invalid("threads", "must be in [1, 4096]");
+  }
+  if (options.page_bytes < 0) return Invalid("page_bytes", "must not be negative");
+  if (options.keep_alive_timeout_s < 0) {
+    return Invalid("keep_alive_timeout_s", "must not be negative");
+  }
+  if (options.slow_ms < 0) return Invalid("slow_ms", "must not be negative");
+  if (options.slow_every < 1) return Invalid("slow_every", "must be at least 1");
+  return absl::OkStatus();
+}
+
+}  // namespace testsite

@@ -1,0 +1,213 @@
+#include "testsite/test_site.h"
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "page_renderer.h"
+#include "request_tracker.h"
+#include "site_graph.h"
+#include "site_paths.h"
+#include "site_router.h"
+#include "stop_signal.h"
+
+namespace testsite {
+namespace {
+
+// cpp-httplib listens with a backlog of 5. A crawler opening 32 connections at
+// once overflows that, and Linux then drops SYNs, which costs the client a 1 s
+// retransmit. Raising the backlog on the bound socket (listen() again) avoids it.
+constexpr int kListenBacklog = 1024;
+// Requests per keep-alive connection before the server closes it; high so a
+// crawler keeps its connections, as it would with a real web server.
+constexpr size_t kKeepAliveMaxRequests = 100000;
+constexpr auto kStartTimeout = std::chrono::seconds(10);
+
+// Exposes the listening socket, which httplib::Server keeps protected.
+class ListeningServer : public httplib::Server {
+ public:
+  bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
+};
+
+}  // namespace
+
+class TestSite::Impl {
+ public:
+  explicit Impl(const SiteOptions& options)
+      : options_(options), graph_(options), tracker_(options.keep_request_log) {}
+
+  ~Impl() { Stop(); }
+
+  absl::Status Start();
+  void Stop();
+
+  const SiteOptions options_;
+  const SiteGraph graph_;
+  RequestTracker tracker_;
+  int port_ = 0;
+  std::string base_url_;
+
+  void Handle(const std::string& path, Handler handler);
+
+ private:
+  absl::Status Bind();
+  void Dispatch(const httplib::Request& request, httplib::Response& response);
+  std::shared_ptr<const Handler> FindRoute(const std::string& path) const;
+
+  StopSignal stop_;
+  std::optional<PageRenderer> renderer_;
+  std::optional<SiteRouter> router_;
+  ListeningServer server_;
+  std::thread listen_thread_;
+  std::once_flag stop_once_;
+
+  mutable std::mutex routes_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Handler>> routes_
+      ABSL_GUARDED_BY(routes_mutex_);
+};
+
+absl::Status TestSite::Impl::Bind() {
+  if (options_.port == 0) {
+    port_ = server_.bind_to_any_port(options_.host);
+  } else {
+    port_ = server_.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ <= 0) {
+    return absl::UnavailableError(
+        absl::StrCat("testsite: cannot listen on ", options_.host, ":", options_.port));
+  }
+  if (!server_.RaiseBacklog(kListenBacklog)) {
+    return absl::InternalError("testsite: cannot raise the listen backlog");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TestSite::Impl::Start() {
+  const auto threads = static_cast<size_t>(options_.threads);
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_.set_keep_alive_max_count(kKeepAliveMaxRequests);
+  server_.set_keep_alive_timeout(options_.keep_alive_timeout_s);
+  server_.set_tcp_nodelay(true);
+  // cpp-httplib's default sets SO_REUSEPORT, which lets a second site bind the
+  // same port and silently take half the connections. SO_REUSEADDR alone still
+  // allows rebinding a port whose old connections linger in TIME_WAIT.
+  server_.set_socket_options([](socket_t socket) {
+    const int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  server_.set_pre_routing_handler(
+      [this](const httplib::Request& request, httplib::Response& response) {
+        Dispatch(request, response);
+        return httplib::Server::HandlerResponse::Handled;
+      });
+  server_.set_logger([this](const httplib::Request& request, const httplib::Response& response) {
+    tracker_.End(request, response);
+  });
+  if (absl::Status bound = Bind(); !bound.ok()) return bound;
+
+  base_url_ = absl::StrCat("http://", options_.host, ":", port_);
+  renderer_.emplace(options_, graph_, base_url_);
+  router_.emplace(options_, graph_, *renderer_, base_url_, stop_);
+  listen_thread_ = std::thread([this] { server_.listen_after_bind(); });
+
+  // Stop() is a no-op until the server runs, so do not hand it out earlier.
+  const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  while (!server_.is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError("testsite: server did not start");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return absl::OkStatus();
+}
+
+void TestSite::Impl::Stop() {
+  std::call_once(stop_once_, [this] {
+    stop_.Notify();  // wakes stalled and delayed handlers first
+    server_.stop();  // closes the listening socket; the pool then drains
+    if (listen_thread_.joinable()) listen_thread_.join();
+  });
+}
+
+void TestSite::Impl::Dispatch(const httplib::Request& request, httplib::Response& response) {
+  const uint64_t seq = tracker_.Begin(request);
+  if (const std::shared_ptr<const Handler> handler = FindRoute(request.path)) {
+    (*handler)(request, response);
+    if (response.status == -1) response.status = 200;
+  } else {
+    router_->Serve(request, response);
+  }
+  tracker_.Routed(seq, response.status);
+}
+
+std::shared_ptr<const Handler> TestSite::Impl::FindRoute(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(routes_mutex_);
+  const auto it = routes_.find(path);
+  return it == routes_.end() ? nullptr : it->second;
+}
+
+void TestSite::Impl::Handle(const std::string& path, Handler handler) {
+  auto shared = std::make_shared<const Handler>(std::move(handler));
+  std::lock_guard<std::mutex> lock(routes_mutex_);
+  routes_[path] = std::move(shared);
+}
+
+// --- TestSite: a thin door onto Impl.
+
+absl::StatusOr<std::unique_ptr<TestSite>> TestSite::Start(const SiteOptions& options) {
+  if (absl::Status valid = ValidateSiteOptions(options); !valid.ok()) return valid;
+  auto impl = std::make_unique<Impl>(options);
+  if (absl::Status started = impl->Start(); !started.ok()) return started;
+  return std::unique_ptr<TestSite>(new TestSite(std::move(impl)));
+}
+
+TestSite::TestSite(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TestSite::~TestSite() { Stop(); }
+
+const SiteOptions& TestSite::options() const { return impl_->options_; }
+int TestSite::port() const { return impl_->port_; }
+std::string TestSite::BaseUrl() const { return impl_->base_url_; }
+std::string TestSite::RootUrl() const { return PageUrl(0); }
+std::string TestSite::PageUrl(uint64_t i) const { return impl_->base_url_ + PagePath(i); }
+
+std::vector<std::string> TestSite::PageUrls() const { return PageUrlsWithinDepth(-1); }
+
+std::vector<std::string> TestSite::PageUrlsWithinDepth(int depth) const {
+  std::vector<std::string> urls;
+  for (uint64_t page : impl_->graph_.PagesWithinDepth(depth)) urls.push_back(PageUrl(page));
+  return urls;
+}
+
+std::vector<std::string> TestSite::NonHtmlUrls() const {
+  std::vector<std::string> urls;
+  if (!impl_->options_.non_html) return urls;
+  for (const Link& file : impl_->graph_.LinkedFiles()) {
+    urls.push_back(impl_->base_url_ + LinkPath(file));
+  }
+  return urls;
+}
+
+uint64_t TestSite::RequestCount(std::string_view path) const { return impl_->tracker_.Count(path); }
+uint64_t TestSite::RequestCountWithPrefix(std::string_view prefix) const {
+  return impl_->tracker_.CountWithPrefix(prefix);
+}
+uint64_t TestSite::TotalRequests() const { return impl_->tracker_.Total(); }
+std::map<std::string, uint64_t> TestSite::RequestCounts() const { return impl_->tracker_.Counts(); }
+std::vector<RequestRecord> TestSite::RequestLog() const { return impl_->tracker_.Log(); }
+int TestSite::MaxConcurrentRequests() const { return impl_->tracker_.MaxInFlight(); }
+void TestSite::ResetCounts() { impl_->tracker_.Reset(); }
+
+void TestSite::Handle(const std::string& path, Handler handler) {
+  impl_->Handle(path, std::move(handler));
+}
+
+void TestSite::Stop() { impl_->Stop(); }
+
+}  // namespace testsite
