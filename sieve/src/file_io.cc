@@ -126,13 +126,35 @@ class LimitedReadBuf : public std::streambuf {
     setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
     return traits_type::to_int_type(*gptr());
   }
-  // Only reports the position (tellg), which BodyReader needs for bounds checks.
+  // Seeking within [0, limit]: the Bloom filter's Load measures the input
+  // (tellg, seekg to the end and back) before it allocates.
   pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override {
-    if (off != 0 || dir != std::ios_base::cur) return pos_type(off_type(-1));
-    return pos_type(static_cast<off_type>(limit_ - left_) - (egptr() - gptr()));
+    const off_type here = static_cast<off_type>(limit_ - left_) - (egptr() - gptr());
+    const off_type base = dir == std::ios_base::beg   ? 0
+                          : dir == std::ios_base::cur ? here
+                                                      : static_cast<off_type>(limit_);
+    return SeekTo(base + off);
+  }
+  pos_type seekpos(pos_type pos, std::ios_base::openmode) override {
+    return SeekTo(static_cast<off_type>(pos));
   }
 
  private:
+  pos_type SeekTo(off_type target) {
+    if (target < 0 || static_cast<uint64_t>(target) > limit_) return pos_type(off_type(-1));
+    // Inside the buffered window (always so for tellg): move the read pointer only.
+    const off_type window_end = static_cast<off_type>(limit_ - left_);
+    const off_type window_start = window_end - (egptr() - eback());
+    if (target >= window_start && target <= window_end) {
+      setg(eback(), eback() + (target - window_start), egptr());
+      return pos_type(target);
+    }
+    if (::lseek(fd_, target, SEEK_SET) != target) return pos_type(off_type(-1));
+    left_ = limit_ - static_cast<uint64_t>(target);
+    setg(buffer_.data(), buffer_.data(), buffer_.data());  // drop the buffered bytes
+    return pos_type(target);
+  }
+
   int fd_;
   uint64_t limit_;
   uint64_t left_;

@@ -94,10 +94,14 @@ void SpillQueue::SpillTail() {
     spilled.file_bytes = kHeaderBytes + tail_.Bytes().size();
     disk_bytes_ += spilled.file_bytes;
     ++spilled_files_;
+    spill_failing_ = false;
   } else {
     // Keep the segment in memory rather than lose URLs; the budget is exceeded.
-    spdlog::error("sieve: cannot spill {} queued URLs to disk, keeping them in memory: {}",
-                  spilled.count, status.ToString());
+    if (!spill_failing_) {
+      spdlog::error("sieve: cannot spill queued URLs to disk, keeping them in memory: {}",
+                    status.ToString());
+    }
+    spill_failing_ = true;
     spilled.file.clear();
     spilled_memory_bytes_ += tail_.MemoryBytes();
     spilled.in_memory = std::move(tail_);

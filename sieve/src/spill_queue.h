@@ -8,8 +8,9 @@
 // `segment_bytes` is written out as the next file. A pop takes from the head;
 // an empty head loads the oldest file (and deletes it: disk space is reclaimed
 // segment by segment), or, when nothing is on disk, takes the tail. FIFO order is
-// therefore exact. Memory stays within budget + one segment (budget / 8) plus
-// the head segment being drained.
+// therefore exact. Memory stays within the budget plus about three segments
+// (1.4x the budget): the tail being filled (its buffer may have doubled), the
+// head being drained, and rounding of the reserved tail buffer.
 //
 //   SpillQueue queue({.memory_budget_bytes = 4 << 20, .spill_dir = "/var/tmp"});
 //   queue.Push("https://a.example/");
@@ -49,7 +50,7 @@ class SpillQueue {
   SpillQueue& operator=(const SpillQueue&) = delete;
 
   // Never fails: if a spill file cannot be written, the segment stays in memory
-  // (over budget, logged once per failure) and the order is kept.
+  // (over budget; logged when spilling starts failing) and the order is kept.
   void Push(std::string_view url);
   // The oldest URL, nullopt if empty, or an error if a spill file cannot be read
   // back (that segment's URLs are then lost and no longer counted).
@@ -92,6 +93,7 @@ class SpillQueue {
   size_t spilled_memory_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   size_t spilled_files_ = 0;
+  bool spill_failing_ = false;  // log a failure once, not once per segment
 };
 
 }  // namespace sieve::internal

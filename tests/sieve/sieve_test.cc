@@ -1,0 +1,240 @@
+// The Sieve's single-threaded contract: options validation, dedup, FIFO,
+// task_done-style completion, close, stats, overflow warnings and the grow
+// policy.
+#include "sieve/sieve.h"
+
+#include <string>
+#include <vector>
+
+#include "../../sieve/src/overflow_warning.h"
+#include "gtest/gtest.h"
+#include "sieve/test_urls.h"
+
+namespace sieve {
+namespace {
+
+using sieve_test::ScratchDir;
+using sieve_test::TestUrl;
+
+std::unique_ptr<Sieve> MakeSieve(SieveOptions options) {
+  absl::StatusOr<std::unique_ptr<Sieve>> sieve = Sieve::Create(options);
+  EXPECT_TRUE(sieve.ok()) << sieve.status();
+  return sieve.ok() ? *std::move(sieve) : nullptr;
+}
+
+SieveOptions Small(const ScratchDir& dir, uint64_t expected = 10000) {
+  SieveOptions options;
+  options.expected_count = expected;
+  options.spill_dir = dir.path();
+  options.queue_memory_budget_bytes = 64 << 10;
+  return options;
+}
+
+TEST(SieveOptionsTest, InvalidOptionsAreRefusedWithTheFieldNamed) {
+  struct Case {
+    SieveOptions options;
+    std::string field;
+  };
+  std::vector<Case> cases(5);
+  cases[0].options.expected_count = 0;
+  cases[0].field = "expected_count";
+  cases[1].options.fp_rate = 0;
+  cases[1].field = "fp_rate";
+  cases[2].options.fp_rate = 1.5;
+  cases[2].field = "fp_rate";
+  cases[3].options.queue_memory_budget_bytes = 1000;
+  cases[3].field = "queue_memory_budget_bytes";
+  cases[4].options.spill_dir = "/proc/self/no/such/dir";
+  cases[4].field = "spill_dir";
+  for (const Case& c : cases) {
+    absl::StatusOr<std::unique_ptr<Sieve>> sieve = Sieve::Create(c.options);
+    ASSERT_FALSE(sieve.ok()) << c.field;
+    EXPECT_EQ(sieve.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(sieve.status().message().find(c.field), absl::string_view::npos) << sieve.status();
+  }
+}
+
+TEST(SieveOptionsTest, PolicyNamesRoundTrip) {
+  EXPECT_EQ(*ParseOverflowPolicy("warn"), OverflowPolicy::kWarn);
+  EXPECT_EQ(*ParseOverflowPolicy("grow"), OverflowPolicy::kGrow);
+  EXPECT_STREQ(OverflowPolicyName(OverflowPolicy::kGrow), "grow");
+  EXPECT_FALSE(ParseOverflowPolicy("explode").ok());
+}
+
+TEST(SieveTest, PushDropsSeenUrlsAndPopIsFifo) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  EXPECT_TRUE(sieve->Push("https://a.example/"));
+  EXPECT_TRUE(sieve->Push("https://b.example/"));
+  EXPECT_FALSE(sieve->Push("https://a.example/"));
+  EXPECT_EQ(*sieve->Pop(), "https://a.example/");
+  EXPECT_FALSE(sieve->Push("https://a.example/"));  // seen stays seen after pop
+  EXPECT_EQ(*sieve->Pop(), "https://b.example/");
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.accepted, 2u);
+  EXPECT_EQ(stats.dropped, 2u);
+  EXPECT_EQ(stats.popped, 2u);
+  EXPECT_EQ(stats.in_flight, 2u);
+}
+
+TEST(SieveTest, PushBatchReportsEachResult) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  sieve->Push("https://a.example/");
+  std::vector<std::string_view> urls = {"https://a.example/", "https://b.example/",
+                                        "https://b.example/", "https://c.example/"};
+  bool accepted[4];
+  EXPECT_EQ(sieve->PushBatch(urls, absl::MakeSpan(accepted)), 2u);
+  EXPECT_FALSE(accepted[0]);
+  EXPECT_TRUE(accepted[1]);
+  EXPECT_FALSE(accepted[2]);
+  EXPECT_TRUE(accepted[3]);
+  EXPECT_EQ(sieve->Stats().queued, 3u);
+}
+
+TEST(SieveTest, PopReturnsEmptyOnlyWhenDrainedAndNothingInFlight) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  EXPECT_FALSE(sieve->Pop());  // nothing queued, nothing in flight: finished
+  EXPECT_TRUE(sieve->IsFinished());
+  sieve->Push("https://a.example/");
+  std::optional<std::string> url = sieve->Pop();
+  ASSERT_TRUE(url);
+  EXPECT_FALSE(sieve->IsFinished());
+  // A's page is still being fetched: a Pop must wait (it may bring links).
+  EXPECT_FALSE(sieve->PopFor(std::chrono::milliseconds(20)));
+  EXPECT_FALSE(sieve->IsFinished());
+  EXPECT_TRUE(sieve->MarkDone(*url));
+  EXPECT_FALSE(sieve->MarkDone(*url));  // not in flight any more
+  EXPECT_TRUE(sieve->IsFinished());
+  EXPECT_FALSE(sieve->Pop());
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.done, 1u);
+  EXPECT_EQ(stats.in_flight, 0u);
+}
+
+TEST(SieveTest, TryPopNeverBlocks) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  sieve->Push("https://a.example/");
+  ASSERT_TRUE(sieve->TryPop());
+  EXPECT_FALSE(sieve->TryPop());  // one in flight, queue empty: would block
+}
+
+TEST(SieveTest, CloseWakesAndRefuses) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  sieve->Push("https://a.example/");
+  sieve->Push("https://b.example/");
+  ASSERT_TRUE(sieve->Pop());
+  sieve->Close();
+  EXPECT_FALSE(sieve->Pop());
+  EXPECT_FALSE(sieve->TryPop());
+  EXPECT_FALSE(sieve->Push("https://c.example/"));
+  SieveStats stats = sieve->Stats();
+  EXPECT_TRUE(stats.closed);
+  EXPECT_EQ(stats.queued, 1u);  // kept for Save
+  EXPECT_EQ(stats.in_flight, 1u);
+}
+
+TEST(SieveTest, StatsReportFilterAndQueueSizes) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir, 100000));
+  for (int i = 0; i < 20000; ++i) sieve->Push(TestUrl(i));
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.capacity, 100000u);
+  EXPECT_DOUBLE_EQ(stats.target_fp_rate, 0.01);
+  EXPECT_NEAR(stats.estimated_count, 20000, 20000 * 0.03);
+  EXPECT_GT(stats.fill_ratio, 0.05);
+  EXPECT_LT(stats.fill_ratio, 0.3);
+  EXPECT_LT(stats.current_fp_rate, 0.01);
+  // ~10.5 bits per expected URL at 1% (blocked layout, bloom/params.h).
+  EXPECT_GT(stats.filter_bytes, 100000u);
+  EXPECT_LT(stats.filter_bytes, 200000u);
+  EXPECT_EQ(stats.queued + stats.dropped, 20000u);
+  // 20000 URLs of ~75 bytes do not fit a 64 KiB budget: most are on disk.
+  EXPECT_GT(stats.queue_disk_bytes, 1000000u);
+  EXPECT_GT(stats.spilled_segments, 0u);
+  EXPECT_LT(stats.queue_memory_bytes, 2u * (64 << 10));
+}
+
+TEST(SieveTest, QueueSpillsAndStaysInOrder) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir, 200000));
+  std::vector<std::string> accepted;
+  for (int i = 0; i < 50000; ++i) {
+    if (sieve->Push(TestUrl(i))) accepted.push_back(TestUrl(i));
+  }
+  for (const std::string& url : accepted) {
+    std::optional<std::string> got = sieve->TryPop();
+    ASSERT_TRUE(got);
+    ASSERT_EQ(*got, url);
+  }
+}
+
+TEST(SieveTest, WarnsOnceAtCapacityAndAgainAtEachDoubling) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir, 20000));
+  uint64_t i = 0;
+  auto push_until = [&](uint64_t n) {
+    for (; i < n; ++i) sieve->Push(TestUrl(i));
+    return sieve->Stats().overflow_warnings;
+  };
+  EXPECT_EQ(push_until(19000), 0u);
+  EXPECT_EQ(push_until(22000), 1u);  // passed 1x capacity
+  EXPECT_EQ(push_until(38000), 1u);  // no warning per URL
+  EXPECT_EQ(push_until(44000), 2u);  // passed 2x
+  // Past 2x the rate is ~13%: more and more new URLs are dropped and the
+  // filter's count (accepted URLs) grows slower than the pushes; still no
+  // warning per URL.
+  EXPECT_EQ(push_until(78000), 2u);
+}
+
+TEST(SieveTest, WarningNamesTheNumbersAndTheRemedies) {
+  const std::string text = internal::FormatOverflowWarning(2.1e6, 2000000, 0.012, 0.01);
+  EXPECT_NE(text.find("2100000"), std::string::npos) << text;
+  EXPECT_NE(text.find("2000000"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.012"), std::string::npos) << text;
+  EXPECT_NE(text.find("--expected"), std::string::npos) << text;
+  EXPECT_NE(text.find("grow"), std::string::npos) << text;
+}
+
+// Fraction of `probes` never-pushed URLs that the sieve wrongly drops.
+double WronglyDropped(Sieve& sieve, uint64_t first, uint64_t probes) {
+  uint64_t dropped = 0;
+  for (uint64_t i = first; i < first + probes; ++i) dropped += !sieve.Push(TestUrl(i));
+  return static_cast<double>(dropped) / static_cast<double>(probes);
+}
+
+TEST(SieveTest, GrowPolicyKeepsTheRateBoundedWhereWarnDoesNot) {
+  ScratchDir dir;
+  SieveOptions options = Small(dir, 10000);
+  options.overflow_policy = OverflowPolicy::kGrow;
+  auto grow = MakeSieve(options);
+  options.overflow_policy = OverflowPolicy::kWarn;
+  auto warn = MakeSieve(options);
+  for (uint64_t i = 0; i < 80000; ++i) {  // 8x the expected count
+    grow->Push(TestUrl(i));
+    warn->Push(TestUrl(i));
+  }
+  // Rates measured on 20000 fresh URLs (fixed, deterministic).
+  EXPECT_LT(WronglyDropped(*grow, 1000000, 20000), 0.01);
+  EXPECT_GT(WronglyDropped(*warn, 1000000, 20000), 0.2);
+  EXPECT_EQ(grow->Stats().overflow_warnings, 0u);
+  EXPECT_GT(grow->Stats().capacity, 80000u);
+  EXPECT_GT(grow->Stats().filter_bytes, warn->Stats().filter_bytes);
+}
+
+TEST(SieveTest, SpillDirectoryIsRemovedWithTheSieve) {
+  ScratchDir dir;
+  {
+    auto sieve = MakeSieve(Small(dir));
+    for (int i = 0; i < 20000; ++i) sieve->Push(TestUrl(i));
+    ASSERT_GT(sieve_test::CountFiles(dir.path()), 0u);
+  }
+  EXPECT_EQ(sieve_test::CountFiles(dir.path()), 0u);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+}  // namespace
+}  // namespace sieve
