@@ -1,0 +1,145 @@
+// Frontier: the host-aware stage between the Sieve and the fetchers.
+//
+//   discovered URL --Offer--> Sieve (seen-check + FIFO, may spill to disk)
+//                                |  pulled only up to `max_buffered` URLs
+//                                v
+//                  HostQueues (one FIFO per authority, ready-time heap)
+//                                |  --Next--> fetcher --Release--> (slot back)
+//                                v
+//                              Done (page parsed and its links offered)
+//
+// The Sieve owns de-duplication and breadth-first order; the Frontier owns
+// "which host may be fetched now" (per-host connections and delay, through a
+// HostPolicy that politeness, #5, replaces) and the page limit.
+//
+// Depth, parent and redirect hops: the Sieve stores bare URL strings (its key
+// must be the normalized URL alone), so the Frontier keeps them in a side
+// table keyed by URL for the URLs queued in the Sieve, with parent URLs
+// shared (a page's 50 children hold one copy). Cost: ~40 bytes plus the
+// URL per queued URL, in memory, even when the Sieve spills its queue to disk;
+// `Stats().pending_meta` shows it. A URL without an entry (it cannot happen
+// unless the Sieve is shared) is crawled at depth 0 with no parent.
+//
+//   auto frontier = crawler::Frontier::Create(sieve.get(), options);
+//   (*frontier)->Offer(seed);                              // parser threads too
+//   while (auto url = (*frontier)->Next(absl::Now())) Fetch(*url);   // scheduler
+//   // on fetch end:  (*frontier)->Release(*url, outcome, absl::Now());
+//   // after parsing: (*frontier)->Done(*url);
+//   if ((*frontier)->Exhausted()) ...                      // crawl complete
+//
+// Threading: every method is safe to call concurrently.
+#ifndef CRAWLER_FRONTIER_H_
+#define CRAWLER_FRONTIER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "crawler/host_queues.h"
+
+namespace sieve {
+class Sieve;
+}
+
+namespace crawler {
+
+struct FrontierOptions {
+  // URLs pulled from the Sieve into the per-host queues ahead of fetching.
+  // Larger lets more hosts be ready at once (a queue dominated by one slow
+  // host needs many URLs buffered to find others); smaller keeps RAM low and
+  // order closer to the Sieve's FIFO. 4096 URLs is ~0.5 MB.
+  size_t max_buffered = 4096;
+  // Fetches handed out in total; 0 = unlimited (--max-pages).
+  uint64_t max_pages = 0;
+  // The default politeness, used when Create gets no HostPolicy: concurrent
+  // fetches per authority (--per-host) and time between starts (--delay).
+  int per_host = 2;
+  absl::Duration delay = absl::Seconds(1);
+};
+
+struct FrontierStats {
+  uint64_t offered = 0;     // Offer calls
+  uint64_t accepted = 0;    // Offer calls the Sieve took as new
+  uint64_t handed_out = 0;  // URLs returned by Next
+  uint64_t done = 0;        // Done calls
+  size_t buffered = 0;      // URLs in the per-host queues
+  size_t fetching = 0;      // handed out, slot not yet released
+  size_t unfinished = 0;    // handed out, not yet Done
+  size_t authorities = 0;   // authorities known to the host queues
+  size_t pending_meta = 0;  // side-table entries (URLs queued in the Sieve)
+};
+
+class Frontier {
+ public:
+  // `sieve` must outlive the Frontier. `policy` may be null: a
+  // FixedDelayPolicy from options.per_host / options.delay is used.
+  static absl::StatusOr<std::unique_ptr<Frontier>> Create(sieve::Sieve* sieve,
+                                                          const FrontierOptions& options,
+                                                          std::unique_ptr<HostPolicy> policy = {});
+  ~Frontier();
+
+  // Pushes url.url (normalized, already filtered) into the Sieve. True when the
+  // Sieve took it as new (false: probably seen before). url.authority may be
+  // empty (computed here).
+  bool Offer(const CrawlUrl& url);
+
+  // The links of one page, all at `depth` with `parent`, in one lock hold and
+  // sharing one copy of `parent`. Returns how many were new.
+  size_t OfferLinks(const std::vector<std::string>& urls, int depth, const std::string& parent);
+
+  // The next URL that may be fetched at `now`, or nullopt (nothing ready yet,
+  // everything fetched, or the page limit reached). Refills the host queues
+  // from the Sieve first.
+  std::optional<CrawlUrl> Next(absl::Time now);
+
+  // When Next may next return something: the earliest ready time of a queued
+  // authority; InfiniteFuture when that depends on a Release or an Offer.
+  absl::Time NextReadyTime();
+
+  // The fetch of `url` ended (frees its authority's connection slot).
+  void Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now);
+
+  // `url` is finished: fetched, parsed and its links offered. Call once per
+  // URL from Next, after Release.
+  void Done(const CrawlUrl& url);
+
+  // True when no more URLs will come: the page limit is reached, or the Sieve
+  // and the host queues are empty; in both cases with nothing unfinished.
+  bool Exhausted();
+  bool PageLimitReached();
+
+  FrontierStats Stats();
+
+ private:
+  struct Meta {
+    int depth = 0;
+    int redirect_hops = 0;
+    std::shared_ptr<const std::string> parent;
+  };
+
+  Frontier(sieve::Sieve* sieve, const FrontierOptions& options, std::unique_ptr<HostPolicy> policy);
+  void RefillLocked(absl::Time now);                    // requires mu_
+  bool OfferLocked(const std::string& url, Meta meta);  // requires mu_
+  std::shared_ptr<const std::string> InternParentLocked(const std::string& parent);
+
+  sieve::Sieve* const sieve_;
+  const FrontierOptions options_;
+  const std::unique_ptr<HostPolicy> policy_;
+
+  std::mutex mu_;
+  HostQueues queues_;                               // guarded by mu_
+  absl::flat_hash_map<std::string, Meta> meta_;     // guarded by mu_
+  std::shared_ptr<const std::string> last_parent_;  // guarded by mu_; interning cache
+  FrontierStats stats_;                             // guarded by mu_
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_FRONTIER_H_

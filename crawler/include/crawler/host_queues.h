@@ -1,0 +1,150 @@
+// HostQueues: the frontier's back queues (Mercator's design). One FIFO per
+// authority ("scheme://host:port"), and a heap of authorities ordered by the
+// time each may next be fetched. `TakeReady` hands out the URL of the
+// authority that has been ready longest, provided it has a free connection
+// slot; `Release` gives the slot back and asks the HostPolicy when that
+// authority may be fetched again. Politeness (robots, back-off, #5) lives in
+// the HostPolicy, not here.
+//
+//   crawler::FixedDelayPolicy policy(/*connections=*/2, absl::Seconds(1));
+//   crawler::HostQueues queues(&policy);
+//   queues.Add(std::move(url), absl::Now());
+//   if (auto next = queues.TakeReady(absl::Now())) { Fetch(*next); }
+//   ... queues.Release(next->authority, outcome, absl::Now());
+//   absl::Time wake = queues.NextReadyTime();   // when to look again
+//
+// Memory: one small record per authority ever queued (~100 bytes plus its
+// name) and the queued URLs themselves; the caller bounds the latter by how
+// much it adds (the Frontier pulls from the Sieve only up to a budget).
+//
+// Threading: not thread-safe; the Frontier serializes access under its lock.
+#ifndef CRAWLER_HOST_QUEUES_H_
+#define CRAWLER_HOST_QUEUES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+
+namespace crawler {
+
+// A URL on its way to a fetcher, with what the crawl knows about it.
+struct CrawlUrl {
+  std::string url;        // normalized (the Sieve's key)
+  std::string authority;  // "scheme://host[:port]", the per-host key
+  int depth = 0;          // hops from a seed through links; redirects keep the depth
+  std::string parent;     // the page that linked or redirected here; "" for seeds
+  int redirect_hops = 0;  // redirects followed to reach this URL
+};
+
+// How one fetch of an authority ended; what a HostPolicy may react to.
+struct FetchOutcome {
+  int status = 0;          // HTTP status, 0 when no response
+  bool failed = false;     // transport error (timeout, reset, ...)
+  absl::Duration elapsed;  // transfer time
+};
+
+// When an authority may be fetched, and how many at once. One interface, so
+// politeness (robots.txt crawl-delay, back-off on 429/503, #5) replaces the
+// fixed rule without touching the queues.
+class HostPolicy {
+ public:
+  virtual ~HostPolicy() = default;
+  // Concurrent fetches allowed to `authority`; >= 1.
+  virtual int MaxConnections(const std::string& authority) = 0;
+  // Minimum time between the starts of two fetches of `authority`.
+  virtual absl::Duration StartInterval(const std::string& authority) = 0;
+  // Called when a fetch of `authority` ended at `now`: the earliest time the
+  // next one may start (now for "no extra wait"; later to back off).
+  virtual absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
+                                   absl::Time now) = 0;
+};
+
+// The default policy (--per-host, --delay): `connections` per authority and
+// `delay` between the starts of two fetches of it; no back-off.
+class FixedDelayPolicy : public HostPolicy {
+ public:
+  FixedDelayPolicy(int connections, absl::Duration delay)
+      : connections_(connections < 1 ? 1 : connections), delay_(delay) {}
+  int MaxConnections(const std::string&) override { return connections_; }
+  absl::Duration StartInterval(const std::string&) override { return delay_; }
+  absl::Time NextFetchTime(const std::string&, const FetchOutcome&, absl::Time now) override {
+    return now;
+  }
+
+ private:
+  const int connections_;
+  const absl::Duration delay_;
+};
+
+// "scheme://host[:port]" of a serialized absolute URL (userinfo dropped), or
+// the whole string up to the path when it does not look like one. For
+// WHATWG-serialized URLs this is the same key for the same origin.
+std::string AuthorityOf(const std::string& url);
+
+class HostQueues {
+ public:
+  explicit HostQueues(HostPolicy* policy) : policy_(policy) {}
+
+  // Queues `url` behind the others of its authority (url.authority; filled in
+  // with AuthorityOf when empty).
+  void Add(CrawlUrl url, absl::Time now);
+
+  // The next URL whose authority is ready at `now` and has a free slot, or
+  // nullopt. The returned URL holds one of its authority's slots until Release.
+  std::optional<CrawlUrl> TakeReady(absl::Time now);
+
+  // Gives back the slot of a URL returned by TakeReady.
+  void Release(const std::string& authority, const FetchOutcome& outcome, absl::Time now);
+
+  // Earliest time some queued authority becomes ready (may be in the past);
+  // InfiniteFuture when every authority with URLs is at its connection limit
+  // or nothing is queued.
+  absl::Time NextReadyTime() const;
+
+  size_t queued() const { return queued_; }
+  size_t in_flight() const { return in_flight_; }
+  size_t authorities() const { return hosts_.size(); }
+
+ private:
+  struct Host {
+    std::deque<CrawlUrl> urls;
+    int in_flight = 0;
+    absl::Time next_allowed = absl::InfinitePast();
+    bool in_heap = false;
+  };
+  struct HeapEntry {
+    absl::Time ready;
+    uint64_t order;  // FIFO among equal times: deterministic, and fair
+    std::string authority;
+    bool operator>(const HeapEntry& o) const {
+      return ready != o.ready ? ready > o.ready : order > o.order;
+    }
+  };
+
+  // Puts `host` in the heap if it has URLs, a free slot and is not there yet.
+  void MaybeSchedule(const std::string& authority, Host& host);
+  // Drops idle authorities whose wait has passed, every kSweepEvery releases,
+  // so a long crawl of millions of hosts does not keep one record per host.
+  void MaybeSweep(absl::Time now);
+  static constexpr uint64_t kSweepEvery = 4096;
+
+  HostPolicy* const policy_;
+  absl::flat_hash_map<std::string, Host> hosts_;
+  std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap_;
+  uint64_t order_ = 0;
+  size_t queued_ = 0;
+  size_t in_flight_ = 0;
+  uint64_t releases_ = 0;
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_HOST_QUEUES_H_

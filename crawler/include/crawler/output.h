@@ -1,0 +1,131 @@
+// Output: what a crawl leaves on disk. `PageLog` appends one JSON object per
+// fetch to `pages.jsonl`; `WriteSummary` writes `summary.json` at the end.
+//
+// Every line of pages.jsonl is whole: a record is serialized first, then
+// appended under a lock in one write, and the file is flushed at least every
+// `flush_every` records or `flush_interval`, so a crawl killed with SIGKILL
+// keeps every page up to the last flush and never a torn line.
+//
+//   auto log = crawler::PageLog::Open({.dir = "crawl-out"});
+//   if (!log.ok()) return log.status();
+//   (*log)->Append(record);            // from any thread
+//   (*log)->Close();                   // flushes; also done by the destructor
+//   crawler::WriteSummary("crawl-out", summary);
+//
+// Threading: `PageLog::Append`, `Flush` and `Written` are safe to call
+// concurrently; `Close` once, after the last `Append`.
+#ifndef CRAWLER_OUTPUT_H_
+#define CRAWLER_OUTPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace crawler {
+
+// One fetch, as recorded in pages.jsonl. Field names are the JSON keys.
+struct PageRecord {
+  std::string url;           // the URL we asked for
+  std::string final_url;     // where the response came from (same unless curl moved)
+  int status = 0;            // HTTP status; 0 when no response arrived
+  std::string content_type;  // as sent by the server, "" when absent
+  int64_t bytes = 0;         // body bytes received (decoded)
+  int depth = 0;             // seeds are depth 0
+  std::string parent;        // the page that linked here; "" for seeds (null in JSON)
+  absl::Time fetched_at;     // when the transfer started (RFC 3339 in JSON)
+  double fetch_ms = 0;       // transfer duration
+  int links_found = 0;       // links extracted from the page (0 when not parsed)
+  int links_new = 0;         // of those, how many the Sieve accepted as new
+  std::string redirect_to;   // for 3xx: the Location target ("" when none)
+  std::string error;         // "" when none (null in JSON); else "<kind>: <detail>"
+};
+
+// The JSON object for one record, as one line without the newline.
+std::string PageRecordToJson(const PageRecord& record);
+
+// The kind of an error string: the text before the first ':' ("timeout: ..." ->
+// "timeout"), or the whole text when there is no colon. Used for summary counts.
+std::string ErrorKind(const std::string& error);
+
+struct PageLogOptions {
+  std::string dir = "crawl-out";  // created if missing
+  std::string file_name = "pages.jsonl";
+  // A crawl killed between flushes loses at most this many records / this much
+  // time; smaller costs one write(2) per flush, invisible next to a fetch.
+  int flush_every = 64;
+  absl::Duration flush_interval = absl::Seconds(1);
+  bool append = false;  // false truncates an existing file
+};
+
+class PageLog {
+ public:
+  // Creates `options.dir` if needed and opens the file.
+  static absl::StatusOr<std::unique_ptr<PageLog>> Open(const PageLogOptions& options);
+  ~PageLog();
+  PageLog(const PageLog&) = delete;
+  PageLog& operator=(const PageLog&) = delete;
+
+  // Appends one line. Fails only on a write error (disk full), after which the
+  // log stays failed and further appends return the same error.
+  absl::Status Append(const PageRecord& record);
+  absl::Status Flush();
+  absl::Status Close();
+  int64_t Written() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  PageLog(std::FILE* file, std::string path, const PageLogOptions& options);
+  absl::Status FlushLocked();  // requires mu_
+
+  const std::string path_;
+  const PageLogOptions options_;
+  mutable std::mutex mu_;
+  std::FILE* file_ ABSL_GUARDED_BY(mu_);
+  int64_t written_ ABSL_GUARDED_BY(mu_) = 0;
+  int unflushed_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time last_flush_ ABSL_GUARDED_BY(mu_);
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+};
+
+// What summary.json holds. Filter fields come from the Sieve's Stats().
+struct CrawlSummary {
+  int64_t pages = 0;     // records written (every fetch attempt)
+  int64_t pages_ok = 0;  // 2xx responses
+  int64_t bytes = 0;     // body bytes
+  double duration_s = 0;
+  std::map<std::string, int64_t> errors_by_kind;  // ErrorKind(error) -> count
+  std::map<int, int64_t> status_counts;           // HTTP status -> count (0: no response)
+  int64_t links_found = 0;
+  int64_t links_new = 0;
+  int64_t off_scope = 0;   // links dropped by scope/allow/deny before the Sieve
+  int64_t over_depth = 0;  // links dropped by --max-depth
+  int64_t too_long = 0;    // links dropped by --max-url-length
+  int64_t rejected = 0;    // links that did not resolve to an http(s) URL
+  int64_t nofollow_skipped = 0;
+  int64_t redirects = 0;      // 3xx responses with a Location
+  int64_t seen_estimate = 0;  // the Sieve's estimate of distinct URLs accepted
+  int64_t queued_at_end = 0;  // URLs still queued (page limit or interrupt)
+  int64_t filter_bytes = 0;
+  double filter_fp_rate = 0;  // current false-positive rate of the filter
+  double filter_fill = 0;
+  bool interrupted = false;  // SIGINT/SIGTERM ended the crawl
+  std::string stop_reason;   // "drained", "max-pages", "signal"
+};
+
+std::string CrawlSummaryToJson(const CrawlSummary& summary);
+
+// Writes `dir`/summary.json atomically (temporary file, then rename).
+absl::Status WriteSummary(const std::string& dir, const CrawlSummary& summary);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_OUTPUT_H_

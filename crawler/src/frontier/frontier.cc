@@ -1,0 +1,140 @@
+// Frontier: a lock around the host queues and the depth/parent side table.
+// The Sieve has its own locks; calling it under mu_ keeps "pushed into the
+// Sieve" and "meta recorded" one step, so a refill on another thread never
+// pops a URL whose meta is not there yet.
+#include "crawler/frontier.h"
+
+#include <string_view>
+#include <utility>
+
+#include "sieve/sieve.h"
+
+namespace crawler {
+
+absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Create(sieve::Sieve* sieve,
+                                                           const FrontierOptions& options,
+                                                           std::unique_ptr<HostPolicy> policy) {
+  if (sieve == nullptr) return absl::InvalidArgumentError("Frontier needs a Sieve");
+  if (options.max_buffered < 1) {
+    return absl::InvalidArgumentError("FrontierOptions.max_buffered must be >= 1");
+  }
+  if (options.per_host < 1) return absl::InvalidArgumentError("per_host must be >= 1");
+  if (options.delay < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("delay must be >= 0");
+  }
+  if (policy == nullptr)
+    policy = std::make_unique<FixedDelayPolicy>(options.per_host, options.delay);
+  return std::unique_ptr<Frontier>(new Frontier(sieve, options, std::move(policy)));
+}
+
+Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
+                   std::unique_ptr<HostPolicy> policy)
+    : sieve_(sieve), options_(options), policy_(std::move(policy)), queues_(policy_.get()) {}
+
+Frontier::~Frontier() = default;
+
+std::shared_ptr<const std::string> Frontier::InternParentLocked(const std::string& parent) {
+  if (parent.empty()) return nullptr;
+  if (last_parent_ == nullptr || *last_parent_ != parent) {
+    last_parent_ = std::make_shared<const std::string>(parent);
+  }
+  return last_parent_;
+}
+
+bool Frontier::OfferLocked(const std::string& url, Meta meta) {
+  ++stats_.offered;
+  if (!sieve_->Push(url)) return false;
+  ++stats_.accepted;
+  meta_.insert_or_assign(url, std::move(meta));
+  return true;
+}
+
+bool Frontier::Offer(const CrawlUrl& url) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return OfferLocked(url.url, Meta{url.depth, url.redirect_hops, InternParentLocked(url.parent)});
+}
+
+size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
+                            const std::string& parent) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto shared_parent = InternParentLocked(parent);
+  std::vector<std::string_view> views(urls.begin(), urls.end());
+  std::unique_ptr<bool[]> accepted(new bool[urls.size()]());
+  const size_t added = sieve_->PushBatch(views, absl::MakeSpan(accepted.get(), urls.size()));
+  stats_.offered += urls.size();
+  stats_.accepted += added;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    if (accepted[i]) meta_.insert_or_assign(urls[i], Meta{depth, 0, shared_parent});
+  }
+  return added;
+}
+
+void Frontier::RefillLocked(absl::Time now) {
+  while (queues_.queued() < options_.max_buffered) {
+    std::optional<std::string> popped = sieve_->TryPop();
+    if (!popped.has_value()) return;
+    CrawlUrl url;
+    url.url = std::move(*popped);
+    url.authority = AuthorityOf(url.url);
+    if (auto it = meta_.find(url.url); it != meta_.end()) {
+      url.depth = it->second.depth;
+      url.redirect_hops = it->second.redirect_hops;
+      if (it->second.parent != nullptr) url.parent = *it->second.parent;
+      meta_.erase(it);
+    }
+    queues_.Add(std::move(url), now);
+  }
+}
+
+bool Frontier::PageLimitReached() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return options_.max_pages > 0 && stats_.handed_out >= options_.max_pages;
+}
+
+std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return std::nullopt;
+  RefillLocked(now);
+  std::optional<CrawlUrl> url = queues_.TakeReady(now);
+  if (url.has_value()) ++stats_.handed_out;
+  return url;
+}
+
+absl::Time Frontier::NextReadyTime() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queues_.NextReadyTime();
+}
+
+void Frontier::Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queues_.Release(url.authority, outcome, now);
+}
+
+void Frontier::Done(const CrawlUrl& url) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.done;
+  sieve_->MarkDone(url.url);
+}
+
+bool Frontier::Exhausted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool unfinished = stats_.done < stats_.handed_out;
+  if (unfinished) return false;
+  if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return true;
+  // Buffered URLs count as in flight for the Sieve until Done, so a finished
+  // Sieve means our queues are empty too.
+  return sieve_->IsFinished();
+}
+
+FrontierStats Frontier::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  FrontierStats stats = stats_;
+  stats.buffered = queues_.queued();
+  stats.fetching = queues_.in_flight();
+  stats.unfinished = stats_.handed_out - stats_.done;
+  stats.authorities = queues_.authorities();
+  stats.pending_meta = meta_.size();
+  return stats;
+}
+
+}  // namespace crawler

@@ -1,0 +1,67 @@
+// summary.json: written once at the end, through a temporary file and a rename
+// so a reader never sees half a summary.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/output.h"
+#include "nlohmann/json.hpp"
+
+namespace crawler {
+
+std::string CrawlSummaryToJson(const CrawlSummary& s) {
+  nlohmann::ordered_json j;
+  j["pages"] = s.pages;
+  j["pages_ok"] = s.pages_ok;
+  j["bytes"] = s.bytes;
+  j["duration_s"] = s.duration_s;
+  j["pages_per_s"] = s.duration_s > 0 ? static_cast<double>(s.pages) / s.duration_s : 0.0;
+  nlohmann::ordered_json errors = nlohmann::ordered_json::object();
+  for (const auto& [kind, n] : s.errors_by_kind) errors[kind] = n;
+  j["errors_by_kind"] = errors;
+  nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
+  for (const auto& [code, n] : s.status_counts) statuses[std::to_string(code)] = n;
+  j["status_counts"] = statuses;
+  j["links_found"] = s.links_found;
+  j["links_new"] = s.links_new;
+  j["off_scope"] = s.off_scope;
+  j["over_depth"] = s.over_depth;
+  j["too_long"] = s.too_long;
+  j["rejected"] = s.rejected;
+  j["nofollow_skipped"] = s.nofollow_skipped;
+  j["redirects"] = s.redirects;
+  j["seen_estimate"] = s.seen_estimate;
+  j["queued_at_end"] = s.queued_at_end;
+  j["filter_bytes"] = s.filter_bytes;
+  j["filter_fp_rate"] = s.filter_fp_rate;
+  j["filter_fill"] = s.filter_fill;
+  j["interrupted"] = s.interrupted;
+  j["stop_reason"] = s.stop_reason;
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+absl::Status WriteSummary(const std::string& dir, const CrawlSummary& summary) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  const std::string final_path = (std::filesystem::path(dir) / "summary.json").string();
+  const std::string tmp_path = final_path + ".tmp";
+  std::FILE* f = std::fopen(tmp_path.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::UnavailableError(absl::StrCat("open ", tmp_path, ": ", std::strerror(errno)));
+  }
+  const std::string text = CrawlSummaryToJson(summary) + "\n";
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    return absl::DataLossError(absl::StrCat("write ", tmp_path, ": ", std::strerror(errno)));
+  }
+  std::filesystem::rename(tmp_path, final_path, ec);
+  if (ec) return absl::DataLossError(absl::StrCat("rename to ", final_path, ": ", ec.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace crawler

@@ -1,0 +1,201 @@
+// Frontier over a real Sieve: de-duplication goes through the Sieve, depth and
+// parent survive the trip, the page limit holds, the buffer is bounded, and
+// Exhausted turns true only when every handed-out URL is Done.
+#include "crawler/frontier.h"
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "sieve/sieve.h"
+
+namespace crawler {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(2'000'000);
+
+std::unique_ptr<sieve::Sieve> MakeSieve() {
+  sieve::SieveOptions options;
+  options.expected_count = 10000;
+  options.fp_rate = 0.001;
+  options.queue_memory_budget_bytes = 1 << 20;
+  auto sieve = sieve::Sieve::Create(options);
+  EXPECT_TRUE(sieve.ok()) << sieve.status();
+  return std::move(*sieve);
+}
+
+FrontierOptions NoDelay(int per_host = 100) {
+  FrontierOptions options;
+  options.per_host = per_host;
+  options.delay = absl::ZeroDuration();
+  return options;
+}
+
+CrawlUrl Seed(const std::string& url) {
+  CrawlUrl u;
+  u.url = url;
+  return u;
+}
+
+TEST(Frontier, RejectsBadOptions) {
+  auto sieve = MakeSieve();
+  EXPECT_FALSE(Frontier::Create(nullptr, NoDelay()).ok());
+  FrontierOptions zero_buffer = NoDelay();
+  zero_buffer.max_buffered = 0;
+  EXPECT_FALSE(Frontier::Create(sieve.get(), zero_buffer).ok());
+  FrontierOptions zero_host = NoDelay();
+  zero_host.per_host = 0;
+  EXPECT_FALSE(Frontier::Create(sieve.get(), zero_host).ok());
+}
+
+TEST(Frontier, OfferDeduplicatesThroughTheSieve) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay());
+  ASSERT_TRUE(frontier.ok()) << frontier.status();
+  EXPECT_TRUE((*frontier)->Offer(Seed("http://a/")));
+  EXPECT_FALSE((*frontier)->Offer(Seed("http://a/")));
+  EXPECT_EQ((*frontier)->OfferLinks({"http://a/", "http://a/x", "http://a/x"}, 1, "http://a/"), 1u);
+  const FrontierStats stats = (*frontier)->Stats();
+  EXPECT_EQ(stats.offered, 5u);
+  EXPECT_EQ(stats.accepted, 2u);
+}
+
+TEST(Frontier, DepthParentAndHopsTravelWithTheUrl) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay());
+  ASSERT_TRUE(frontier.ok());
+  CrawlUrl redirected = Seed("http://b/moved");
+  redirected.depth = 3;
+  redirected.parent = "http://b/old";
+  redirected.redirect_hops = 2;
+  (*frontier)->Offer(redirected);
+  (*frontier)->OfferLinks({"http://a/1", "http://a/2"}, 4, "http://a/");
+  std::vector<CrawlUrl> got;
+  while (auto u = (*frontier)->Next(kT0)) got.push_back(*u);
+  ASSERT_EQ(got.size(), 3u);
+  for (const CrawlUrl& u : got) {
+    if (u.url == "http://b/moved") {
+      EXPECT_EQ(u.depth, 3);
+      EXPECT_EQ(u.parent, "http://b/old");
+      EXPECT_EQ(u.redirect_hops, 2);
+      EXPECT_EQ(u.authority, "http://b");
+    } else {
+      EXPECT_EQ(u.depth, 4);
+      EXPECT_EQ(u.parent, "http://a/");
+      EXPECT_EQ(u.redirect_hops, 0);
+    }
+  }
+  EXPECT_EQ((*frontier)->Stats().pending_meta, 0u);
+}
+
+TEST(Frontier, ExhaustedOnlyAfterEveryUrlIsDone) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay());
+  ASSERT_TRUE(frontier.ok());
+  (*frontier)->Offer(Seed("http://a/"));
+  EXPECT_FALSE((*frontier)->Exhausted());
+  auto root = (*frontier)->Next(kT0);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_FALSE((*frontier)->Exhausted());  // its page may still add links
+  (*frontier)->Release(*root, {}, kT0);
+  (*frontier)->OfferLinks({"http://a/child"}, 1, root->url);
+  (*frontier)->Done(*root);
+  EXPECT_FALSE((*frontier)->Exhausted());
+  auto child = (*frontier)->Next(kT0);
+  ASSERT_TRUE(child.has_value());
+  (*frontier)->Release(*child, {}, kT0);
+  (*frontier)->Done(*child);
+  EXPECT_TRUE((*frontier)->Exhausted());
+}
+
+TEST(Frontier, PageLimitStopsHandingOut) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay();
+  options.max_pages = 3;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 10; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  std::vector<CrawlUrl> got;
+  while (auto u = (*frontier)->Next(kT0)) got.push_back(*u);
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_TRUE((*frontier)->PageLimitReached());
+  EXPECT_FALSE((*frontier)->Exhausted());  // three unfinished
+  for (const auto& u : got) {
+    (*frontier)->Release(u, {}, kT0);
+    (*frontier)->Done(u);
+  }
+  EXPECT_TRUE((*frontier)->Exhausted());
+}
+
+TEST(Frontier, BuffersAtMostMaxBufferedFromTheSieve) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.max_buffered = 5;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 100; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  auto first = (*frontier)->Next(kT0);  // one host, one connection: one handed out
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE((*frontier)->Next(kT0).has_value());
+  EXPECT_LE((*frontier)->Stats().buffered, 5u);
+  EXPECT_EQ(sieve->Stats().queued, 100u - 6u);
+}
+
+TEST(Frontier, KeepsTheSievesFifoOrderWithinAHost) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay(1));
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 20; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  for (int i = 0; i < 20; ++i) {
+    auto u = (*frontier)->Next(kT0);
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ(u->url, urls[i]);
+    (*frontier)->Release(*u, {}, kT0);
+    (*frontier)->Done(*u);
+  }
+  EXPECT_TRUE((*frontier)->Exhausted());
+}
+
+TEST(Frontier, ConcurrentOffersOfTheSameUrlsYieldEachOnce) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay(1000));
+  ASSERT_TRUE(frontier.ok());
+  constexpr int kProducers = 3;
+  constexpr int kUrls = 2000;  // each producer offers the same URLs
+  std::vector<std::thread> producers;
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&] {
+      for (int i = 0; i < kUrls; ++i) {
+        (*frontier)->Offer(Seed(absl::StrCat("http://h", i % 7, "/", i)));
+      }
+    });
+  }
+  std::set<std::string> seen;
+  size_t handed = 0;
+  auto drain = [&] {
+    while (auto u = (*frontier)->Next(absl::Now())) {
+      ++handed;
+      seen.insert(u->url);
+      (*frontier)->Release(*u, {}, absl::Now());
+      (*frontier)->Done(*u);
+    }
+  };
+  for (auto& t : producers) t.join();
+  drain();
+  EXPECT_EQ(handed, static_cast<size_t>(kUrls));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kUrls));
+  EXPECT_TRUE((*frontier)->Exhausted());
+}
+
+}  // namespace
+}  // namespace crawler

@@ -1,0 +1,139 @@
+// HostQueues: per-authority FIFO, connection limit, start interval, back-off
+// through the policy, and round-robin fairness between ready authorities.
+#include "crawler/host_queues.h"
+
+#include <string>
+
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+
+namespace crawler {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'000'000);
+
+CrawlUrl U(const std::string& url) {
+  CrawlUrl u;
+  u.url = url;
+  return u;
+}
+
+FetchOutcome Status(int status) {
+  FetchOutcome outcome;
+  outcome.status = status;
+  return outcome;
+}
+
+TEST(AuthorityOf, SchemeHostAndPortOfSerializedUrls) {
+  EXPECT_EQ(AuthorityOf("http://a.com/x/y?z"), "http://a.com");
+  EXPECT_EQ(AuthorityOf("https://a.com:8443/"), "https://a.com:8443");
+  EXPECT_EQ(AuthorityOf("http://user:pw@a.com:81/p"), "http://a.com:81");
+  EXPECT_EQ(AuthorityOf("http://[::1]:8080/"), "http://[::1]:8080");
+  EXPECT_EQ(AuthorityOf("http://a.com?q"), "http://a.com");
+}
+
+TEST(HostQueues, FifoWithinAnAuthority) {
+  FixedDelayPolicy policy(1, absl::ZeroDuration());
+  HostQueues q(&policy);
+  q.Add(U("http://a/1"), kT0);
+  q.Add(U("http://a/2"), kT0);
+  auto first = q.TakeReady(kT0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->url, "http://a/1");
+  EXPECT_EQ(first->authority, "http://a");
+  // One connection per host: the second waits for the first to be released.
+  EXPECT_FALSE(q.TakeReady(kT0).has_value());
+  EXPECT_EQ(q.NextReadyTime(), absl::InfiniteFuture());
+  q.Release("http://a", {}, kT0);
+  auto second = q.TakeReady(kT0);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->url, "http://a/2");
+  EXPECT_EQ(q.queued(), 0u);
+  EXPECT_EQ(q.in_flight(), 1u);
+}
+
+TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
+  FixedDelayPolicy policy(2, absl::ZeroDuration());
+  HostQueues q(&policy);
+  for (int i = 0; i < 3; ++i) q.Add(U("http://a/" + std::to_string(i)), kT0);
+  q.Add(U("http://b/0"), kT0);
+  int from_a = 0, from_b = 0;
+  while (auto u = q.TakeReady(kT0)) (u->authority == "http://a" ? from_a : from_b)++;
+  EXPECT_EQ(from_a, 2);
+  EXPECT_EQ(from_b, 1);
+  EXPECT_EQ(q.queued(), 1u);
+}
+
+TEST(HostQueues, StartIntervalSpacesFetchesOfOneHost) {
+  FixedDelayPolicy policy(4, absl::Seconds(1));
+  HostQueues q(&policy);
+  q.Add(U("http://a/1"), kT0);
+  q.Add(U("http://a/2"), kT0);
+  ASSERT_TRUE(q.TakeReady(kT0).has_value());
+  EXPECT_FALSE(q.TakeReady(kT0 + absl::Milliseconds(999)).has_value());
+  EXPECT_EQ(q.NextReadyTime(), kT0 + absl::Seconds(1));
+  EXPECT_TRUE(q.TakeReady(kT0 + absl::Seconds(1)).has_value());
+}
+
+TEST(HostQueues, OtherHostsAreNotHeldUpByADelayedOne) {
+  FixedDelayPolicy policy(1, absl::Seconds(10));
+  HostQueues q(&policy);
+  q.Add(U("http://a/1"), kT0);
+  q.Add(U("http://a/2"), kT0);
+  q.Add(U("http://b/1"), kT0);
+  ASSERT_EQ(q.TakeReady(kT0)->authority, "http://a");
+  q.Release("http://a", {}, kT0);
+  auto next = q.TakeReady(kT0);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->authority, "http://b");
+}
+
+// A policy that backs off after an error, as #5 will.
+class BackOffPolicy : public HostPolicy {
+ public:
+  int MaxConnections(const std::string&) override { return 1; }
+  absl::Duration StartInterval(const std::string&) override { return absl::ZeroDuration(); }
+  absl::Time NextFetchTime(const std::string&, const FetchOutcome& outcome,
+                           absl::Time now) override {
+    return outcome.status == 503 ? now + absl::Minutes(1) : now;
+  }
+};
+
+TEST(HostQueues, PolicyBackOffDelaysTheAuthority) {
+  BackOffPolicy policy;
+  HostQueues q(&policy);
+  q.Add(U("http://a/1"), kT0);
+  q.Add(U("http://a/2"), kT0);
+  ASSERT_TRUE(q.TakeReady(kT0).has_value());
+  q.Release("http://a", Status(503), kT0);
+  EXPECT_FALSE(q.TakeReady(kT0 + absl::Seconds(59)).has_value());
+  EXPECT_TRUE(q.TakeReady(kT0 + absl::Minutes(1)).has_value());
+}
+
+TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
+  FixedDelayPolicy policy(1, absl::ZeroDuration());
+  HostQueues q(&policy);
+  for (int i = 0; i < 3; ++i) {
+    q.Add(U("http://a/" + std::to_string(i)), kT0);
+    q.Add(U("http://b/" + std::to_string(i)), kT0);
+  }
+  std::string order;
+  for (int i = 0; i < 6; ++i) {
+    auto u = q.TakeReady(kT0);
+    ASSERT_TRUE(u.has_value());
+    order += u->authority.back();
+    q.Release(u->authority, {}, kT0);
+  }
+  EXPECT_EQ(order, "ababab");
+}
+
+TEST(HostQueues, ReleaseOfUnknownAuthorityIsIgnored) {
+  FixedDelayPolicy policy(1, absl::ZeroDuration());
+  HostQueues q(&policy);
+  q.Release("http://nowhere", {}, kT0);
+  EXPECT_EQ(q.in_flight(), 0u);
+  EXPECT_EQ(q.authorities(), 0u);
+}
+
+}  // namespace
+}  // namespace crawler

@@ -1,0 +1,162 @@
+// PageLog: whole lines, valid JSON, null for absent fields, concurrent appends
+// never interleave, and records survive without Close (flushed as it goes).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "crawler/output.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace crawler {
+namespace {
+
+std::string TempDir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             absl::StrCat("crawl-output-test-", name, "-", ::getpid());
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+PageRecord SampleRecord() {
+  PageRecord r;
+  r.url = "http://127.0.0.1:8080/a";
+  r.status = 200;
+  r.content_type = "text/html; charset=utf-8";
+  r.bytes = 1234;
+  r.depth = 2;
+  r.parent = "http://127.0.0.1:8080/";
+  r.fetched_at = absl::FromUnixMillis(1700000000123);
+  r.fetch_ms = 12.5;
+  r.links_found = 7;
+  r.links_new = 3;
+  return r;
+}
+
+TEST(PageRecordToJson, HasEveryFieldTheIssueNames) {
+  const auto j = nlohmann::json::parse(PageRecordToJson(SampleRecord()));
+  for (const char* key : {"url", "final_url", "status", "content_type", "bytes", "depth", "parent",
+                          "fetched_at", "fetch_ms", "links_found", "links_new", "error"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["url"], "http://127.0.0.1:8080/a");
+  EXPECT_EQ(j["final_url"], "http://127.0.0.1:8080/a");  // defaults to url
+  EXPECT_EQ(j["status"], 200);
+  EXPECT_EQ(j["bytes"], 1234);
+  EXPECT_EQ(j["depth"], 2);
+  EXPECT_EQ(j["fetched_at"], "2023-11-14T22:13:20.123Z");
+  EXPECT_DOUBLE_EQ(j["fetch_ms"].get<double>(), 12.5);
+  EXPECT_EQ(j["links_new"], 3);
+  EXPECT_TRUE(j["error"].is_null());
+  EXPECT_FALSE(j.contains("redirect_to"));
+}
+
+TEST(PageRecordToJson, NullsForSeedAndMissingContentTypeAndErrorText) {
+  PageRecord r;
+  r.url = "http://x/";
+  r.error = "timeout: operation timed out";
+  const auto j = nlohmann::json::parse(PageRecordToJson(r));
+  EXPECT_TRUE(j["parent"].is_null());
+  EXPECT_TRUE(j["content_type"].is_null());
+  EXPECT_EQ(j["error"], "timeout: operation timed out");
+}
+
+TEST(PageRecordToJson, InvalidUtf8AndNewlinesStayOnOneParsableLine) {
+  PageRecord r;
+  r.url = "http://x/\xff\xfe";
+  r.error = "bad\nthing";
+  const std::string line = PageRecordToJson(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_NO_THROW(nlohmann::json::parse(line));
+}
+
+TEST(ErrorKind, TextBeforeTheFirstColon) {
+  EXPECT_EQ(ErrorKind("timeout: after 5 s"), "timeout");
+  EXPECT_EQ(ErrorKind("body-too-large"), "body-too-large");
+  EXPECT_EQ(ErrorKind(""), "");
+}
+
+TEST(PageLog, RejectsZeroFlushEvery) {
+  PageLogOptions options;
+  options.dir = TempDir("bad");
+  options.flush_every = 0;
+  EXPECT_FALSE(PageLog::Open(options).ok());
+}
+
+TEST(PageLog, RecordsAreOnDiskBeforeClose) {
+  PageLogOptions options;
+  options.dir = TempDir("flush");
+  options.flush_every = 2;
+  auto log = PageLog::Open(options);
+  ASSERT_TRUE(log.ok()) << log.status();
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*log)->Append(SampleRecord()).ok());
+  // No Close: a killed crawl keeps what was flushed (every 2 records here).
+  EXPECT_EQ(ReadLines((*log)->path()).size(), 4u);
+  EXPECT_EQ((*log)->Written(), 4);
+  ASSERT_TRUE((*log)->Close().ok());
+  EXPECT_FALSE((*log)->Append(SampleRecord()).ok());
+}
+
+TEST(PageLog, ConcurrentAppendsGiveWholeLines) {
+  PageLogOptions options;
+  options.dir = TempDir("concurrent");
+  auto log = PageLog::Open(options);
+  ASSERT_TRUE(log.ok()) << log.status();
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        PageRecord r = SampleRecord();
+        r.url = absl::StrCat("http://127.0.0.1/", t, "/", i, "/", std::string(i % 300, 'x'));
+        ASSERT_TRUE((*log)->Append(r).ok());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE((*log)->Close().ok());
+  const auto lines = ReadLines((*log)->path());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kPerThread));
+  std::set<std::string> urls;
+  for (const auto& line : lines) urls.insert(nlohmann::json::parse(line)["url"].get<std::string>());
+  EXPECT_EQ(urls.size(), lines.size());
+}
+
+TEST(WriteSummary, WritesParsableSummaryWithRate) {
+  CrawlSummary s;
+  s.pages = 100;
+  s.duration_s = 4;
+  s.errors_by_kind["timeout"] = 2;
+  s.status_counts[200] = 98;
+  s.status_counts[0] = 2;
+  s.filter_fp_rate = 0.001;
+  s.stop_reason = "drained";
+  const std::string dir = TempDir("summary");
+  ASSERT_TRUE(WriteSummary(dir, s).ok());
+  std::ifstream in(std::filesystem::path(dir) / "summary.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["pages"], 100);
+  EXPECT_DOUBLE_EQ(j["pages_per_s"].get<double>(), 25.0);
+  EXPECT_EQ(j["errors_by_kind"]["timeout"], 2);
+  EXPECT_EQ(j["status_counts"]["200"], 98);
+  EXPECT_EQ(j["stop_reason"], "drained");
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "summary.json.tmp"));
+}
+
+}  // namespace
+}  // namespace crawler
