@@ -1,24 +1,16 @@
 #include "config/seed_check.h"
 
-#include "absl/strings/match.h"
-#include "config/strings.h"
+#include "crawler/url.h"
 
 namespace crawler::config_internal {
 
+// The same WHATWG parser the crawler uses for links, so a seed is accepted
+// exactly when the frontier could enqueue it.
 absl::Status CheckSeedUrl(std::string_view line) {
-  std::string_view rest = line;
-  if (absl::StartsWithIgnoreCase(Absl(rest), "https://")) {
-    rest.remove_prefix(8);
-  } else if (absl::StartsWithIgnoreCase(Absl(rest), "http://")) {
-    rest.remove_prefix(7);
-  } else {
-    return absl::InvalidArgumentError("");
-  }
-  size_t host_end = rest.find_first_of("/?#");
-  if (rest.substr(0, host_end).empty()) return absl::InvalidArgumentError("empty host");
-  for (char c : line) {
-    if (static_cast<unsigned char>(c) <= ' ') return absl::InvalidArgumentError("contains a space");
-  }
+  absl::StatusOr<Url> url = Url::Parse(line);
+  if (!url.ok()) return url.status();
+  if (!url->IsHttp()) return absl::InvalidArgumentError("");
+  if (url->host().empty()) return absl::InvalidArgumentError("empty host");
   return absl::OkStatus();
 }
 
