@@ -120,9 +120,7 @@ absl::Status Sieve::Save(const fs::path& dir) const {
         absl::StrCat("cannot create checkpoint directory ", dir.string(), ": ", error.message()));
   }
   // Every stripe, then the queue: no push is between filter and queue now.
-  std::vector<std::unique_lock<std::mutex>> stripes;
-  stripes.reserve(kStripeCount);
-  for (std::mutex& stripe : state_->stripes) stripes.emplace_back(stripe);
+  AllStripesLock stripes(state_->stripes);
   std::lock_guard<std::mutex> lock(state_->mutex);
   return internal::WriteFileAtomically(
       CheckpointPath(dir),

@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "bloom/filter.h"
 #include "bloom/hash.h"
 #include "bloom/scalable_filter.h"
@@ -32,6 +33,9 @@ class SeenFilter {
 
   OverflowPolicy policy() const;
   bool InsertIfNew(const bloom::Hash128& hash);
+  // InsertIfNew on each key in order (a key repeated in the batch is new only
+  // the first time), with the keys' cache lines prefetched ahead of use.
+  void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);
   absl::Status Save(std::ostream& out) const;
 
   uint64_t Capacity() const;

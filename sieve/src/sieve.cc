@@ -1,5 +1,6 @@
 #include "sieve/sieve.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "bloom/hash.h"
@@ -69,18 +70,53 @@ bool Sieve::Push(std::string_view url) {
   return true;
 }
 
+namespace {
+
+// A batch of up to kBatchChunk URLs under every stripe at once: the filter
+// gets the whole chunk (its batch form prefetches the keys' cache lines, so
+// their misses overlap) and the queue mutex is taken once. Every stripe is
+// held for the chunk, which keeps exactly-once (and Save's snapshot) intact;
+// the chunk is small so single pushes wait at most a few microseconds.
+constexpr size_t kBatchChunk = 512;
+
+size_t InsertAndEnqueueChunk(Sieve::State& s, absl::Span<const std::string_view> urls,
+                             absl::Span<bool> is_new) {
+  size_t count = 0;
+  AllStripesLock stripes(s.stripes);
+  s.filter.InsertIfNewBatch(urls, is_new);
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (size_t i = 0; i < urls.size(); ++i) {
+      if (is_new[i]) s.queue.Push(urls[i]);
+      count += is_new[i];
+    }
+  }
+  s.dropped.fetch_add(urls.size() - count, std::memory_order_relaxed);
+  s.accepted.fetch_add(count, std::memory_order_relaxed);
+  return count;
+}
+
+}  // namespace
+
 size_t Sieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted) {
-  if (state_->closed.load(std::memory_order_acquire)) {
+  State& s = *state_;
+  if (s.closed.load(std::memory_order_acquire)) {
     for (bool& a : accepted) a = false;
     return 0;
   }
+  bool chunk_results[kBatchChunk];
   size_t count = 0;
-  for (size_t i = 0; i < urls.size(); ++i) {
-    const bool is_new = InsertAndEnqueue(*state_, urls[i]);
-    if (!accepted.empty()) accepted[i] = is_new;
-    count += is_new;
+  for (size_t start = 0; start < urls.size(); start += kBatchChunk) {
+    const size_t size = std::min(kBatchChunk, urls.size() - start);
+    absl::Span<bool> is_new(chunk_results, size);
+    count += InsertAndEnqueueChunk(s, urls.subspan(start, size), is_new);
+    if (!accepted.empty()) std::copy(is_new.begin(), is_new.end(), accepted.begin() + start);
   }
-  if (count > 0) state_->changed.notify_all();
+  const uint64_t total = s.accepted.load(std::memory_order_relaxed);
+  if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(total)) {
+    s.warner.Check(total, s.filter);
+  }
+  if (count > 0) s.changed.notify_all();
   return count;
 }
 

@@ -28,6 +28,23 @@ namespace sieve {
 // stripe with probability ~1/64, so the locks cost little contention.
 inline constexpr size_t kStripeCount = 64;
 
+// Holds every stripe lock, in index order (so two holders cannot deadlock):
+// no push is between its filter check and its enqueue while this lives.
+class AllStripesLock {
+ public:
+  explicit AllStripesLock(std::array<std::mutex, kStripeCount>& stripes) : stripes_(stripes) {
+    for (std::mutex& m : stripes_) m.lock();
+  }
+  ~AllStripesLock() {
+    for (std::mutex& m : stripes_) m.unlock();
+  }
+  AllStripesLock(const AllStripesLock&) = delete;
+  AllStripesLock& operator=(const AllStripesLock&) = delete;
+
+ private:
+  std::array<std::mutex, kStripeCount>& stripes_;
+};
+
 // Counters saved in checkpoints.
 struct SieveCounters {
   uint64_t accepted = 0;

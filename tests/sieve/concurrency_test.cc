@@ -77,6 +77,35 @@ TEST(SieveConcurrencyTest, SameUrlPushedBy8ThreadsAtOnceIsEnqueuedExactlyOnce) {
   EXPECT_EQ(queued.size(), wins.load());
 }
 
+TEST(SieveConcurrencyTest, OverlappingBatchesFrom8ThreadsEnqueueEachUrlOnce) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(dir, kRounds * 4);
+  std::vector<std::thread> threads;
+  std::atomic<uint64_t> accepted{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Thread t pushes URLs [t * kRounds / 8, t * kRounds / 8 + kRounds):
+      // each URL is in up to 8 threads' batches, racing.
+      std::vector<std::string> urls;
+      for (int i = 0; i < kRounds; ++i) urls.push_back(TestUrl(t * kRounds / 8 + i));
+      std::vector<std::string_view> views(urls.begin(), urls.end());
+      for (size_t start = 0; start < views.size(); start += 700) {
+        const size_t size = std::min<size_t>(700, views.size() - start);
+        accepted.fetch_add(sieve->PushBatch(absl::MakeConstSpan(views).subspan(start, size)));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::string> queued;
+  while (std::optional<std::string> url = sieve->TryPop()) {
+    ASSERT_TRUE(queued.insert(*url).second) << "duplicate in queue: " << *url;
+  }
+  EXPECT_EQ(queued.size(), accepted.load());
+  const uint64_t distinct = kRounds + (kThreads - 1) * kRounds / 8;
+  EXPECT_GT(queued.size(), distinct * 99 / 100);
+  EXPECT_LE(queued.size(), distinct);
+}
+
 // A synthetic site: page i links to pages 2i+1 .. 2i+4 (many links repeat
 // across pages), up to kPages pages.
 #ifdef CRAWL_SANITIZED
