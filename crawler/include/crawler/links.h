@@ -67,11 +67,18 @@ struct LinkOptions {
   // `truncated` is set. 100 000 keeps a hostile page at ~10 MB of strings
   // while no real page comes near it (a big sitemap page has a few thousand).
   size_t max_links = 100000;
-  // Bytes of (UTF-8) HTML handed to Gumbo; the rest is ignored and
-  // `truncated` is set. Gumbo's tree costs ~10-40x the bytes it parses, so
-  // 16 MiB bounds one parse at a few hundred MB in the worst case (a page of
-  // nothing but tags); typical pages are under 200 KB.
-  size_t max_html_bytes = size_t{16} << 20;
+  // Bytes of the body handed to Gumbo; the rest is ignored and `truncated`
+  // is set. Gumbo's tree costs ~12 bytes per HTML byte on ordinary pages and
+  // up to ~67 on a page of nothing but tags (measured, see bench/links), so
+  // 4 MiB bounds one parse at ~50 MB typically and ~280 MB at worst. Few
+  // pages are bigger (a 3.9 MB changelog is among the largest of the Python
+  // docs).
+  size_t max_html_bytes = size_t{4} << 20;
+  // Parse only up to the tag where more than this many block or formatting
+  // elements are open (estimated by a byte scan; `truncated` is set).
+  // Gumbo is quadratic in that depth: 10 000 nested <div> take ~0.4 s,
+  // 100 000 take 25 s. Real pages nest a few dozen deep.
+  size_t max_nesting_depth = 4096;
   // How resolved links are normalized (see crawler/url.h).
   NormalizeOptions normalize;
 };

@@ -9,6 +9,7 @@
 #include "crawler/charset.h"
 #include "crawler/links.h"
 #include "links/gumbo_arena.h"
+#include "links/nesting_guard.h"
 #include "links/raw_links.h"
 
 namespace crawler {
@@ -21,7 +22,7 @@ using links_internal::RawPage;
 // Gumbo's tree takes roughly this many bytes per byte of HTML on ordinary
 // pages (measured by the links bench); sizing the first arena block from it
 // makes most parses take one or two blocks.
-constexpr size_t kArenaBytesPerHtmlByte = 4;
+constexpr size_t kArenaBytesPerHtmlByte = 16;
 
 // <base href> resolved against the page; an unusable one is ignored, as in
 // browsers. Null base and no page URL: links must be absolute.
@@ -78,8 +79,14 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
   // Without a '<' there is no element, so nothing for Gumbo to find: the
   // check runs at memchr speed and spares plain-text bodies the parse.
   if (html.utf8.find('<') == std::string_view::npos) return page;
-  GumboArena arena(html.utf8.size() * kArenaBytesPerHtmlByte);
-  const GumboOutput* output = arena.Parse(html.utf8);
+  std::string_view parsed = html.utf8;
+  const size_t safe = links_internal::NestingSafePrefix(parsed, options.max_nesting_depth);
+  if (safe < parsed.size()) {
+    parsed = parsed.substr(0, safe);
+    page.truncated = true;
+  }
+  GumboArena arena(parsed.size() * kArenaBytesPerHtmlByte);
+  const GumboOutput* output = arena.Parse(parsed);
   const RawPage raw = FindRawLinks(output->document, options.max_links);
   page.links_found = raw.links_found;
   page.page_nofollow = raw.page_nofollow;

@@ -39,16 +39,24 @@ void* GumboArena::AllocateAligned(size_t size) {
     AddBlock(next_block_size_);
     next_block_size_ = std::min(next_block_size_ * 2, kMaxBlock);
   }
-  void* result = next_;
+  last_ = next_;
   next_ += size;
-  return result;
+  return last_;
 }
 
 void* GumboArena::Allocate(void* arena, size_t size) {
   return static_cast<GumboArena*>(arena)->AllocateAligned(size);
 }
 
-void GumboArena::Deallocate(void* /*arena*/, void* /*pointer*/) {}
+void GumboArena::Deallocate(void* arena, void* pointer) {
+  // Only the most recent allocation can be given back: Gumbo frees its
+  // temporary token buffers right after use, often before allocating again.
+  auto* self = static_cast<GumboArena*>(arena);
+  if (pointer != nullptr && pointer == self->last_) {
+    self->next_ = self->last_;
+    self->last_ = nullptr;
+  }
+}
 
 const GumboOutput* GumboArena::Parse(std::string_view utf8) {
   GumboOptions options = kGumboDefaultOptions;

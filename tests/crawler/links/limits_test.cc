@@ -58,6 +58,41 @@ TEST(LimitsTest, NestingHundredThousandDeepNeedsNoStack) {
   EXPECT_EQ(page.links[1].url, "http://example.com/deepest");
 }
 
+std::string NestedDivs(int depth) {
+  std::string html = "<a href=/top>t</a>";
+  for (int i = 0; i < depth; ++i) html += "<div>";
+  return html + "<a href=/deepest>x</a>";
+}
+
+TEST(LimitsTest, ModerateBlockNestingIsParsedWhole) {
+  const PageLinks page = ExtractLinks(NestedDivs(3000), "text/html", PageUrl());
+  EXPECT_EQ(page.links.size(), 2u);
+  EXPECT_FALSE(page.truncated);
+}
+
+TEST(LimitsTest, QuadraticBlockNestingIsCutAtMaxNestingDepth) {
+  // Unguarded, Gumbo needs ~25 s for this 500 KB page (see nesting_guard.h).
+  const PageLinks page = ExtractLinks(NestedDivs(100000), "text/html", PageUrl());
+  ASSERT_EQ(page.links.size(), 1u);
+  EXPECT_EQ(page.links[0].url, "http://example.com/top");
+  EXPECT_TRUE(page.truncated);
+  LinkOptions shallow;
+  shallow.max_nesting_depth = 10;
+  EXPECT_TRUE(ExtractLinks(NestedDivs(11), "text/html", PageUrl(), shallow).truncated);
+  EXPECT_FALSE(ExtractLinks(NestedDivs(10), "text/html", PageUrl(), shallow).truncated);
+}
+
+TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
+  LinkOptions shallow;
+  shallow.max_nesting_depth = 3;
+  std::string html;
+  for (int i = 0; i < 100; ++i) html += "<div><b>x</b></DIV><!-- <div><div><div><div> -->";
+  html += "<a href=/end>e</a>";
+  const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), shallow);
+  EXPECT_EQ(page.links.size(), 1u);
+  EXPECT_FALSE(page.truncated);
+}
+
 TEST(LimitsTest, MillionLinksGiveABoundedResult) {
   constexpr int kLinks = 1000000;
   std::string html;

@@ -1,0 +1,73 @@
+// NestingSafePrefix: memchr from '<' to '<', then a short look at the tag name.
+#include "links/nesting_guard.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "links/ascii.h"
+
+namespace crawler::links_internal {
+namespace {
+
+// Tags whose nesting makes Gumbo walk its stacks: the block containers that
+// close a <p> in button scope, and the formatting elements. (Void elements,
+// and elements that close their predecessor such as <p>, <li>, <td>, do not
+// nest when left unclosed, so they are not counted; nor are <a>, <nobr> and
+// <form>, which Gumbo closes or drops when a second one starts.)
+constexpr std::string_view kNestingTags[] = {
+    "address",  "article",    "aside",  "b",       "big",    "blockquote", "center",
+    "code",     "details",    "dialog", "dir",     "div",    "dl",         "em",
+    "fieldset", "figcaption", "figure", "font",    "footer", "header",     "hgroup",
+    "i",        "main",       "menu",   "nav",     "ol",     "s",          "section",
+    "small",    "strike",     "strong", "summary", "tt",     "u",          "ul",
+};
+
+bool IsTagNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool IsNestingTag(std::string_view name) {
+  char lowered[12];
+  if (name.size() > sizeof(lowered)) return false;
+  for (size_t i = 0; i < name.size(); ++i) lowered[i] = AsciiLower(name[i]);
+  const std::string_view key(lowered, name.size());
+  for (std::string_view tag : kNestingTags) {
+    if (tag == key) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+size_t NestingSafePrefix(std::string_view html, size_t max_depth) {
+  const char* const begin = html.data();
+  const char* const end = begin + html.size();
+  size_t depth = 0;
+  const char* p = begin;
+  while (true) {
+    p = static_cast<const char*>(std::memchr(p, '<', static_cast<size_t>(end - p)));
+    if (p == nullptr || end - p < 2) return html.size();
+    const char* tag = p;
+    ++p;
+    if (*p == '!' && end - p >= 3 && p[1] == '-' && p[2] == '-') {
+      const std::string_view rest(p + 3, static_cast<size_t>(end - p - 3));
+      const size_t close = rest.find("-->");
+      if (close == std::string_view::npos) return html.size();
+      p += 3 + close + 3;
+      continue;
+    }
+    const bool closing = *p == '/';
+    if (closing) ++p;
+    const char* name_end = p;
+    while (name_end < end && IsTagNameChar(*name_end)) ++name_end;
+    const std::string_view name(p, static_cast<size_t>(name_end - p));
+    if (name.empty() || !IsNestingTag(name)) continue;
+    if (closing) {
+      depth -= depth > 0 ? 1 : 0;
+    } else if (++depth > max_depth) {
+      return static_cast<size_t>(tag - begin);
+    }
+  }
+}
+
+}  // namespace crawler::links_internal
