@@ -47,44 +47,35 @@ inline uint64_t BlockIndex(const Hash128& h, uint64_t block_count) {
   return FastRange(h.high, block_count);
 }
 
-// The k bits of the key inside its block, as one mask per word of the block.
-struct BlockMasks {
-  uint64_t word[kWordsPerBlock] = {};
-};
-
-inline BlockMasks MakeBlockMasks(const Hash128& h, uint32_t k) {
-  BlockMasks masks;
-  uint64_t x = h.low;
-  for (uint32_t i = 0; i < k; ++i) {
-    const uint64_t bit = x >> 55;  // 9 bits: 0..511
-    masks.word[bit >> 6] |= uint64_t{1} << (bit & 63);
-    x *= kBlockMultiplier;
-  }
-  return masks;
-}
-
 inline const uint64_t* BlockWords(const uint64_t* words, const Hash128& h, uint64_t block_count) {
   return words + BlockIndex(h, block_count) * kWordsPerBlock;
 }
 
+// Probe by probe with an early exit: after the first load the line is in L1,
+// and most negative lookups stop at the first or second clear bit.
 inline bool BlockedMayContain(const uint64_t* words, uint64_t block_count, uint32_t k,
                               const Hash128& h) {
   const uint64_t* block = BlockWords(words, h, block_count);
-  const BlockMasks masks = MakeBlockMasks(h, k);
-  bool all = true;
-  for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
-    all &= (LoadWord(block + w) & masks.word[w]) == masks.word[w];
+  uint64_t x = h.low;
+  for (uint32_t i = 0; i < k; ++i) {
+    const uint64_t bit = x >> 55;
+    if (((LoadWord(block + (bit >> 6)) >> (bit & 63)) & 1) == 0) return false;
+    x *= kBlockMultiplier;
   }
-  return all;
+  return true;
 }
 
 // Returns the number of bits this call turned on (0: the key was present).
+// One atomic operation per probe that finds its bit clear; none for a key
+// already present.
 inline uint64_t BlockedInsert(uint64_t* words, uint64_t block_count, uint32_t k, const Hash128& h) {
   uint64_t* block = words + BlockIndex(h, block_count) * kWordsPerBlock;
-  const BlockMasks masks = MakeBlockMasks(h, k);
+  uint64_t x = h.low;
   uint64_t turned_on = 0;
-  for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
-    if (masks.word[w] != 0) turned_on += SetBits(block + w, masks.word[w]);
+  for (uint32_t i = 0; i < k; ++i) {
+    const uint64_t bit = x >> 55;
+    turned_on += SetBits(block + (bit >> 6), uint64_t{1} << (bit & 63));
+    x *= kBlockMultiplier;
   }
   return turned_on;
 }

@@ -1,0 +1,45 @@
+// One benchmark row: a layout, single or batched calls, a thread count, and
+// what was measured.
+#ifndef BENCH_BLOOM_ROW_H_
+#define BENCH_BLOOM_ROW_H_
+
+#include <cstdint>
+#include <string>
+
+#include "bloom/params.h"
+
+namespace bloom_bench {
+
+struct RowSetup {
+  bloom::Layout layout = bloom::Layout::kBlocked;
+  bool batched = false;
+  int threads = 1;
+  uint64_t n = 0;
+  double p = 0.01;
+  uint64_t queries = 0;  // per lookup kind and repeat
+  int repeats = 3;
+};
+
+struct RowResult {
+  std::string impl;  // e.g. "blocked-batched", or "dram"
+  int threads = 1;
+  uint64_t n = 0;
+  double p = 0;
+  double bits_per_key = 0;
+  double fpr = 0;           // measured over the negative queries
+  double insert_ns = 0;     // per key, wall clock over all threads together
+  double query_pos_ns = 0;  // median of repeats
+  double query_neg_ns = 0;  // median of repeats
+  uint32_t hash_count = 0;
+};
+
+// Builds a filter of setup.n keys and measures it. Exits on error.
+RowResult RunFilterRow(const RowSetup& setup);
+
+// The memory system's limit: independent random 64-byte reads over a buffer
+// of `bytes` (huge pages requested), ns per read, median of repeats.
+RowResult RunDramRow(uint64_t bytes, uint64_t reads, int repeats, uint64_t n, double p);
+
+}  // namespace bloom_bench
+
+#endif  // BENCH_BLOOM_ROW_H_
