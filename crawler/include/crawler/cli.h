@@ -10,6 +10,9 @@
 //
 // Flags take "--name VALUE" or "--name=VALUE"; boolean flags (--quiet,
 // --strict, --ignore-nofollow, --resume, --fresh) take no value, or =true/=false.
+// Short forms: -h (--help), -V (--version), -q (--quiet). A flag given twice:
+// the last wins, except --allow/--deny, which accumulate (and replace the
+// config file's list rather than extend it).
 //
 // Threading: pure functions, safe from any thread.
 #ifndef CRAWLER_CLI_H_

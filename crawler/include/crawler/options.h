@@ -147,9 +147,11 @@ struct CrawlOptions {
 // Sets config_file = path.
 absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOptions base);
 
-// Checks what single fields cannot: resume with fresh, allow/deny regexes
-// that RE2 rejects, and a missing seeds file name when not resuming. The
-// message names the offending option.
+// Checks every field against the bounds its flag has (for options built in
+// code rather than parsed; fp_rate in (0, 1), allow/deny compile with RE2...),
+// then what single fields cannot: resume with fresh, per_host above
+// connections, and a missing seeds file name when not resuming. The message
+// names the offending flag: "--fp-rate: 2 is not in (0, 1)".
 absl::Status ValidateCrawlOptions(const CrawlOptions& options);
 
 }  // namespace crawler

@@ -2,13 +2,14 @@
 //
 //   # comments and blank lines are ignored
 //   https://example.org/
-//   http://example.net/start.html
+//   http://example.net/start.html   # a trailing comment after a blank
 //
 // Leading and trailing whitespace (and a CR before the newline) is ignored; a
-// line whose first non-blank character is '#' is a comment ('#' elsewhere is
-// part of the URL, i.e. a fragment). A line that is not an absolute http(s)
-// URL is reported as "file:line: 'text' is not an http(s) URL" and skipped,
-// or, in strict mode, makes the whole read fail with that message.
+// line whose first non-blank character is '#' is a comment. Since a URL has
+// no raw whitespace, a blank ends it and may only be followed by a "# comment"
+// ('#' right after the URL is its fragment, kept as written). A line that is not an absolute
+// http(s) URL is reported as "file:line: 'text' is not an http(s) URL" and skipped, or, in strict
+// mode, makes the whole read fail with that message.
 //
 //   absl::StatusOr<crawler::SeedsReport> seeds = crawler::ReadSeedsFile("seeds.txt", false);
 //   for (const std::string& problem : seeds->problems) spdlog::warn("{}", problem);

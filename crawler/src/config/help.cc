@@ -55,6 +55,7 @@ std::string HelpText() {
          FlagLine("version", "", "print the version and exit"),
          "\nCounts accept 1000000, 1_000_000 and 1e6; sizes 1048576, 64MiB, 10MB;\n"
          "durations 200ms, 1.5 (seconds), 1s, 2m.\n"
+         "\nRelative paths (seeds, out, ...) are relative to the working directory.\n"
          "\nExit status: 0 crawl finished, 1 runtime failure, 2 usage or configuration "
          "error.\n");
   return text;

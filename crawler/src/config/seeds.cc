@@ -42,6 +42,25 @@ std::string Problem(const std::string& path, size_t line_number, std::string_vie
   return problem;
 }
 
+// A URL never contains raw whitespace (it would be percent-encoded), so the
+// first blank ends it: what follows may only be a "# comment". Returns the URL
+// part, or an error for other text after it.
+absl::StatusOr<std::string_view> CutTrailingComment(std::string_view line) {
+  size_t blank = line.find_first_of(" \t");
+  if (blank == std::string_view::npos) return line;
+  std::string_view rest = config_internal::Std(
+      absl::StripLeadingAsciiWhitespace(config_internal::Absl(line.substr(blank))));
+  if (rest.starts_with('#')) return line.substr(0, blank);
+  return absl::InvalidArgumentError("contains whitespace; one URL per line");
+}
+
+absl::Status CheckLine(std::string_view line, std::string_view* url) {
+  absl::StatusOr<std::string_view> cut = CutTrailingComment(line);
+  if (!cut.ok()) return cut.status();
+  *url = *cut;
+  return config_internal::CheckSeedUrl(*url);
+}
+
 }  // namespace
 
 absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& path, bool strict) {
@@ -61,9 +80,10 @@ absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& path, bool strict) 
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
-    absl::Status valid = config_internal::CheckSeedUrl(line);
+    std::string_view url;
+    absl::Status valid = CheckLine(line, &url);
     if (valid.ok()) {
-      report.urls.emplace_back(line);
+      report.urls.emplace_back(url);
       continue;
     }
     std::string problem = Problem(path, line_number, line, valid);

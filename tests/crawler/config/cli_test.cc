@@ -210,6 +210,15 @@ dir = "file-out"
   EXPECT_EQ(o.spill_dir, "file-out/spill");
 }
 
+TEST(ParseCrawlCommand, TheShippedConfigGivesTheSameOptionsAsNoConfig) {
+  const std::string shipped = CRAWL_SOURCE_DIR "/config/crawl.toml";
+  CrawlOptions with_file = ParseOk({"--config=" + shipped, "--seeds", "s.txt"});
+  CrawlOptions without = ParseOk({"--seeds", "s.txt"});
+  EXPECT_EQ(with_file.config_file, shipped);
+  with_file.config_file.clear();
+  EXPECT_TRUE(with_file == without);
+}
+
 TEST(ParseCrawlCommand, ConfigFileErrorsNameTheFileAndKey) {
   testing::TempDir dir;
   std::string config = dir.Write("crawl.toml", "[fetch]\nfoo = 1\n");

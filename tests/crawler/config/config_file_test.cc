@@ -339,7 +339,8 @@ TEST(ValidateCrawlOptions, ChecksFieldsBuiltInCodeAndCombinations) {
               StartsWith("--deny: '[z-a]' is not a valid"));
   options.deny.clear();
   options.resume = options.fresh = true;
-  EXPECT_THAT(std::string(ValidateCrawlOptions(options).message()), HasSubstr("--resume and --fresh"));
+  EXPECT_THAT(std::string(ValidateCrawlOptions(options).message()),
+              HasSubstr("--resume and --fresh"));
   options.resume = options.fresh = false;
   options.seeds_file.clear();
   EXPECT_THAT(std::string(ValidateCrawlOptions(options).message()), StartsWith("--seeds: missing"));

@@ -58,6 +58,25 @@ TEST(ReadSeedsFile, ReportsBadLinesWithFileAndLineAndSkipsThem) {
   EXPECT_THAT(seeds->problems[3], StartsWith(path + ":6: 'http://' is not an http(s) URL"));
 }
 
+TEST(ReadSeedsFile, ABlankEndsTheUrlAndOnlyACommentMayFollow) {
+  testing::TempDir dir;
+  std::string path = dir.Write("seeds.txt",
+                               "https://a.example/   # the main site\n"
+                               "https://b.example/#top\n"
+                               "https://c.example/\t#tabbed comment\n"
+                               "https://d.example/ https://e.example/\n"
+                               "https://f.example/a b\n");
+  absl::StatusOr<SeedsReport> seeds = ReadSeedsFile(path, false);
+  ASSERT_TRUE(seeds.ok()) << seeds.status();
+  EXPECT_THAT(seeds->urls,
+              ElementsAre("https://a.example/", "https://b.example/#top", "https://c.example/"));
+  EXPECT_THAT(seeds->problems,
+              ElementsAre(path + ":4: 'https://d.example/ https://e.example/' is not an http(s) "
+                                 "URL (contains whitespace; one URL per line)",
+                          path + ":5: 'https://f.example/a b' is not an http(s) URL (contains "
+                                 "whitespace; one URL per line)"));
+}
+
 TEST(ReadSeedsFile, StrictMakesTheFirstBadLineFatal) {
   testing::TempDir dir;
   std::string path = dir.Write("seeds.txt", "https://good.example/\n\nhtp:/x\nnot a url\n");
