@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 namespace crawler {
 namespace {
 
@@ -111,6 +114,67 @@ TEST(ParseDuration, RejectsNegativeJunkAndUnknownUnits) {
   EXPECT_EQ(ParseDuration("-1s").status().message(), "-1s is negative");
   EXPECT_EQ(ParseDuration("1d").status().message(),
             "'1d' is not a duration (e.g. 200ms, 1s, 1.5, 2m)");
+}
+
+// Inserts "_" every three digits from the right: 1234567 -> 1_234_567.
+std::string WithUnderscores(const std::string& digits) {
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += '_';
+    out += digits[i];
+  }
+  return out;
+}
+
+TEST(ParseCount, RoundTripsRandomValuesInEveryForm) {
+  std::mt19937_64 random(20261122);  // fixed seed: the same values every run
+  for (int i = 0; i < 20'000; ++i) {
+    // Log-uniform magnitudes, so short and long numbers are both common.
+    uint64_t value = random() >> (random() % 64);
+    std::string digits = std::to_string(value);
+    ASSERT_EQ(*ParseCount(digits), value) << digits;
+    ASSERT_EQ(*ParseCount(WithUnderscores(digits)), value) << WithUnderscores(digits);
+    // d.ddd...eN with every digit kept is exact, whatever the length.
+    std::string scientific = digits.substr(0, 1);
+    if (digits.size() > 1) scientific += "." + digits.substr(1);
+    scientific += "e" + std::to_string(digits.size() - 1);
+    ASSERT_EQ(*ParseCount(scientific), value) << scientific;
+  }
+}
+
+TEST(ParseBytes, MatchesTheUnitArithmeticForRandomValues) {
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 10'000; ++i) {
+    uint64_t value = random() % 1'000'000;
+    std::string text = std::to_string(value);
+    ASSERT_EQ(*ParseBytes(text + "KiB"), value << 10);
+    ASSERT_EQ(*ParseBytes(text + "MiB"), value << 20);
+    ASSERT_EQ(*ParseBytes(text + "MB"), value * 1'000'000);
+    ASSERT_EQ(*ParseBytes(text + " GiB"), value << 30);
+  }
+}
+
+TEST(Parsers, RandomBytesNeverCrashAndRejectNonNumbers) {
+  std::mt19937_64 random(99);
+  constexpr char kAlphabet[] = "0123456789_.eE+-kKMGTiBmsuhn \t\x00\xff";
+  for (int i = 0; i < 50'000; ++i) {
+    std::string text;
+    size_t length = random() % 12;
+    for (size_t j = 0; j < length; ++j) text += kAlphabet[random() % (sizeof kAlphabet - 1)];
+    absl::StatusOr<uint64_t> count = ParseCount(text);
+    absl::StatusOr<uint64_t> bytes = ParseBytes(text);
+    absl::StatusOr<double> seconds = ParseDuration(text);
+    // Anything accepted starts with a digit and has no blank at either end.
+    for (bool accepted : {count.ok(), bytes.ok(), seconds.ok()}) {
+      if (!accepted) continue;
+      ASSERT_FALSE(text.empty());
+      EXPECT_TRUE(text.front() >= '0' && text.front() <= '9') << text;
+      EXPECT_NE(text.back(), ' ') << text;
+    }
+    if (seconds.ok()) {
+      EXPECT_GE(*seconds, 0.0) << text;
+    }
+  }
 }
 
 }  // namespace
