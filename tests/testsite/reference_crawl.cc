@@ -3,7 +3,7 @@
 #include <httplib.h>
 
 #include <deque>
-#include <regex>
+#include <optional>
 #include <utility>
 
 namespace testsite_test {
@@ -33,10 +33,37 @@ std::string RemoveDotSegments(const std::string& path) {
   return result.empty() ? "/" : result;
 }
 
+// The attributes of each <tag ...> in `html`, e.g. ` href="/p/1.html"`. The
+// site writes lowercase tags and double-quoted values; this is not a parser.
+std::vector<std::string> TagAttributes(const std::string& html, const std::string& tag) {
+  std::vector<std::string> tags;
+  const std::string open = "<" + tag;
+  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+    const size_t start = at + open.size();
+    if (start >= html.size() || (html[start] != ' ' && html[start] != '\n')) continue;
+    const size_t end = html.find('>', start);
+    if (end == std::string::npos) break;
+    tags.push_back(html.substr(start, end - start));
+  }
+  return tags;
+}
+
+// The value of name="..." in `attributes`, or nullopt.
+std::optional<std::string> Attribute(const std::string& attributes, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const size_t at = attributes.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t start = at + key.size();
+  const size_t end = attributes.find('"', start);
+  if (end == std::string::npos) return std::nullopt;
+  return attributes.substr(start, end - start);
+}
+
 std::string BaseHrefOf(const std::string& html) {
-  static const std::regex kBase(R"re(<base\s+href="([^"]*)")re", std::regex::icase);
-  std::smatch match;
-  return std::regex_search(html, match, kBase) ? match[1].str() : "";
+  for (const std::string& attributes : TagAttributes(html, "base")) {
+    if (auto href = Attribute(attributes, "href")) return *href;
+  }
+  return "";
 }
 
 }  // namespace
@@ -49,18 +76,11 @@ std::string PathOf(const testsite::TestSite& site, const std::string& url) {
 }
 
 std::vector<std::string> FollowableHrefs(const std::string& html) {
-  static const std::regex kAnchor(R"re(<a\s([^>]*)>)re", std::regex::icase);
-  static const std::regex kHref(R"re(href="([^"]*)")re", std::regex::icase);
-  static const std::regex kNofollow(R"re(rel="[^"]*nofollow)re", std::regex::icase);
   std::vector<std::string> hrefs;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), kAnchor);
-       it != std::sregex_iterator(); ++it) {
-    const std::string attributes = (*it)[1].str();
-    std::smatch href;
-    if (std::regex_search(attributes, kNofollow) || !std::regex_search(attributes, href, kHref)) {
-      continue;
-    }
-    hrefs.push_back(href[1].str());
+  for (const std::string& attributes : TagAttributes(html, "a")) {
+    const std::optional<std::string> rel = Attribute(attributes, "rel");
+    if (rel && rel->find("nofollow") != std::string::npos) continue;
+    if (auto href = Attribute(attributes, "href")) hrefs.push_back(*href);
   }
   return hrefs;
 }

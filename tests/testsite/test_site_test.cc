@@ -253,6 +253,34 @@ TEST(TestSiteTest, MeasuresPeakConcurrentRequests) {
   }
 }
 
+// cpp-httplib's default pool has 8 threads; a crawler with 16 connections
+// must see all 16 served at once.
+TEST(TestSiteTest, ServesMoreConnectionsAtOnceThanHttplibsDefaultPool) {
+  auto site = StartOrDie({.pages = 40, .latency_ms = 600, .threads = 64});
+  ASSERT_NE(site, nullptr);
+  constexpr int kClients = 16;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&site, i] {
+      httplib::Client client("127.0.0.1", site->port());
+      EXPECT_TRUE(client.Get("/p/" + std::to_string(i + 1) + ".html"));
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_GT(site->MaxConcurrentRequests(), 8);
+}
+
+TEST(TestSiteTest, StopReturnsPromptlyWhileAClientHoldsAnIdleConnection) {
+  auto site = StartOrDie({.pages = 10, .keep_alive_timeout_s = 1});
+  ASSERT_NE(site, nullptr);
+  httplib::Client client("127.0.0.1", site->port());
+  client.set_keep_alive(true);
+  ASSERT_TRUE(client.Get("/"));  // the connection stays open and idle
+  const auto start = std::chrono::steady_clock::now();
+  site->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+}
+
 TEST(TestSiteTest, HandleAddsAnExactRouteThatWinsOverTheSite) {
   auto site = StartOrDie({.pages = 10, .latency_ms = 0});
   ASSERT_NE(site, nullptr);

@@ -6,8 +6,9 @@
 // max(1, links_per_page / 2), so every page is reachable from the root and the
 // tree depth is about log_fanout(pages). The remaining links of a page point at
 // seeded random pages (back links, cross links, self links, duplicates). With
-// 1000 pages and 10 links per page the tree alone is 5 levels deep; the random
-// links make most pages reachable in 3 or 4 hops.
+// 1000 pages and 10 links a page the tree alone is 5 levels deep; with the
+// random links 681 pages lie within 3 hops and all within 4 (seed 1). With
+// 100000 pages: 1107 within 3, 65262 within 5, all within 7.
 //
 // All random draws happen whatever the odd-case switches say, so switching
 // `redirects` on changes how a link is written, never where it points.

@@ -2,7 +2,6 @@
 
 #include <sys/socket.h>
 
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -38,23 +37,23 @@ class ListeningServer : public httplib::Server {
 
 }  // namespace
 
+// Owns the server and everything its handlers touch. TestSite's read-only
+// methods use the public members directly; they are set before Start returns.
 class TestSite::Impl {
  public:
   explicit Impl(const SiteOptions& options)
       : options_(options), graph_(options), tracker_(options.keep_request_log) {}
-
   ~Impl() { Stop(); }
 
   absl::Status Start();
   void Stop();
+  void Handle(const std::string& path, Handler handler);
 
   const SiteOptions options_;
   const SiteGraph graph_;
   RequestTracker tracker_;
   int port_ = 0;
-  std::string base_url_;
-
-  void Handle(const std::string& path, Handler handler);
+  std::string base_url_;  // "http://host:port"
 
  private:
   absl::Status Bind();
@@ -62,6 +61,7 @@ class TestSite::Impl {
   std::shared_ptr<const Handler> FindRoute(const std::string& path) const;
 
   StopSignal stop_;
+  // Built once the port is known (absolute links hold it).
   std::optional<PageRenderer> renderer_;
   std::optional<SiteRouter> router_;
   ListeningServer server_;
