@@ -83,6 +83,22 @@ TEST(UrlFuzzTest, RandomBytesNeverCrash) {
   EXPECT_GT(parsed, 20000);
 }
 
+// Every URL that parses becomes a base for the next inputs, so that odd
+// bases (file drive letters, "/." paths, opaque paths with queries, empty
+// hosts) are exercised too.
+TEST(UrlFuzzTest, RandomBasesNeverCrash) {
+  std::mt19937_64 rng(77);
+  std::vector<Url> bases = Bases();
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string input = RandomTokens(rng);
+    parsed += Exercise(input, {bases.back()});
+    absl::StatusOr<Url> url = Url::Parse(input, &bases[rng() % bases.size()]);
+    if (url.ok()) bases.back() = *std::move(url);
+  }
+  EXPECT_GT(parsed, 10000);
+}
+
 TEST(UrlFuzzTest, RandomUrlLikeInputsNeverCrashAndAreStable) {
   std::mt19937_64 rng(4);
   const std::vector<Url> bases = Bases();

@@ -19,6 +19,17 @@ Url MustParse(std::string_view input, const Url* base = nullptr) {
   return url.ok() ? *std::move(url) : *Url::Parse("http://invalid.test/");
 }
 
+TEST(UrlTest, HeaderExampleHolds) {
+  const absl::StatusOr<Url> page = Url::Parse("HTTP://Example.COM:80/a/b?x#y");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->href(), "http://example.com/a/b?x#y");
+  EXPECT_EQ(page->port(), -1);
+  EXPECT_EQ(page->Authority(), "http://example.com:80");
+  const absl::StatusOr<std::string> next = ResolveLink(*page, "../c%7e?q#frag");
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, "http://example.com/c~?q");
+}
+
 TEST(UrlTest, AccessorsAreViewsOfTheSerialization) {
   const Url url = MustParse("HTTP://User:Pass@Example.COM:8080/a/./b/../c?q=1#frag");
   EXPECT_EQ(url.href(), "http://User:Pass@example.com:8080/a/c?q=1#frag");
