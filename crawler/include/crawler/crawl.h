@@ -1,0 +1,93 @@
+// Crawler: one crawl, end to end. Seeds go through the LinkFilter into the
+// Frontier (and so the Sieve); a scheduler thread hands ready URLs to the
+// Fetcher (libcurl, its own threads); each finished fetch is queued for a pool
+// of parser threads, which extract links (Gumbo), filter them, offer them to
+// the Frontier and append the page's record to pages.jsonl. The crawl ends
+// when the Sieve is drained, the host queues are empty and nothing is being
+// fetched or parsed (or at --max-pages, or on RequestStop).
+//
+//   auto crawl = crawler::Crawler::Create(options, seeds);   // normalized or not
+//   if (!crawl.ok()) return 2;                                // bad options/seeds
+//   absl::StatusOr<crawler::CrawlSummary> summary = (*crawl)->Run();  // blocks
+//
+// Why parsing has its own threads: Gumbo is the bottleneck (~10 MB/s a core);
+// running it on the curl threads would stall every transfer of that thread.
+// Fetch callbacks only hand the body over (a move), so fetching and the
+// bookkeeping stay out of the parsers' way.
+//
+// Threading: Run is called once, from one thread. RequestStop and Progress are
+// safe from any thread (not from a signal handler: see signals in app/).
+#ifndef CRAWLER_CRAWL_H_
+#define CRAWLER_CRAWL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crawler/options.h"
+#include "crawler/output.h"
+
+namespace crawler {
+
+// A live snapshot for the progress line.
+struct CrawlProgress {
+  int64_t pages = 0;   // records written
+  int64_t errors = 0;  // records with an error
+  double elapsed_s = 0;
+  int64_t queued = 0;        // in the Sieve plus the host queues
+  int64_t in_flight = 0;     // being fetched
+  int64_t parsing = 0;       // fetched, waiting for or in a parser
+  double seen_estimate = 0;  // the Sieve's estimate of distinct URLs
+  double filter_fill = 0;
+  double filter_fp_rate = 0;
+};
+
+// "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2"
+std::string FormatProgress(const CrawlProgress& progress);
+
+class Crawler {
+ public:
+  // Validates the options, normalizes the seeds (an invalid one is an error:
+  // the seeds file reader already skipped bad lines), creates the Sieve,
+  // Frontier, output directory and Fetcher. Errors here are usage or
+  // configuration errors (exit 2) unless they are I/O (exit 1).
+  static absl::StatusOr<std::unique_ptr<Crawler>> Create(const CrawlOptions& options,
+                                                         const std::vector<std::string>& seeds);
+  ~Crawler();
+  Crawler(const Crawler&) = delete;
+  Crawler& operator=(const Crawler&) = delete;
+
+  // Crawls until done, writes summary.json and returns what it holds. Fails
+  // only on an output write error.
+  absl::StatusOr<CrawlSummary> Run();
+
+  // Stop taking new URLs; in-flight transfers get a few seconds, then are
+  // abandoned (recorded with error "aborted"). Run returns after that.
+  void RequestStop();
+
+  CrawlProgress Progress() const;
+
+  class Impl;
+
+ private:
+  explicit Crawler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads the seeds file of `options` (problems logged as warnings, fatal with
+// --strict), runs the crawl and returns the summary. No signal handling.
+absl::StatusOr<CrawlSummary> RunCrawl(const CrawlOptions& options);
+
+// The whole `crawl` program (main.cc calls it with main's arguments):
+//   crawl [options]              the crawl (SIGINT/SIGTERM stop it gracefully)
+//   crawl url BASE HREF          what the crawler would enqueue, or why not
+//   crawl url --batch            BASE<TAB>HREF lines on stdin
+//   crawl links [--base URL] [FILE]   the links extracted from a page
+// Returns the exit code: 0 done, 1 runtime failure, 2 usage/configuration.
+int CrawlProgramMain(int argc, const char* const* argv);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_CRAWL_H_

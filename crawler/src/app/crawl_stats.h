@@ -1,0 +1,69 @@
+// CrawlStats: the counters behind the progress line and summary.json. Written
+// by the parser threads (one Add per page) and read by the scheduler.
+//
+// Threading: every method is safe to call concurrently.
+#ifndef CRAWLER_APP_CRAWL_STATS_H_
+#define CRAWLER_APP_CRAWL_STATS_H_
+
+#include <cstdint>
+#include <mutex>
+
+#include "crawler/output.h"
+
+namespace crawler {
+
+// What one processed page adds to the link counters.
+struct LinkCounts {
+  int64_t off_scope = 0;  // off-scope, not allowed or denied
+  int64_t over_depth = 0;
+  int64_t too_long = 0;
+  int64_t rejected = 0;
+  int64_t nofollow_skipped = 0;
+};
+
+class CrawlStats {
+ public:
+  void Add(const PageRecord& record, const LinkCounts& links) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++s_.pages;
+    if (record.status >= 200 && record.status < 300 && record.error.empty()) ++s_.pages_ok;
+    s_.bytes += record.bytes;
+    if (!record.error.empty()) ++s_.errors_by_kind[ErrorKind(record.error)];
+    ++s_.status_counts[record.status];
+    s_.links_found += record.links_found;
+    s_.links_new += record.links_new;
+    if (!record.redirect_to.empty()) ++s_.redirects;
+    AddLinksLocked(links);
+  }
+  // For links not tied to a written page (the seeds).
+  void AddLinks(const LinkCounts& links) {
+    std::lock_guard<std::mutex> lock(mu_);
+    AddLinksLocked(links);
+  }
+  CrawlSummary Snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return s_;
+  }
+  int64_t Errors() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t n = 0;
+    for (const auto& [kind, count] : s_.errors_by_kind) n += count;
+    return n;
+  }
+
+ private:
+  void AddLinksLocked(const LinkCounts& links) {
+    s_.off_scope += links.off_scope;
+    s_.over_depth += links.over_depth;
+    s_.too_long += links.too_long;
+    s_.rejected += links.rejected;
+    s_.nofollow_skipped += links.nofollow_skipped;
+  }
+
+  mutable std::mutex mu_;
+  CrawlSummary s_;  // guarded by mu_
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_APP_CRAWL_STATS_H_

@@ -1,0 +1,295 @@
+// Crawler::Impl: the scheduler loop and the glue between the stages.
+//
+//   scheduler (Run's thread)      fetcher threads          parser threads
+//   Frontier::Next --Submit-->    transfer ... callback
+//                                 Frontier::Release
+//                                 ParsePool::Submit  -->   PageProcessor::Process
+//                                                          PageLog::Append
+//                                                          Frontier::Done, wake scheduler
+//
+// Back-pressure: the scheduler submits only while fewer than --connections
+// transfers run and the parse backlog is under two jobs per connection, so a
+// slow parser slows fetching instead of filling memory with bodies.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "app/crawl_setup.h"
+#include "app/crawl_stats.h"
+#include "app/page_processor.h"
+#include "app/parse_pool.h"
+#include "crawler/crawl.h"
+#include "crawler/fetch.h"
+#include "crawler/frontier.h"
+#include "crawler/link_filter.h"
+#include "sieve/sieve.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+struct ParseJob {
+  CrawlUrl url;
+  FetchResult result;
+};
+
+// How long in-flight transfers may finish after a stop request.
+constexpr std::chrono::milliseconds kStopGrace{3000};
+
+}  // namespace
+
+class Crawler::Impl {
+ public:
+  explicit Impl(const CrawlOptions& options) : options_(options) {}
+  ~Impl() {
+    if (fetcher_ != nullptr) fetcher_->Shutdown(std::chrono::milliseconds(0));
+    if (parsers_ != nullptr) parsers_->Finish();
+  }
+
+  absl::Status Init(const std::vector<std::string>& seeds);
+  absl::StatusOr<CrawlSummary> Run();
+  void RequestStop() {
+    stop_.store(true);
+    cv_.notify_all();
+  }
+  CrawlProgress Progress() const;
+
+ private:
+  void OnFetched(FetchResult&& result);
+  void OnParsed(ParseJob&& job);
+  bool SubmitReady();
+  bool Finished();
+  void WaitForEvent();
+  void ReportProgress(bool final_line);
+  CrawlSummary Summarize(const std::string& stop_reason);
+
+  const CrawlOptions options_;
+  const absl::Time start_ = absl::Now();
+  std::unique_ptr<sieve::Sieve> sieve_;
+  std::unique_ptr<Frontier> frontier_;
+  std::unique_ptr<LinkFilter> filter_;
+  std::unique_ptr<PageProcessor> processor_;
+  std::unique_ptr<PageLog> log_;
+  CrawlStats stats_;
+  std::unique_ptr<ParsePool<ParseJob>> parsers_;
+  std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
+
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> fetching_{0};
+  std::atomic<uint64_t> next_tag_{1};
+  std::mutex mu_;  // guards in_flight_ and pairs with cv_
+  std::condition_variable cv_;
+  absl::flat_hash_map<uint64_t, CrawlUrl> in_flight_;
+  absl::Time last_progress_ = absl::Now();
+  bool tty_ = false;
+};
+
+absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
+  absl::StatusOr<std::vector<std::string>> seeds = NormalizeSeeds(raw_seeds, options_);
+  if (!seeds.ok()) return seeds.status();
+  absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options_, *seeds);
+  if (!filter.ok()) return filter.status();
+  filter_ = std::move(*filter);
+
+  absl::StatusOr<std::unique_ptr<sieve::Sieve>> sieve =
+      sieve::Sieve::Create(SieveOptionsOf(options_));
+  if (!sieve.ok()) return sieve.status();
+  sieve_ = std::move(*sieve);
+  absl::StatusOr<std::unique_ptr<Frontier>> frontier =
+      Frontier::Create(sieve_.get(), FrontierOptionsOf(options_));
+  if (!frontier.ok()) return frontier.status();
+  frontier_ = std::move(*frontier);
+
+  LinkOptions link_options;
+  link_options.honor_nofollow = !options_.ignore_nofollow;
+  link_options.normalize.max_length = options_.max_url_length;
+  processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
+                                               options_.max_redirects);
+  PageLogOptions log_options;
+  log_options.dir = options_.out_dir;
+  absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
+  if (!log.ok()) return log.status();
+  log_ = std::move(*log);
+
+  LinkCounts seed_counts;
+  for (const std::string& seed : processor_->Filter(*seeds, 0, &seed_counts)) {
+    CrawlUrl url;
+    url.url = seed;
+    frontier_->Offer(url);
+  }
+  stats_.AddLinks(seed_counts);
+
+  parsers_ = std::make_unique<ParsePool<ParseJob>>(
+      options_.threads, [this](ParseJob&& job) { OnParsed(std::move(job)); });
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
+      FetchOptionsOf(options_, *seeds), [this](FetchResult&& r) { OnFetched(std::move(r)); });
+  if (!fetcher.ok()) return fetcher.status();
+  fetcher_ = std::move(*fetcher);
+  tty_ = !options_.quiet && ::isatty(STDERR_FILENO) == 1;
+  return absl::OkStatus();
+}
+
+void Crawler::Impl::OnFetched(FetchResult&& result) {
+  CrawlUrl url;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = in_flight_.find(result.tag);
+    if (it == in_flight_.end()) return;  // cannot happen: every tag is registered first
+    url = std::move(it->second);
+    in_flight_.erase(it);
+  }
+  FetchOutcome outcome;
+  outcome.status = static_cast<int>(result.status);
+  outcome.failed = !result.error.empty();
+  outcome.elapsed = absl::Milliseconds(result.fetch_ms);
+  frontier_->Release(url, outcome, absl::Now());
+  fetching_.fetch_sub(1);
+  parsers_->Submit(ParseJob{std::move(url), std::move(result)});
+  cv_.notify_all();
+}
+
+void Crawler::Impl::OnParsed(ParseJob&& job) {
+  LinkCounts counts;
+  const PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
+  absl::Status written = log_->Append(record);
+  if (!written.ok()) {
+    spdlog::error("{}", std::string(written.message()));
+    RequestStop();
+  }
+  stats_.Add(record, counts);
+  frontier_->Done(job.url);
+  cv_.notify_all();
+}
+
+bool Crawler::Impl::SubmitReady() {
+  const int64_t max_backlog = 2 * static_cast<int64_t>(options_.connections);
+  bool submitted = false;
+  while (!stop_.load() && fetching_.load() < options_.connections &&
+         static_cast<int64_t>(parsers_->Backlog()) < max_backlog) {
+    std::optional<CrawlUrl> url = frontier_->Next(absl::Now());
+    if (!url.has_value()) break;
+    const uint64_t tag = next_tag_.fetch_add(1);
+    FetchRequest request{url->url, tag};
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_.emplace(tag, std::move(*url));
+    }
+    fetching_.fetch_add(1);
+    if (!fetcher_->Submit(std::move(request))) {  // only after Shutdown: give it back
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_.erase(tag);
+      fetching_.fetch_sub(1);
+      break;
+    }
+    submitted = true;
+  }
+  return submitted;
+}
+
+void Crawler::Impl::WaitForEvent() {
+  // Wake for: a fetch ended or a page was parsed (notify), a host becoming
+  // ready, the progress tick, or a stop request.
+  const absl::Time now = absl::Now();
+  absl::Duration wait = absl::Milliseconds(100);
+  wait = std::min(wait, std::max(absl::ZeroDuration(), frontier_->NextReadyTime() - now));
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, absl::ToChronoMilliseconds(std::max(wait, absl::Milliseconds(1))));
+}
+
+absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
+  std::string stop_reason = "drained";
+  for (;;) {
+    if (stop_.load()) {
+      stop_reason = "signal";
+      break;
+    }
+    SubmitReady();
+    if (fetching_.load() == 0 && parsers_->Backlog() == 0 && frontier_->Exhausted()) {
+      if (frontier_->PageLimitReached()) stop_reason = "max-pages";
+      break;
+    }
+    WaitForEvent();
+    ReportProgress(false);
+  }
+  fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
+  parsers_->Finish();              // every fetched page is parsed and recorded
+  ReportProgress(true);
+  CrawlSummary summary = Summarize(stop_reason);
+  absl::Status closed = log_->Close();
+  if (!closed.ok()) return closed;
+  absl::Status written = WriteSummary(options_.out_dir, summary);
+  if (!written.ok()) return written;
+  return summary;
+}
+
+CrawlProgress Crawler::Impl::Progress() const {
+  const sieve::SieveStats sieve = sieve_->Stats();
+  const CrawlSummary s = stats_.Snapshot();
+  CrawlProgress p;
+  p.pages = s.pages;
+  p.errors = stats_.Errors();
+  p.elapsed_s = absl::ToDoubleSeconds(absl::Now() - start_);
+  // The Sieve counts URLs in our host queues as in flight, so queued = its
+  // queue plus those not yet handed to a fetcher.
+  p.queued = static_cast<int64_t>(sieve.queued + frontier_->Stats().buffered);
+  p.in_flight = fetching_.load();
+  p.parsing = static_cast<int64_t>(parsers_->Backlog());
+  p.seen_estimate = sieve.estimated_count;
+  p.filter_fill = sieve.fill_ratio;
+  p.filter_fp_rate = sieve.current_fp_rate;
+  return p;
+}
+
+void Crawler::Impl::ReportProgress(bool final_line) {
+  if (options_.quiet) return;
+  const absl::Time now = absl::Now();
+  const absl::Duration every = tty_ ? absl::Seconds(1) : absl::Seconds(10);
+  if (!final_line && now - last_progress_ < every) return;
+  last_progress_ = now;
+  const std::string line = FormatProgress(Progress());
+  if (tty_) {
+    std::fprintf(stderr, "\r%s\033[K%s", line.c_str(), final_line ? "\n" : "");
+    std::fflush(stderr);
+  } else {
+    spdlog::info("{}", line);
+  }
+}
+
+CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
+  CrawlSummary summary = stats_.Snapshot();
+  const sieve::SieveStats sieve = sieve_->Stats();
+  summary.duration_s = absl::ToDoubleSeconds(absl::Now() - start_);
+  summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
+  summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier_->Stats().buffered);
+  summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
+  summary.filter_fp_rate = sieve.current_fp_rate;
+  summary.filter_fill = sieve.fill_ratio;
+  summary.interrupted = stop_reason == "signal";
+  summary.stop_reason = stop_reason;
+  return summary;
+}
+
+// ---- Crawler ----
+
+absl::StatusOr<std::unique_ptr<Crawler>> Crawler::Create(const CrawlOptions& options,
+                                                         const std::vector<std::string>& seeds) {
+  auto impl = std::make_unique<Impl>(options);
+  absl::Status status = impl->Init(seeds);
+  if (!status.ok()) return status;
+  return std::unique_ptr<Crawler>(new Crawler(std::move(impl)));
+}
+
+Crawler::Crawler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Crawler::~Crawler() = default;
+absl::StatusOr<CrawlSummary> Crawler::Run() { return impl_->Run(); }
+void Crawler::RequestStop() { impl_->RequestStop(); }
+CrawlProgress Crawler::Progress() const { return impl_->Progress(); }
+
+}  // namespace crawler

@@ -1,0 +1,104 @@
+// LinkFilter: cheap checks first (length, depth), then scope (a hash lookup,
+// plus a public-suffix lookup for --scope domain), then the regexes.
+#include "crawler/link_filter.h"
+
+#include <libpsl.h>
+#include <re2/re2.h>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/host_queues.h"
+
+namespace crawler {
+
+std::string_view LinkVerdictName(LinkVerdict verdict) {
+  switch (verdict) {
+    case LinkVerdict::kFollow:
+      return "follow";
+    case LinkVerdict::kTooLong:
+      return "too-long";
+    case LinkVerdict::kOverDepth:
+      return "over-depth";
+    case LinkVerdict::kOffScope:
+      return "off-scope";
+    case LinkVerdict::kNotAllowed:
+      return "not-allowed";
+    case LinkVerdict::kDenied:
+      return "denied";
+  }
+  return "?";
+}
+
+std::string_view HostOfUrl(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return {};
+  size_t start = scheme_end + 3;
+  const size_t end = std::min(url.find_first_of("/?#", start), url.size());
+  std::string_view authority = url.substr(start, end - start);
+  const size_t at = authority.rfind('@');
+  if (at != std::string_view::npos) authority.remove_prefix(at + 1);
+  if (!authority.empty() && authority.front() == '[') {
+    return authority.substr(0, authority.find(']') + 1);
+  }
+  return authority.substr(0, authority.find(':'));
+}
+
+std::string RegistrableDomain(std::string_view host) {
+  const std::string h(host);
+  const char* domain = psl_registrable_domain(psl_builtin(), h.c_str());
+  return domain != nullptr ? std::string(domain) : h;
+}
+
+absl::StatusOr<std::unique_ptr<LinkFilter>> LinkFilter::Create(
+    const CrawlOptions& options, const std::vector<std::string>& seeds) {
+  std::unique_ptr<LinkFilter> filter(new LinkFilter());
+  filter->scope_ = options.scope;
+  filter->max_depth_ = options.max_depth;
+  filter->max_url_length_ = options.max_url_length;
+  for (const std::string& seed : seeds) {
+    const std::string_view host = HostOfUrl(seed);
+    filter->scope_keys_.insert(options.scope == Scope::kDomain ? RegistrableDomain(host)
+                                                               : std::string(host));
+  }
+  auto compile = [](const std::vector<std::string>& patterns, const char* flag,
+                    std::vector<std::unique_ptr<re2::RE2>>* out) -> absl::Status {
+    for (const std::string& pattern : patterns) {
+      auto re = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
+      if (!re->ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": bad regex '", pattern, "': ", re->error()));
+      }
+      out->push_back(std::move(re));
+    }
+    return absl::OkStatus();
+  };
+  if (auto s = compile(options.allow, "--allow", &filter->allow_); !s.ok()) return s;
+  if (auto s = compile(options.deny, "--deny", &filter->deny_); !s.ok()) return s;
+  return filter;
+}
+
+LinkFilter::~LinkFilter() = default;
+
+bool LinkFilter::InScope(std::string_view url) const {
+  if (scope_ == Scope::kAny) return true;
+  const std::string_view host = HostOfUrl(url);
+  if (scope_ == Scope::kDomain) return scope_keys_.contains(RegistrableDomain(host));
+  return scope_keys_.contains(absl::string_view(host.data(), host.size()));
+}
+
+LinkVerdict LinkFilter::Check(std::string_view url, int depth) const {
+  if (url.size() > max_url_length_) return LinkVerdict::kTooLong;
+  if (max_depth_ >= 0 && depth > max_depth_) return LinkVerdict::kOverDepth;
+  if (!InScope(url)) return LinkVerdict::kOffScope;
+  const re2::StringPiece text(url.data(), url.size());
+  if (!allow_.empty()) {
+    bool allowed = false;
+    for (const auto& re : allow_) allowed = allowed || re2::RE2::PartialMatch(text, *re);
+    if (!allowed) return LinkVerdict::kNotAllowed;
+  }
+  for (const auto& re : deny_) {
+    if (re2::RE2::PartialMatch(text, *re)) return LinkVerdict::kDenied;
+  }
+  return LinkVerdict::kFollow;
+}
+
+}  // namespace crawler

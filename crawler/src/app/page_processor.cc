@@ -1,0 +1,114 @@
+#include "app/page_processor.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "crawler/url.h"
+
+namespace crawler {
+namespace {
+
+void Count(LinkVerdict verdict, LinkCounts* counts) {
+  switch (verdict) {
+    case LinkVerdict::kFollow:
+      return;
+    case LinkVerdict::kTooLong:
+      ++counts->too_long;
+      return;
+    case LinkVerdict::kOverDepth:
+      ++counts->over_depth;
+      return;
+    case LinkVerdict::kOffScope:
+    case LinkVerdict::kNotAllowed:
+    case LinkVerdict::kDenied:
+      ++counts->off_scope;
+      return;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> PageProcessor::Filter(const std::vector<std::string>& candidates,
+                                               int depth, LinkCounts* counts) const {
+  std::vector<std::string> follow;
+  follow.reserve(candidates.size());
+  for (const std::string& url : candidates) {
+    const LinkVerdict verdict = filter_->Check(url, depth);
+    if (verdict == LinkVerdict::kFollow) {
+      follow.push_back(url);
+    } else {
+      Count(verdict, counts);
+    }
+  }
+  return follow;
+}
+
+PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
+                                  LinkCounts* counts) const {
+  PageRecord record;
+  record.url = url.url;
+  record.final_url = result.final_url.empty() ? url.url : result.final_url;
+  record.status = static_cast<int>(result.status);
+  record.content_type = result.content_type;
+  record.bytes = static_cast<int64_t>(result.body.size());
+  record.depth = url.depth;
+  record.parent = url.parent;
+  record.fetched_at = absl::FromChrono(result.started_at);
+  record.fetch_ms = result.fetch_ms;
+  record.error = result.error;
+  if (!result.error.empty()) return record;
+  if (result.status >= 300 && result.status < 400 && !result.location.empty()) {
+    record.redirect_to = result.location;
+    FollowRedirect(url, &record, counts);
+  } else if (result.status >= 200 && result.status < 300 &&
+             IsHtmlContentType(result.content_type)) {
+    FollowLinks(url, result, &record, counts);
+  }
+  return record;
+}
+
+void PageProcessor::FollowRedirect(const CrawlUrl& url, PageRecord* record,
+                                   LinkCounts* counts) const {
+  record->links_found = 1;
+  absl::StatusOr<Url> target = Url::Parse(record->redirect_to);
+  absl::StatusOr<std::string> normalized =
+      target.ok() ? NormalizeForSeen(*target, link_options_.normalize) : target.status();
+  if (!normalized.ok()) {
+    ++counts->rejected;
+    return;
+  }
+  if (url.redirect_hops + 1 > max_redirects_) {
+    record->error = absl::StrCat("too_many_redirects: more than ", max_redirects_, " hops");
+    return;
+  }
+  const LinkVerdict verdict = filter_->Check(*normalized, url.depth);
+  if (verdict != LinkVerdict::kFollow) {
+    Count(verdict, counts);
+    return;
+  }
+  CrawlUrl next;
+  next.url = std::move(*normalized);
+  next.depth = url.depth;  // a redirect is the same link, not one more hop of depth
+  next.parent = url.url;
+  next.redirect_hops = url.redirect_hops + 1;
+  record->links_new = frontier_->Offer(next) ? 1 : 0;
+}
+
+void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, PageRecord* record,
+                                LinkCounts* counts) const {
+  absl::StatusOr<Url> page = Url::Parse(record->final_url);
+  if (!page.ok()) return;
+  const PageLinks found = ExtractLinks(result.body, result.content_type, *page, link_options_);
+  record->links_found = static_cast<int>(found.links_found);
+  counts->rejected += static_cast<int64_t>(found.rejected);
+  counts->nofollow_skipped += static_cast<int64_t>(found.nofollow_skipped);
+  std::vector<std::string> candidates;
+  candidates.reserve(found.links.size());
+  for (const ExtractedLink& link : found.links) candidates.push_back(link.url);
+  const std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  if (follow.empty()) return;
+  record->links_new = static_cast<int>(frontier_->OfferLinks(follow, url.depth + 1, url.url));
+}
+
+}  // namespace crawler

@@ -1,0 +1,57 @@
+// PageProcessor: the parse step of the crawl, run on the parser threads. Turns
+// one finished fetch into its pages.jsonl record and offers what it links to:
+//   - a 3xx with a Location: the target (same depth, one more redirect hop,
+//     bounded by --max-redirects) goes through the filter and the Sieve like a
+//     link, so a redirect to a seen URL is not fetched again;
+//   - a 2xx HTML page: ExtractLinks, then the LinkFilter at depth + 1, then
+//     the Frontier (one batch per page);
+//   - anything else (errors, non-HTML, other statuses) is only recorded.
+//
+// Threading: Process is safe to call concurrently (the filter is const, the
+// Frontier locks).
+#ifndef CRAWLER_APP_PAGE_PROCESSOR_H_
+#define CRAWLER_APP_PAGE_PROCESSOR_H_
+
+#include <string>
+#include <vector>
+
+#include "app/crawl_stats.h"
+#include "crawler/fetch.h"
+#include "crawler/frontier.h"
+#include "crawler/link_filter.h"
+#include "crawler/links.h"
+#include "crawler/output.h"
+
+namespace crawler {
+
+class PageProcessor {
+ public:
+  PageProcessor(const LinkFilter* filter, Frontier* frontier, const LinkOptions& link_options,
+                int max_redirects)
+      : filter_(filter),
+        frontier_(frontier),
+        link_options_(link_options),
+        max_redirects_(max_redirects) {}
+
+  // The record of `result` (fetched for `url`); adds to `counts`.
+  PageRecord Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts) const;
+
+  // Filters `candidates` (normalized URLs to be crawled at `depth`) and keeps
+  // those to follow; counts the others.
+  std::vector<std::string> Filter(const std::vector<std::string>& candidates, int depth,
+                                  LinkCounts* counts) const;
+
+ private:
+  void FollowRedirect(const CrawlUrl& url, PageRecord* record, LinkCounts* counts) const;
+  void FollowLinks(const CrawlUrl& url, const FetchResult& result, PageRecord* record,
+                   LinkCounts* counts) const;
+
+  const LinkFilter* const filter_;
+  Frontier* const frontier_;
+  const LinkOptions link_options_;
+  const int max_redirects_;
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_APP_PAGE_PROCESSOR_H_

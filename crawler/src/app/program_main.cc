@@ -1,0 +1,109 @@
+// The `crawl` program: subcommand dispatch, logging setup, seeds, signals and
+// the mapping from errors to exit codes (0 done, 1 runtime, 2 usage/config).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/debug_commands.h"
+#include "app/stop_signals.h"
+#include "crawler/cli.h"
+#include "crawler/crawl.h"
+#include "crawler/seeds.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+// Logs go to stderr (stdout is for the subcommands' output).
+void SetUpLogging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("crawl");
+  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  logger->set_level(spdlog::level::from_str(level));
+  spdlog::set_default_logger(logger);
+}
+
+absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) {
+  absl::StatusOr<SeedsReport> seeds = ReadSeedsFile(options.seeds_file, options.strict);
+  if (!seeds.ok()) return seeds.status();
+  for (const std::string& problem : seeds->problems) spdlog::warn("{} (skipped)", problem);
+  if (seeds->urls.empty()) {
+    return absl::InvalidArgumentError(options.seeds_file + ": no valid seed URL");
+  }
+  return seeds->urls;
+}
+
+int ExitCodeOf(const absl::Status& status) {
+  return absl::IsInvalidArgument(status) ? kExitUsageError : kExitRuntimeError;
+}
+
+void LogSummary(const CrawlSummary& s, const std::string& out_dir) {
+  int64_t errors = 0;
+  for (const auto& [kind, n] : s.errors_by_kind) errors += n;
+  spdlog::info(
+      "done ({}): {} fetches ({} 2xx, {} redirects, {} errors) in {:.1f} s, {:.1f} pages/s; "
+      "seen ~{}, filter {} bytes, p now {:.2g}",
+      s.stop_reason, s.pages, s.pages_ok, s.redirects, errors, s.duration_s,
+      s.duration_s > 0 ? s.pages / s.duration_s : 0.0, s.seen_estimate, s.filter_bytes,
+      s.filter_fp_rate);
+  spdlog::info("output: {}/pages.jsonl, {}/summary.json", out_dir, out_dir);
+}
+
+int RunCrawlCommand(const CrawlOptions& options) {
+  StopSignals signals;  // first: every thread started later inherits the mask
+  absl::StatusOr<std::vector<std::string>> seeds = ReadSeeds(options);
+  if (!seeds.ok()) {
+    spdlog::error("{}", std::string(seeds.status().message()));
+    return ExitCodeOf(seeds.status());
+  }
+  absl::StatusOr<std::unique_ptr<Crawler>> crawl = Crawler::Create(options, *seeds);
+  if (!crawl.ok()) {
+    spdlog::error("{}", std::string(crawl.status().message()));
+    return ExitCodeOf(crawl.status());
+  }
+  Crawler* crawler = crawl->get();
+  signals.OnFirstSignal([crawler] { crawler->RequestStop(); });
+  absl::StatusOr<CrawlSummary> summary = crawler->Run();
+  signals.OnFirstSignal(nullptr);
+  if (!summary.ok()) {
+    spdlog::error("{}", std::string(summary.status().message()));
+    return kExitRuntimeError;
+  }
+  LogSummary(*summary, options.out_dir);
+  return kExitOk;
+}
+
+}  // namespace
+
+absl::StatusOr<CrawlSummary> RunCrawl(const CrawlOptions& options) {
+  absl::StatusOr<std::vector<std::string>> seeds = ReadSeeds(options);
+  if (!seeds.ok()) return seeds.status();
+  absl::StatusOr<std::unique_ptr<Crawler>> crawl = Crawler::Create(options, *seeds);
+  if (!crawl.ok()) return crawl.status();
+  return (*crawl)->Run();
+}
+
+int CrawlProgramMain(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "url" || args[0] == "links")) {
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    return args[0] == "url" ? UrlCommand(rest, std::cin, std::cout, std::cerr)
+                            : LinksCommand(rest, std::cin, std::cout, std::cerr);
+  }
+  absl::StatusOr<ParsedCommand> command = ParseCrawlCommand(argc - 1, argv + 1);
+  if (!command.ok()) {
+    std::cerr << "crawl: " << command.status().message() << "\n"
+              << "Try 'crawl --help'.\n";
+    return kExitUsageError;
+  }
+  if (command->kind != ParsedCommand::kRun) {
+    std::cout << command->text;
+    return kExitOk;
+  }
+  SetUpLogging(command->options.quiet && command->options.log_level == "info"
+                   ? "warn"
+                   : command->options.log_level);
+  return RunCrawlCommand(command->options);
+}
+
+}  // namespace crawler
