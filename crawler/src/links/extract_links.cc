@@ -5,7 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "absl/status/statusor.h"
 #include "crawler/charset.h"
 #include "crawler/links.h"
 #include "links/gumbo_arena.h"

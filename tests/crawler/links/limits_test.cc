@@ -94,17 +94,39 @@ TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
 }
 
 TEST(LimitsTest, MillionLinksGiveABoundedResult) {
+  // ~19 MB of links. With the defaults, Gumbo sees only the first
+  // max_html_bytes (its tree is the memory that grows with the page) and at
+  // most max_links links are kept.
   constexpr int kLinks = 1000000;
   std::string html;
   html.reserve(kLinks * 20);
-  for (int i = 0; i < kLinks; ++i) html += "<a href=" + std::to_string(i) + "></a>";
-  LinkOptions options;                   // the default max_links
-  options.max_html_bytes = html.size();  // parse it all (the default cap is 16 MiB)
+  size_t complete_in_cap = 0;  // start tags that end within max_html_bytes
+  const LinkOptions options;
+  for (int i = 0; i < kLinks; ++i) {
+    html += "<a href=" + std::to_string(i) + ">";
+    if (html.size() <= options.max_html_bytes) ++complete_in_cap;
+    html += "</a>";
+  }
+  const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), options);
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.links.size(), options.max_links);
+  EXPECT_EQ(page.links.back().url, "http://example.com/" + std::to_string(options.max_links - 1));
+  EXPECT_EQ(page.links_found, complete_in_cap);
+  EXPECT_LT(complete_in_cap, static_cast<size_t>(kLinks) / 2);
+}
+
+TEST(LimitsTest, MaxLinksAloneBoundsTheOutputOfAWholeMillionLinkPage) {
+  constexpr int kLinks = 1000000;
+  std::string html;
+  html.reserve(kLinks * 8);
+  for (int i = 0; i < kLinks; ++i) html += "<a href=/>";  // adjacent <a>s close each other
+  LinkOptions options;
+  options.max_html_bytes = html.size();
+  options.max_links = 1000;
   const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), options);
   EXPECT_EQ(page.links_found, static_cast<size_t>(kLinks));
-  EXPECT_EQ(page.links.size(), options.max_links);
+  EXPECT_EQ(page.links.size(), 1000u);
   EXPECT_TRUE(page.truncated);
-  EXPECT_EQ(page.links.back().url, "http://example.com/" + std::to_string(options.max_links - 1));
 }
 
 }  // namespace
