@@ -44,8 +44,9 @@ class FetchWorker {
   // Thread-safe, never blocks on the network. False once Stop was called:
   // the request was not taken and will get no callback.
   bool Enqueue(FetchRequest request);
-  // Queued plus running requests; for choosing the least busy worker.
+  // Queued plus running requests; for choosing a worker.
   size_t Load() const { return load_.load(std::memory_order_relaxed); }
+  size_t slots() const { return slots_; }
 
   void Stop(Clock::time_point deadline);
   void Join();

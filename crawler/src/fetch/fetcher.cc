@@ -1,6 +1,7 @@
 // Fetcher: validates options, owns the shared curl state and the workers, and
-// spreads submissions over the least busy worker.
+// hands each submission to a worker (worker_choice.h: by host, for reuse).
 #include <cstdio>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,14 +11,17 @@
 #include "fetch/curl_share.h"
 #include "fetch/fetch_counters.h"
 #include "fetch/fetch_worker.h"
+#include "fetch/worker_choice.h"
 
 namespace crawler {
 namespace {
 
+using fetch_internal::ChooseWorker;
 using fetch_internal::CurlShare;
 using fetch_internal::FetchCounters;
 using fetch_internal::FetchWorker;
 using fetch_internal::TransferContext;
+using fetch_internal::WorkerLoad;
 
 absl::Status ValidateOptions(const FetchOptions& o) {
   if (o.threads < 1) return absl::InvalidArgumentError("fetch: threads must be >= 1");
@@ -70,7 +74,7 @@ class Fetcher::Impl {
     if (!accepting_.load(std::memory_order_acquire)) return false;
     // Counted before the hand-over: the callback may run before Enqueue returns.
     counters_.in_flight.fetch_add(1, std::memory_order_relaxed);
-    if (!LeastBusyWorker().Enqueue(std::move(request))) {
+    if (!WorkerFor(request.url).Enqueue(std::move(request))) {
       counters_.in_flight.fetch_sub(1, std::memory_order_relaxed);
       return false;
     }
@@ -90,12 +94,11 @@ class Fetcher::Impl {
   }
 
  private:
-  FetchWorker& LeastBusyWorker() {
-    FetchWorker* best = workers_.front().get();
-    for (auto& worker : workers_) {
-      if (worker->Load() < best->Load()) best = worker.get();
-    }
-    return *best;
+  FetchWorker& WorkerFor(std::string_view url) {
+    std::vector<WorkerLoad> loads;
+    loads.reserve(workers_.size());
+    for (const auto& worker : workers_) loads.push_back({worker->Load(), worker->slots()});
+    return *workers_[ChooseWorker(url, loads)];
   }
 
   // Declaration order is destruction order reversed: workers go first, then

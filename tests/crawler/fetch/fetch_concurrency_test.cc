@@ -144,7 +144,7 @@ TEST_F(FetchConcurrencyTest, ShutdownLetsRunningTransfersFinishWithinGrace) {
   }
 }
 
-TEST_F(FetchConcurrencyTest, CallbackMaySubmitTheNextRequest) {
+TEST_F(FetchConcurrencyTest, CallbackMaySubmitTheNextRequestAndReuseTheConnection) {
   // Like a redirect chain: each result submits the next URL from the callback.
   constexpr uint64_t kChain = 30;
   ResultCollector collector;
@@ -166,6 +166,10 @@ TEST_F(FetchConcurrencyTest, CallbackMaySubmitTheNextRequest) {
     EXPECT_EQ(results[i].tag, i);
     EXPECT_EQ(results[i].body, "page " + std::to_string(i));
   }
+  // Two fetcher threads, yet one connection: a host's requests stay on one
+  // thread, whose connection cache keeps the connection alive between them.
+  EXPECT_EQ(server_.DistinctClientPorts(), 1u);
+  EXPECT_EQ(self->Stats().connections_opened, 1u);
   self->Shutdown(milliseconds(1000));
 }
 
