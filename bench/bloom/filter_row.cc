@@ -1,4 +1,5 @@
-// Measures one filter configuration: inserts, positive and negative lookups.
+// Measures the configurations of one layout on one filter of n keys: inserts
+// (taking turns, see TimeInserts), then positive and negative lookups.
 // Keys are generated in chunks outside the timed region; only the filter calls
 // are timed, by thread CPU time (cpu_clock.h). With several threads each takes
 // an equal share of the work and the phase time is the slowest thread's, so
@@ -21,26 +22,28 @@ constexpr size_t kChunk = 4096;
 
 enum class Phase { kInsert, kPositive, kNegative };
 
-struct PhaseResult {
-  double ns_per_op = 0;
+// Runs one phase over key indexes [begin, end), split across setup.threads.
+// Returns the slowest thread's timed CPU nanoseconds and the lookups' hits.
+struct PhaseTime {
+  double busy_ns = 0;
   uint64_t hits = 0;
 };
 
-// Runs one phase over `total` operations split across threads.
-PhaseResult RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase phase, uint64_t total,
-                     uint64_t seed) {
+PhaseTime RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase phase, uint64_t begin,
+                   uint64_t end) {
   std::vector<double> busy_ns(setup.threads, 0);
   std::vector<uint64_t> hits(setup.threads, 0);
   auto worker = [&](int t) {
     KeyChunk keys(kChunk);
     bool out[kChunk];
-    const uint64_t begin = total * t / setup.threads;
-    const uint64_t end = total * (t + 1) / setup.threads;
-    for (uint64_t start = begin; start < end; start += kChunk) {
-      const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, end - start));
+    const uint64_t total = end - begin;
+    const uint64_t first = begin + total * t / setup.threads;
+    const uint64_t last = begin + total * (t + 1) / setup.threads;
+    for (uint64_t start = first; start < last; start += kChunk) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, last - start));
       if (phase == Phase::kInsert) keys.FillRange(true, start, count);
-      if (phase == Phase::kPositive) keys.FillSample(setup.n, seed + start, count);
-      if (phase == Phase::kNegative) keys.FillRange(false, seed + start, count);
+      if (phase == Phase::kPositive) keys.FillSample(setup.n, start, count);
+      if (phase == Phase::kNegative) keys.FillRange(false, start, count);
       const absl::Span<const std::string_view> span(keys.data(), count);
       const double t0 = ThreadCpuNanos();
       if (phase == Phase::kInsert) {
@@ -61,8 +64,8 @@ PhaseResult RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase ph
   std::vector<std::thread> threads;
   for (int t = 0; t < setup.threads; ++t) threads.emplace_back(worker, t);
   for (std::thread& thread : threads) thread.join();
-  PhaseResult result;
-  result.ns_per_op = *std::max_element(busy_ns.begin(), busy_ns.end()) / static_cast<double>(total);
+  PhaseTime result;
+  result.busy_ns = *std::max_element(busy_ns.begin(), busy_ns.end());
   for (uint64_t h : hits) result.hits += h;
   return result;
 }
@@ -72,51 +75,82 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+// Inserts all n keys, the configurations taking turns over rounds of up to
+// 2^20 keys, so each one's inserts see the same range of fill (0 to 100%).
+std::vector<double> TimeInserts(bloom::BloomFilter& filter, const std::vector<RowSetup>& setups) {
+  const uint64_t n = setups.front().n;
+  // At least 16 turns each; at most 2^20 keys per turn.
+  const uint64_t round_keys =
+      std::clamp<uint64_t>(n / (16 * setups.size()), kChunk, uint64_t{1} << 20);
+  std::vector<double> busy_ns(setups.size(), 0);
+  std::vector<uint64_t> keys(setups.size(), 0);
+  for (uint64_t start = 0, round = 0; start < n; start += round_keys, ++round) {
+    const size_t which = round % setups.size();
+    const uint64_t end = std::min(n, start + round_keys);
+    busy_ns[which] += RunPhase(filter, setups[which], Phase::kInsert, start, end).busy_ns;
+    keys[which] += end - start;
+  }
+  std::vector<double> ns_per_key(setups.size(), 0);
+  for (size_t i = 0; i < setups.size(); ++i) {
+    if (keys[i] > 0) ns_per_key[i] = busy_ns[i] / static_cast<double>(keys[i]);
+  }
+  return ns_per_key;
+}
+
+// Median ns per lookup over the repeats, for present or absent keys; checks
+// that no present key is missed and counts false positives.
+double TimeLookups(bloom::BloomFilter& filter, const RowSetup& setup, Phase phase,
+                   uint64_t* false_positives) {
+  std::vector<double> ns;
+  for (int r = 0; r < setup.repeats; ++r) {
+    const uint64_t begin = static_cast<uint64_t>(r) * setup.queries;
+    const PhaseTime t = RunPhase(filter, setup, phase, begin, begin + setup.queries);
+    if (phase == Phase::kPositive && t.hits != setup.queries) {
+      std::fprintf(stderr, "bloom-bench: FALSE NEGATIVE (%llu of %llu found)\n",
+                   static_cast<unsigned long long>(t.hits),
+                   static_cast<unsigned long long>(setup.queries));
+      std::exit(1);
+    }
+    if (phase == Phase::kNegative) *false_positives += t.hits;
+    ns.push_back(t.busy_ns / static_cast<double>(setup.queries));
+  }
+  return Median(ns);
+}
+
 }  // namespace
 
-RowResult RunFilterRow(const RowSetup& setup) {
+std::vector<RowResult> RunLayoutRows(const std::vector<RowSetup>& setups) {
+  const RowSetup& first = setups.front();
   bloom::FilterOptions options;
-  options.expected_count = setup.n;
-  options.fp_rate = setup.p;
-  options.layout = setup.layout;
+  options.expected_count = first.n;
+  options.fp_rate = first.p;
+  options.layout = first.layout;
   absl::StatusOr<bloom::BloomFilter> filter = bloom::BloomFilter::Create(options);
   if (!filter.ok()) {
     std::fprintf(stderr, "bloom-bench: %s\n", filter.status().ToString().c_str());
     std::exit(1);
   }
-  RowResult row;
-  row.impl =
-      std::string(bloom::LayoutName(setup.layout)) + (setup.batched ? "-batched" : "-single");
-  row.threads = setup.threads;
-  row.n = setup.n;
-  row.p = setup.p;
-  row.hash_count = filter->HashCount();
-  row.bits_per_key = static_cast<double>(filter->BitCount()) / static_cast<double>(setup.n);
-  row.insert_ns = RunPhase(*filter, setup, Phase::kInsert, setup.n, 0).ns_per_op;
-
-  std::vector<double> positive;
-  std::vector<double> negative;
-  uint64_t false_positives = 0;
-  uint64_t negatives = 0;
-  for (int r = 0; r < setup.repeats; ++r) {
-    const uint64_t seed = static_cast<uint64_t>(r) * setup.queries;
-    const PhaseResult pos = RunPhase(*filter, setup, Phase::kPositive, setup.queries, seed + 77);
-    if (pos.hits != setup.queries) {
-      std::fprintf(stderr, "bloom-bench: FALSE NEGATIVE (%llu of %llu found)\n",
-                   static_cast<unsigned long long>(pos.hits),
-                   static_cast<unsigned long long>(setup.queries));
-      std::exit(1);
-    }
-    positive.push_back(pos.ns_per_op);
-    const PhaseResult neg = RunPhase(*filter, setup, Phase::kNegative, setup.queries, seed);
-    negative.push_back(neg.ns_per_op);
-    false_positives += neg.hits;
-    negatives += setup.queries;
+  const std::vector<double> insert_ns = TimeInserts(*filter, setups);
+  std::vector<RowResult> rows;
+  for (size_t i = 0; i < setups.size(); ++i) {
+    const RowSetup& setup = setups[i];
+    RowResult row;
+    row.impl =
+        std::string(bloom::LayoutName(setup.layout)) + (setup.batched ? "-batched" : "-single");
+    row.threads = setup.threads;
+    row.n = setup.n;
+    row.p = setup.p;
+    row.hash_count = filter->HashCount();
+    row.bits_per_key = static_cast<double>(filter->BitCount()) / static_cast<double>(setup.n);
+    row.insert_ns = insert_ns[i];
+    uint64_t false_positives = 0;
+    row.query_pos_ns = TimeLookups(*filter, setup, Phase::kPositive, &false_positives);
+    row.query_neg_ns = TimeLookups(*filter, setup, Phase::kNegative, &false_positives);
+    row.fpr = static_cast<double>(false_positives) /
+              static_cast<double>(setup.queries * static_cast<uint64_t>(setup.repeats));
+    rows.push_back(row);
   }
-  row.query_pos_ns = Median(positive);
-  row.query_neg_ns = Median(negative);
-  row.fpr = static_cast<double>(false_positives) / static_cast<double>(negatives);
-  return row;
+  return rows;
 }
 
 }  // namespace bloom_bench

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bloom/params.h"
 
@@ -33,8 +34,9 @@ struct RowResult {
   uint32_t hash_count = 0;
 };
 
-// Builds a filter of setup.n keys and measures it. Exits on error.
-RowResult RunFilterRow(const RowSetup& setup);
+// Builds one filter of n keys for setups (same layout, n, p; differing in
+// batched and threads) and measures each setup on it. Exits on error.
+std::vector<RowResult> RunLayoutRows(const std::vector<RowSetup>& setups);
 
 // The memory system's limit: independent random 64-byte reads over a buffer
 // of `bytes` (huge pages requested), ns per read, median of repeats.

@@ -29,11 +29,14 @@
 // recursion). So
 //   rate_blocked(m, n, k) = sum_j Poisson(j; lambda) * E_D[ f(j)^D ]
 // Because f is convex in j, overloaded blocks dominate and the rate exceeds
-// the classic one at equal m: at 10 bits/key, about 1.2% instead of 0.82%.
-// BlockedShape() therefore searches (number of blocks, k) for the smallest m
-// with rate_blocked <= p: about 10.5 bits/key at 1% (1.09x classic) and
-// 23 bits/key at 0.01% (1.2x). The formula was checked against measurement
-// (tests/bloom/fp_rate_test.cc): measured rates are within a few percent of it.
+// the classic one at equal m: at 10 bits/key and k = 7, 0.99% instead of
+// 0.82%. BlockedShape() therefore searches (number of blocks, k) for the
+// smallest m with rate_blocked <= p. Worked numbers (bits/key, k; classic in
+// brackets): p = 10%: 4.85, 3 (4.81, 3); 1%: 9.97, 6 (9.59, 7), 1.04x;
+// 0.1%: 15.7, 9 (14.4, 10), 1.09x; 0.01%: 22.3, 12 (19.2, 13), 1.16x.
+// The cost grows as p shrinks because k bits must share one 512-bit line.
+// The formula was checked against measurement (tests/bloom/fp_rate_test.cc):
+// measured rates are within ~3% of it (count noise) for p in {10%, 1%, 0.1%}.
 // The model stops being exact when k approaches B / 4 (probe positions then
 // collide often and are not independent); kMaxHashCount keeps k far below.
 #ifndef BLOOM_PARAMS_H_
