@@ -116,7 +116,13 @@ TEST(LimitsTest, MillionLinksGiveABoundedResult) {
 }
 
 TEST(LimitsTest, MaxLinksAloneBoundsTheOutputOfAWholeMillionLinkPage) {
+#ifdef CRAWL_SANITIZED
+  // The same shape at a fifth of the size: TSan needs ~2 GB and 25 s for the
+  // whole million-element tree, too much for CI; the plain build runs it all.
+  constexpr int kLinks = 200000;
+#else
   constexpr int kLinks = 1000000;
+#endif
   std::string html;
   html.reserve(kLinks * 8);
   for (int i = 0; i < kLinks; ++i) html += "<a href=/>";  // adjacent <a>s close each other
