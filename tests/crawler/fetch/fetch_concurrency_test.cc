@@ -105,6 +105,7 @@ TEST_F(FetchConcurrencyTest, ShutdownAbandonsWhatOutlivesTheGraceAndCallsBackOnc
   }
   ASSERT_TRUE(WaitUntil([&] { return server_.Requests() == 8; }, milliseconds(10000)));
   EXPECT_EQ((*fetcher)->InFlight(), size_t{kRequests});
+  EXPECT_EQ((*fetcher)->Stats().queued, size_t{kRequests - 8});
 
   const auto started = Clock::now();
   (*fetcher)->Shutdown(milliseconds(300));
