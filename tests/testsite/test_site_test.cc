@@ -304,6 +304,37 @@ TEST(TestSiteTest, HandleAddsAnExactRouteThatWinsOverTheSite) {
   EXPECT_EQ(site->RequestCount("/"), 1u);
 }
 
+// Clients that hang up in the middle of a large body (a crawler's body cap)
+// leave the server serving. cpp-httplib checks the peer before each send, so
+// SIGPIPE here needs a lost race; the worker threads block it for that case,
+// which this test cannot force.
+TEST(TestSiteTest, SurvivesAClientHangingUpMidBody) {
+  auto site = StartOrDie({.pages = 10});
+  ASSERT_NE(site, nullptr);
+  site->Handle("/huge", [](const httplib::Request&, httplib::Response& response) {
+    // octet-stream: cpp-httplib would brotli-compress a text body first.
+    response.set_content(std::string(16 << 20, 'x'), "application/octet-stream");
+  });
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    httplib::Client client("127.0.0.1", site->port());
+    size_t received = 0;
+    // Returning false from the receiver makes the client close the socket.
+    const auto cut = client.Get("/huge", [&received](const char*, size_t length) {
+      received += length;
+      return received < 64 * 1024;
+    });
+    EXPECT_FALSE(cut);
+    EXPECT_GE(received, 64u * 1024);
+  }
+  // Give the server's writes time to hit the closed sockets (EPIPE).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  httplib::Client after("127.0.0.1", site->port());
+  const auto root = after.Get("/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 200);
+  EXPECT_EQ(site->RequestCount("/huge"), 3u);
+}
+
 TEST(TestSiteTest, ServesRobotsTxtWhenGiven) {
   auto site = StartOrDie({.pages = 10, .robots_txt = "User-agent: *\nDisallow: /p/3.html\n"});
   ASSERT_NE(site, nullptr);

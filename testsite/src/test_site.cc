@@ -1,5 +1,7 @@
 #include "testsite/test_site.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <mutex>
@@ -28,6 +30,18 @@ constexpr int kListenBacklog = 1024;
 // crawler keeps its connections, as it would with a real web server.
 constexpr size_t kKeepAliveMaxRequests = 100000;
 constexpr auto kStartTimeout = std::chrono::seconds(10);
+
+// cpp-httplib sends without MSG_NOSIGNAL, so a client that hangs up in the
+// middle of a body (a crawler's body cap) raises SIGPIPE, whose default action
+// kills the whole test program. SIGPIPE from send() goes to the sending thread;
+// with it blocked there, send() just fails with EPIPE. The process-wide
+// disposition is left alone.
+void BlockSigpipeInThisThread() {
+  sigset_t sigpipe;
+  sigemptyset(&sigpipe);
+  sigaddset(&sigpipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
+}
 
 // Exposes the listening socket, which httplib::Server keeps protected.
 class ListeningServer : public httplib::Server {
@@ -115,7 +129,10 @@ absl::Status TestSite::Impl::Start() {
   base_url_ = absl::StrCat("http://", options_.host, ":", port_);
   renderer_.emplace(options_, graph_, base_url_);
   router_.emplace(options_, graph_, *renderer_, base_url_, stop_);
-  listen_thread_ = std::thread([this] { server_.listen_after_bind(); });
+  listen_thread_ = std::thread([this] {
+    BlockSigpipeInThisThread();  // the worker threads are created below and inherit it
+    server_.listen_after_bind();
+  });
 
   // Stop() is a no-op until the server runs, so do not hand it out earlier.
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;

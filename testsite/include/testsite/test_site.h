@@ -102,7 +102,10 @@ class TestSite {
 
   // Adds or replaces a route for GET/HEAD of exactly `path` (no query). It wins
   // over the generated site; requests to it are counted and logged like any
-  // other, without `latency_ms`.
+  // other, without `latency_ms`. Stop() waits for running handlers, so one that
+  // waits should wait with a timeout. Note that cpp-httplib compresses a
+  // set_content() body of a text type when the client's Accept-Encoding asks
+  // (brotli at its slowest quality); set_content_provider() sends bytes as is.
   void Handle(const std::string& path, Handler handler);
 
   // Stops accepting, wakes stalled and delayed handlers, and waits for the
