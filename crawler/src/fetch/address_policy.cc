@@ -27,18 +27,25 @@ bool IsNonPublicV4(uint32_t a) {
          || in(0xF0000000, 4);  // 240/4 reserved, broadcast
 }
 
+uint32_t V4At(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+
 bool IsNonPublicV6(const uint8_t (&b)[16]) {
-  static constexpr uint8_t kMappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  if (std::memcmp(b, kMappedPrefix, sizeof kMappedPrefix) == 0) {
-    return IsNonPublicV4(uint32_t{b[12]} << 24 | uint32_t{b[13]} << 16 | uint32_t{b[14]} << 8 |
-                         b[15]);
+  // Prefixes that carry an IPv4 address: judge the address they carry, or
+  // "::ffff:10.0.0.1" (or a NAT64 / 6to4 form of it) would slip through.
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  static constexpr uint8_t kNat64[12] = {0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (std::memcmp(b, kMapped, 12) == 0 || std::memcmp(b, kNat64, 12) == 0) {
+    return IsNonPublicV4(V4At(b + 12));
   }
+  if (b[0] == 0x20 && b[1] == 0x02) return IsNonPublicV4(V4At(b + 2));  // 2002::/16 6to4
   bool first_fifteen_zero = true;
   for (int i = 0; i < 15; ++i) first_fifteen_zero = first_fifteen_zero && b[i] == 0;
   if (first_fifteen_zero && (b[15] == 0 || b[15] == 1)) return true;  // :: and ::1
   return (b[0] & 0xFE) == 0xFC                                        // fc00::/7 unique local
-         || (b[0] == 0xFE && (b[1] & 0xC0) == 0x80)                   // fe80::/10 link-local
-         || b[0] == 0xFF;                                             // ff00::/8 multicast
+         || (b[0] == 0xFE && (b[1] & 0x80) == 0x80)  // fe80::/10 link-local, fec0::/10 site-local
+         || b[0] == 0xFF;                            // ff00::/8 multicast
 }
 
 }  // namespace

@@ -10,8 +10,10 @@
 
 namespace crawler::fetch_internal {
 
-// True when `address` (AF_INET or AF_INET6; IPv4-mapped IPv6 is unwrapped) is
-// not a public unicast address. Unknown families count as not public.
+// True when `address` (AF_INET or AF_INET6) is not a public unicast address.
+// IPv6 forms that embed an IPv4 address (IPv4-mapped ::ffff:0:0/96, NAT64
+// 64:ff9b::/96, 6to4 2002::/16) are judged by that address. Unknown families
+// count as not public.
 bool IsNonPublicAddress(const sockaddr* address);
 
 }  // namespace crawler::fetch_internal
