@@ -111,46 +111,42 @@ bool IsNumericKind(Kind kind) {
          kind == Kind::kBytes || kind == Kind::kSeconds;
 }
 
+// The value if it passes the row's range check, else the range error.
+absl::StatusOr<OptionValue> Checked(const OptionSpec& spec, absl::StatusOr<OptionValue> value,
+                                    std::string_view shown) {
+  if (!value.ok()) return value;
+  absl::Status in_range = CheckOptionValue(spec, *value, shown);
+  if (!in_range.ok()) return in_range;
+  return value;
+}
+
+absl::StatusOr<OptionValue> FromInteger(const OptionSpec& spec, int64_t integer) {
+  std::string shown = Cat(integer);
+  if (spec.kind == Kind::kInteger) return Checked(spec, OptionValue(integer), shown);
+  absl::StatusOr<OptionValue> value = FromNumber(spec, static_cast<double>(integer), shown);
+  // A count keeps the exact integer, not its rounded double.
+  if (value.ok() && std::holds_alternative<uint64_t>(*value)) {
+    value = OptionValue(static_cast<uint64_t>(integer));
+  }
+  return Checked(spec, std::move(value), shown);
+}
+
+absl::StatusOr<OptionValue> FromFloat(const OptionSpec& spec, double number) {
+  std::string shown = Cat(number);
+  return Checked(spec, FromNumber(spec, number, shown), shown);
+}
+
 absl::StatusOr<OptionValue> FromNode(const OptionSpec& spec, const toml::node& node) {
+  bool boolean_kind = spec.kind == Kind::kSwitch || spec.kind == Kind::kOnOff;
   if (spec.kind == Kind::kTextList) {
     if (const auto* array = node.as_array()) return FromList(spec, *array);
-    return WrongType(spec, node);
-  }
-  if (const auto* flag = node.as_boolean()) {
-    if (spec.kind == Kind::kSwitch || spec.kind == Kind::kOnOff) return OptionValue(flag->get());
-    return WrongType(spec, node);
-  }
-  if (const auto* text = node.as_string()) {
-    if (spec.kind == Kind::kSwitch || spec.kind == Kind::kOnOff) return WrongType(spec, node);
-    return ParseOptionText(spec, text->get());
-  }
-  if (IsNumericKind(spec.kind)) {
-    absl::StatusOr<OptionValue> value;
-    if (const auto* integer = node.as_integer()) {
-      std::string shown = Cat(integer->get());
-      if (spec.kind == Kind::kInteger) {
-        value = OptionValue(static_cast<int64_t>(integer->get()));
-      } else {
-        value = FromNumber(spec, static_cast<double>(integer->get()), shown);
-        if (value.ok() && std::holds_alternative<uint64_t>(*value)) {
-          value = OptionValue(static_cast<uint64_t>(integer->get()));  // exact, no double
-        }
-      }
-      if (value.ok()) {
-        absl::Status in_range = CheckOptionValue(spec, *value, shown);
-        if (!in_range.ok()) return in_range;
-      }
-      return value;
-    }
-    if (const auto* floating = node.as_floating_point()) {
-      std::string shown = Cat(floating->get());
-      value = FromNumber(spec, floating->get(), shown);
-      if (value.ok()) {
-        absl::Status in_range = CheckOptionValue(spec, *value, shown);
-        if (!in_range.ok()) return in_range;
-      }
-      return value;
-    }
+  } else if (const auto* flag = node.as_boolean()) {
+    if (boolean_kind) return OptionValue(flag->get());
+  } else if (const auto* text = node.as_string()) {
+    if (!boolean_kind) return ParseOptionText(spec, text->get());
+  } else if (IsNumericKind(spec.kind)) {
+    if (const auto* integer = node.as_integer()) return FromInteger(spec, integer->get());
+    if (const auto* floating = node.as_floating_point()) return FromFloat(spec, floating->get());
   }
   return WrongType(spec, node);
 }
