@@ -44,6 +44,12 @@ std::string_view HostOfUrl(std::string_view url) {
 
 std::string RegistrableDomain(std::string_view host) {
   const std::string h(host);
+  // libpsl knows nothing of IP addresses ("127.0.0.1" would give "0.1"). A
+  // WHATWG-serialized host is an IPv4 address exactly when its last label is a
+  // number, and an IPv6 one when it is bracketed.
+  const std::string_view last = host.substr(host.rfind('.') + 1);
+  const bool ipv4 = !last.empty() && last.find_first_not_of("0123456789") == std::string_view::npos;
+  if (ipv4 || (!host.empty() && host.front() == '[')) return h;
   const char* domain = psl_registrable_domain(psl_builtin(), h.c_str());
   return domain != nullptr ? std::string(domain) : h;
 }

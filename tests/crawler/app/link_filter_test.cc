@@ -1,0 +1,112 @@
+// LinkFilter: the checks before the Sieve, in their documented order, and the
+// host/domain helpers behind --scope.
+#include "crawler/link_filter.h"
+
+#include "crawler/crawl.h"
+#include "gtest/gtest.h"
+
+namespace crawler {
+namespace {
+
+std::unique_ptr<LinkFilter> Make(const CrawlOptions& options,
+                                 const std::vector<std::string>& seeds) {
+  auto filter = LinkFilter::Create(options, seeds);
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  return filter.ok() ? std::move(*filter) : nullptr;
+}
+
+TEST(HostOfUrl, HostWithoutPortOrUserinfo) {
+  EXPECT_EQ(HostOfUrl("http://a.b:81/x"), "a.b");
+  EXPECT_EQ(HostOfUrl("https://u:p@a.b/x"), "a.b");
+  EXPECT_EQ(HostOfUrl("http://[::1]:8080/"), "[::1]");
+  EXPECT_EQ(HostOfUrl("http://a.b?q"), "a.b");
+  EXPECT_EQ(HostOfUrl("mailto:x"), "");
+}
+
+TEST(RegistrableDomain, UsesThePublicSuffixList) {
+  EXPECT_EQ(RegistrableDomain("www.example.co.uk"), "example.co.uk");
+  EXPECT_EQ(RegistrableDomain("a.b.example.com"), "example.com");
+  EXPECT_EQ(RegistrableDomain("127.0.0.1"), "127.0.0.1");
+}
+
+TEST(LinkFilter, HostScopeIsTheExactHostOfASeed) {
+  CrawlOptions options;
+  auto filter = Make(options, {"http://www.example.com/"});
+  EXPECT_EQ(filter->Check("https://www.example.com:8443/x", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://example.com/", 1), LinkVerdict::kOffScope);
+  EXPECT_EQ(filter->Check("http://other.org/", 1), LinkVerdict::kOffScope);
+}
+
+TEST(LinkFilter, DomainScopeIsTheRegistrableDomain) {
+  CrawlOptions options;
+  options.scope = Scope::kDomain;
+  auto filter = Make(options, {"http://www.example.co.uk/"});
+  EXPECT_EQ(filter->Check("http://shop.example.co.uk/", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://example.co.uk/", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://other.co.uk/", 1), LinkVerdict::kOffScope);
+}
+
+TEST(LinkFilter, AnyScopeFollowsEverything) {
+  CrawlOptions options;
+  options.scope = Scope::kAny;
+  auto filter = Make(options, {"http://a.com/"});
+  EXPECT_EQ(filter->Check("http://b.org/", 1), LinkVerdict::kFollow);
+}
+
+TEST(LinkFilter, LengthAndDepthComeFirst) {
+  CrawlOptions options;
+  options.max_depth = 2;
+  options.max_url_length = 30;
+  auto filter = Make(options, {"http://a.com/"});
+  EXPECT_EQ(filter->Check("http://a.com/" + std::string(40, 'x'), 1), LinkVerdict::kTooLong);
+  EXPECT_EQ(filter->Check("http://other.com/", 3), LinkVerdict::kOverDepth);
+  EXPECT_EQ(filter->Check("http://a.com/x", 2), LinkVerdict::kFollow);
+}
+
+TEST(LinkFilter, AllowAndDenyArePartialMatches) {
+  CrawlOptions options;
+  options.allow = {"/docs/", "/blog/"};
+  options.deny = {"\\.pdf$"};
+  auto filter = Make(options, {"http://a.com/"});
+  EXPECT_EQ(filter->Check("http://a.com/docs/x.html", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/blog/", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/shop/", 1), LinkVerdict::kNotAllowed);
+  EXPECT_EQ(filter->Check("http://a.com/docs/x.pdf", 1), LinkVerdict::kDenied);
+}
+
+TEST(LinkFilter, BadRegexIsAnErrorNamingTheFlag) {
+  CrawlOptions options;
+  options.deny = {"("};
+  auto filter = LinkFilter::Create(options, {"http://a.com/"});
+  ASSERT_FALSE(filter.ok());
+  EXPECT_NE(std::string(filter.status().message()).find("--deny"), std::string::npos);
+}
+
+TEST(LinkVerdictName, NamesEveryVerdict) {
+  EXPECT_EQ(LinkVerdictName(LinkVerdict::kFollow), "follow");
+  EXPECT_EQ(LinkVerdictName(LinkVerdict::kOffScope), "off-scope");
+  EXPECT_EQ(LinkVerdictName(LinkVerdict::kDenied), "denied");
+}
+
+TEST(FormatProgress, ShowsTheIssuesFields) {
+  CrawlProgress p;
+  p.pages = 100;
+  p.elapsed_s = 4;
+  p.queued = 7;
+  p.in_flight = 3;
+  p.seen_estimate = 250;
+  p.filter_fill = 0.031;
+  p.filter_fp_rate = 0.0001;
+  p.errors = 2;
+  const std::string line = FormatProgress(p);
+  EXPECT_NE(line.find("100 pages"), std::string::npos) << line;
+  EXPECT_NE(line.find("25.0/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("queued 7"), std::string::npos) << line;
+  EXPECT_NE(line.find("in flight 3"), std::string::npos) << line;
+  EXPECT_NE(line.find("seen ~250"), std::string::npos) << line;
+  EXPECT_NE(line.find("3.1%"), std::string::npos) << line;
+  EXPECT_NE(line.find("errors 2"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace crawler

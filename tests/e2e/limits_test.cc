@@ -1,0 +1,167 @@
+// End to end, in process: the limits applied before a URL enters the Sieve
+// (depth, pages, scope, allow/deny) and the per-host politeness of the
+// frontier, checked against what the loopback server saw.
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "e2e/e2e_util.h"
+#include "gtest/gtest.h"
+#include "testsite/test_site.h"
+
+namespace {
+
+using e2e::PathOf;
+
+std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages,
+                                              const std::string& host = "127.0.0.1") {
+  testsite::SiteOptions options;
+  options.pages = pages;
+  options.links_per_page = 8;
+  options.host = host;
+  auto site = testsite::TestSite::Start(options);
+  EXPECT_TRUE(site.ok()) << site.status();
+  return site.ok() ? std::move(*site) : nullptr;
+}
+
+std::set<std::string> FetchedUrls(const std::string& out_dir) {
+  std::set<std::string> urls;
+  for (const auto& page : e2e::ReadPages(out_dir)) urls.insert(page["url"].get<std::string>());
+  return urls;
+}
+
+TEST(Limits, MaxDepthFetchesExactlyThePagesWithinDepth) {
+  auto site = StartSite(300);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("depth");
+  options.max_depth = 2;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  const auto within = site->PageUrlsWithinDepth(2);
+  ASSERT_LT(within.size(), 300u);  // the limit must actually cut something
+  EXPECT_EQ(FetchedUrls(options.out_dir), std::set<std::string>(within.begin(), within.end()));
+  EXPECT_EQ(site->TotalRequests(), within.size());
+  EXPECT_GT(summary->over_depth, 0);
+  for (const auto& page : e2e::ReadPages(options.out_dir)) EXPECT_LE(page["depth"].get<int>(), 2);
+}
+
+TEST(Limits, MaxPagesStopsAfterThatManyFetches) {
+  auto site = StartSite(300);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("max-pages");
+  options.max_pages = 50;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(e2e::ReadPages(options.out_dir).size(), 50u);
+  EXPECT_EQ(site->TotalRequests(), 50u);
+  EXPECT_EQ(summary->stop_reason, "max-pages");
+  EXPECT_GT(summary->queued_at_end, 0);
+}
+
+// A hub page on site A linking to site B (another loopback address).
+void AddHub(testsite::TestSite* a, const testsite::TestSite& b) {
+  const std::string html = "<html><body><a href='" + b.RootUrl() + "'>b</a><a href='" +
+                           a->RootUrl() + "'>a</a></body></html>";
+  a->Handle("/hub", [html](const httplib::Request&, httplib::Response& res) {
+    res.set_content(html, "text/html");
+  });
+}
+
+TEST(Limits, HostScopeCountsButDoesNotFetchOtherHosts) {
+  auto a = StartSite(30, "127.0.0.1");
+  auto b = StartSite(30, "127.0.0.2");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  AddHub(a.get(), *b);
+  crawler::CrawlOptions options = e2e::FastOptions("scope-host");
+  auto summary = e2e::Crawl(options, {a->BaseUrl() + "/hub"});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(b->TotalRequests(), 0u);
+  EXPECT_GE(summary->off_scope, 1);
+  for (const std::string& url : a->PageUrls()) EXPECT_EQ(a->RequestCount(PathOf(url)), 1u) << url;
+}
+
+TEST(Limits, AnyScopeFollowsOtherHosts) {
+  auto a = StartSite(30, "127.0.0.1");
+  auto b = StartSite(30, "127.0.0.2");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  AddHub(a.get(), *b);
+  crawler::CrawlOptions options = e2e::FastOptions("scope-any");
+  options.scope = crawler::Scope::kAny;
+  auto summary = e2e::Crawl(options, {a->BaseUrl() + "/hub"});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  for (const std::string& url : b->PageUrls()) EXPECT_EQ(b->RequestCount(PathOf(url)), 1u) << url;
+  EXPECT_EQ(summary->off_scope, 0);
+}
+
+TEST(Limits, DenyPatternIsNeverRequested) {
+  auto site = StartSite(200);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("deny");
+  options.deny = {R"(/p/\d*7\.html$)"};
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  const std::regex denied(R"(/p/\d*7\.html)");
+  size_t fetched = 0;
+  for (const auto& [path, count] : site->RequestCounts()) {
+    EXPECT_FALSE(std::regex_match(path, denied)) << path;
+    EXPECT_EQ(count, 1u) << path;
+    fetched += count;
+  }
+  EXPECT_GT(fetched, 100u);
+  EXPECT_GT(summary->off_scope, 0);
+}
+
+TEST(Limits, AllowPatternsRestrictTheCrawl) {
+  auto site = StartSite(200);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("allow");
+  // The root and pages 1..19 only (the root links to some of them).
+  options.allow = {R"(:\d+/$)", R"(/p/1?\d\.html$)"};
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  const std::regex allowed(R"(/|/p/1?\d\.html)");
+  for (const auto& [path, count] : site->RequestCounts()) {
+    EXPECT_TRUE(std::regex_match(path, allowed)) << path;
+    EXPECT_EQ(count, 1u) << path;
+  }
+  EXPECT_GT(site->TotalRequests(), 1u);
+  EXPECT_GT(summary->off_scope, 0);
+}
+
+TEST(Limits, PerHostConnectionLimitHolds) {
+  auto site = StartSite(120);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("per-host");
+  options.per_host = 2;
+  options.connections = 16;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(site->TotalRequests(), 120u);
+  EXPECT_LE(site->MaxConcurrentRequests(), 2);
+}
+
+TEST(Limits, DelaySpacesTheStartsOfRequestsToOneHost) {
+  auto site = StartSite(50);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("delay");
+  options.per_host = 1;
+  options.delay_s = 0.05;
+  options.max_pages = 8;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  auto log = site->RequestLog();
+  ASSERT_EQ(log.size(), 8u);
+  std::sort(log.begin(), log.end(),
+            [](const auto& x, const auto& y) { return x.start_time < y.start_time; });
+  for (size_t i = 1; i < log.size(); ++i) {
+    // The server sees a request slightly after we start it; 45 ms leaves room
+    // for that jitter while a missing delay (~1 ms apart) would fail.
+    EXPECT_GE(log[i].start_time - log[i - 1].start_time, std::chrono::milliseconds(45));
+  }
+}
+
+}  // namespace
