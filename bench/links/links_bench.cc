@@ -22,7 +22,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -170,9 +173,23 @@ void PrintArenaFootprint(const Corpus& corpus) {
               static_cast<double>(reserved) / corpus.bytes, largest / 1e6);
 }
 
+// Every *.html file under `dir` (for a corpus of real pages, e.g. /usr/share).
+std::vector<std::string> HtmlFilesUnder(const char* dir) {
+  std::vector<std::string> pages;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           dir, std::filesystem::directory_options::skip_permission_denied, error)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".html") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    pages.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return pages;
+}
+
 }  // namespace
 
-int main() {
+// links-bench [DIR]: the generated corpora, plus the *.html files under DIR.
+int main(int argc, char** argv) {
   constexpr int kRuns = 5;
   std::printf(
       "links-bench: one thread, best of %d interleaved passes in thread CPU time; build type %s, "
@@ -187,7 +204,13 @@ int main() {
   const Corpus soup = MakeCorpus("tag soup (~40 KB)", links_bench::TagSoupPages(50, 40000, 3));
   // Just under LinkOptions::max_html_bytes, so ExtractLinks parses it all.
   const Corpus big = MakeCorpus("one big page (4 MB)", links_bench::TypicalPages(1, 4000000, 4));
-  for (const Corpus* corpus : {&typical, &small, &soup, &big}) {
+  std::vector<const Corpus*> corpora = {&typical, &small, &soup, &big};
+  Corpus real;
+  if (argc > 1) {
+    real = MakeCorpus(argv[1], HtmlFilesUnder(argv[1]));
+    corpora.push_back(&real);
+  }
+  for (const Corpus* corpus : corpora) {
     RunCorpus(*corpus, kRuns);
     PrintArenaFootprint(*corpus);
   }
