@@ -120,10 +120,11 @@ size_t Sieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool
   return count;
 }
 
+namespace {
+
 // Pops under s.mutex. Skips (and counts as lost) segments whose spill file
 // cannot be read back; nullopt only if the queue ran empty that way.
-static std::optional<std::string> PopLocked(Sieve::State& s)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+std::optional<std::string> PopLocked(Sieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   while (s.queue.Size() > 0) {
     const size_t before = s.queue.Size();
     absl::StatusOr<std::optional<std::string>> url = s.queue.Pop();
@@ -141,9 +142,11 @@ static std::optional<std::string> PopLocked(Sieve::State& s)
 }
 
 // True when a Pop can stop waiting: something to pop, or nothing will come.
-static bool PopReady(const Sieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+bool PopReady(const Sieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   return s.closed.load(std::memory_order_relaxed) || s.queue.Size() > 0 || s.in_flight.empty();
 }
+
+}  // namespace
 
 std::optional<std::string> Sieve::Pop() {
   State& s = *state_;

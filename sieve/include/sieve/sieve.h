@@ -19,6 +19,9 @@
 // URL from many threads at once enqueue it exactly once (the filter's
 // check-and-insert runs under one of 64 locks striped by the URL's hash). Save
 // briefly stops pushes and pops (it holds every lock while it copies the state).
+// Destroy the Sieve only after every consumer has returned from Pop (Close,
+// then join them). A push that fills a queue segment writes it to disk under
+// the queue lock: pops wait for that one write (~5 ms per 8 MiB segment).
 #ifndef SIEVE_SIEVE_H_
 #define SIEVE_SIEVE_H_
 
