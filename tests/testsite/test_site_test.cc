@@ -75,6 +75,19 @@ TEST(TestSiteTest, RejectsInvalidOptions) {
   EXPECT_EQ(TestSite::Start({.threads = 0}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Sites on 127.0.0.1 and 127.0.0.2 look like two hosts to a crawler.
+TEST(TestSiteTest, ListensOnAnotherLoopbackAddress) {
+  auto site = StartOrDie({.pages = 5, .host = "127.0.0.2"});
+  ASSERT_NE(site, nullptr);
+  EXPECT_EQ(site->RootUrl(), "http://127.0.0.2:" + std::to_string(site->port()) + "/");
+  httplib::Client client("127.0.0.2", site->port());
+  const auto root = client.Get("/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 200);
+  EXPECT_EQ(site->RequestCount(site->RootUrl()), 1u);
+  EXPECT_EQ(site->RequestLog().at(0).path, "/");
+}
+
 TEST(TestSiteTest, ReportsABusyPort) {
   auto first = StartOrDie({.pages = 5});
   ASSERT_NE(first, nullptr);
@@ -191,6 +204,8 @@ TEST(TestSiteTest, CountsAndLogsEveryRequest) {
   ASSERT_TRUE(client.Head("/p/2.html"));
 
   EXPECT_EQ(site->RequestCount("/p/1.html"), 3u);
+  EXPECT_EQ(site->RequestCount(site->PageUrl(1)), 3u);
+  EXPECT_EQ(site->RequestCount(site->BaseUrl()), 0u);
   EXPECT_EQ(site->RequestCount("/nope"), 2u);
   EXPECT_EQ(site->RequestCount("/p/3.html"), 0u);
   EXPECT_EQ(site->RequestCountWithPrefix("/p/"), 4u);

@@ -211,7 +211,14 @@ std::vector<std::string> TestSite::NonHtmlUrls() const {
   return urls;
 }
 
-uint64_t TestSite::RequestCount(std::string_view path) const { return impl_->tracker_.Count(path); }
+uint64_t TestSite::RequestCount(std::string_view path_or_url) const {
+  std::string_view path = path_or_url;
+  if (path.starts_with(impl_->base_url_)) {
+    path.remove_prefix(impl_->base_url_.size());
+    if (path.empty()) path = "/";
+  }
+  return impl_->tracker_.Count(path);
+}
 uint64_t TestSite::RequestCountWithPrefix(std::string_view prefix) const {
   return impl_->tracker_.CountWithPrefix(prefix);
 }

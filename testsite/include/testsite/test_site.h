@@ -8,7 +8,7 @@
 //   if (!site.ok()) return site.status();
 //   Crawl((*site)->RootUrl());                       // "http://127.0.0.1:PORT/"
 //   for (const std::string& url : (*site)->PageUrls())
-//     EXPECT_EQ((*site)->RequestCount(PathOf(url)), 1);
+//     EXPECT_EQ((*site)->RequestCount(url), 1);
 //   EXPECT_EQ((*site)->RequestCountWithPrefix("/trap/"), 0);
 //
 // Threading: every method is safe to call concurrently, also while requests
@@ -84,7 +84,8 @@ class TestSite {
   std::vector<std::string> NonHtmlUrls() const;
 
   // Requests per decoded path (no query), every route and status counted.
-  uint64_t RequestCount(std::string_view path) const;
+  // Also takes a URL of this site: RequestCount(PageUrl(7)) counts "/p/7.html".
+  uint64_t RequestCount(std::string_view path_or_url) const;
   // Sum of RequestCount over paths starting with `prefix` ("/trap/").
   uint64_t RequestCountWithPrefix(std::string_view prefix) const;
   uint64_t TotalRequests() const;
