@@ -8,9 +8,10 @@
 //     resolved absolute `location`; the crawler pushes that target through the
 //     Sieve like any link (so a redirect to a seen URL is not fetched again) and
 //     counts hops itself.
-//   - Connections are reused (one connection cache per fetcher thread; DNS and
-//     TLS sessions shared by all threads); HTTP/2 when the server offers it over
-//     TLS; gzip, deflate and brotli bodies are decoded.
+//   - Connections are reused: one connection cache per fetcher thread, and a
+//     host's requests go to the same thread while it has free slots; DNS and
+//     TLS sessions are shared by all threads. HTTP/2 when the server offers it
+//     over TLS. gzip, deflate, brotli and zstd bodies are decoded.
 //   - The body cap counts DECODED bytes, so a gzip bomb is cut short: the
 //     transfer is aborted, error "body_too_large", the truncated body is kept.
 //   - TLS peers are verified.
