@@ -24,9 +24,11 @@
 
 namespace sieve {
 
-// 64 stripes: with 8-32 pushing threads, two pushes of different URLs share a
-// stripe with probability ~1/64, so the locks cost little contention.
-inline constexpr size_t kStripeCount = 64;
+// 32 stripes: with 8 pushing threads, two pushes of different URLs share a
+// stripe with probability ~1/32, so the locks cost little contention. Not
+// more: a batch push and Save hold every stripe plus the queue mutex, and
+// TSan's deadlock detector tracks at most 64 locks held by one thread.
+inline constexpr size_t kStripeCount = 32;
 
 // Holds every stripe lock, in index order (so two holders cannot deadlock):
 // no push is between its filter check and its enqueue while this lives.

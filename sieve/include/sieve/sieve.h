@@ -17,7 +17,7 @@
 //
 // Threading: every method is safe to call concurrently. Pushes of the same new
 // URL from many threads at once enqueue it exactly once (the filter's
-// check-and-insert runs under one of 64 locks striped by the URL's hash). Save
+// check-and-insert runs under one of 32 locks striped by the URL's hash). Save
 // briefly stops pushes and pops (it holds every lock while it copies the state).
 // Destroy the Sieve only after every consumer has returned from Pop (Close,
 // then join them). A push that fills a queue segment writes it to disk under
@@ -65,7 +65,7 @@ class Sieve {
   // Push for each URL, in order (a URL repeated in the batch is new only the
   // first time). Faster than single pushes (about 2x on a filter larger than
   // the CPU cache): the filter prefetches the URLs' cache lines so their misses
-  // overlap, and the locks are taken once per 512 URLs. `accepted`, if not
+  // overlap, and the locks are taken once per 512 URLs (every stripe at once). `accepted`, if not
   // empty, must have urls.size() elements and receives each result. Returns
   // the number accepted.
   size_t PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted = {});
