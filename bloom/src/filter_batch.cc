@@ -56,10 +56,13 @@ void BloomFilter::AddBatch(absl::Span<const std::string_view> keys) {
 
 void BloomFilter::MayContainBatch(absl::Span<const std::string_view> keys,
                                   absl::Span<bool> out) const {
+  const uint64_t* words = storage_->words();
   ForEachPrefetched(
       std::min(keys.size(), out.size()), layout_, bits_, hash_count_, storage_->words(), false,
       [&](size_t i) { return HashKey(keys[i]); },
-      [&](size_t i, const Hash128& h) { out[i] = MayContain(h); });
+      [&](size_t i, const Hash128& h) {
+        out[i] = probes::MayContain(words, layout_, bits_, hash_count_, h);
+      });
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) {
@@ -76,10 +79,13 @@ void BloomFilter::AddBatch(absl::Span<const Hash128> hashes) {
 }
 
 void BloomFilter::MayContainBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) const {
+  const uint64_t* words = storage_->words();
   ForEachPrefetched(
       std::min(hashes.size(), out.size()), layout_, bits_, hash_count_, storage_->words(), false,
       [&](size_t i) { return hashes[i]; },
-      [&](size_t i, const Hash128& h) { out[i] = MayContain(h); });
+      [&](size_t i, const Hash128& h) {
+        out[i] = probes::MayContain(words, layout_, bits_, hash_count_, h);
+      });
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) {

@@ -51,18 +51,20 @@ inline const uint64_t* BlockWords(const uint64_t* words, const Hash128& h, uint6
   return words + BlockIndex(h, block_count) * kWordsPerBlock;
 }
 
-// Probe by probe with an early exit: after the first load the line is in L1,
-// and most negative lookups stop at the first or second clear bit.
+// Branch-free: after the first load the line is in L1, so testing all k bits
+// costs a few cycles, while an early exit on a random probe would mispredict
+// on most negative lookups and flush the loads of the keys behind it.
 inline bool BlockedMayContain(const uint64_t* words, uint64_t block_count, uint32_t k,
                               const Hash128& h) {
   const uint64_t* block = BlockWords(words, h, block_count);
   uint64_t x = h.low;
+  uint64_t all = 1;
   for (uint32_t i = 0; i < k; ++i) {
     const uint64_t bit = x >> 55;
-    if (((LoadWord(block + (bit >> 6)) >> (bit & 63)) & 1) == 0) return false;
+    all &= LoadWord(block + (bit >> 6)) >> (bit & 63);
     x *= kBlockMultiplier;
   }
-  return true;
+  return (all & 1) != 0;
 }
 
 // Returns the number of bits this call turned on (0: the key was present).
@@ -101,6 +103,14 @@ inline uint64_t ClassicInsert(uint64_t* words, uint64_t bits, uint32_t k, const 
     turned_on += SetBits(words + (pos >> 6), uint64_t{1} << (pos & 63));
   }
   return turned_on;
+}
+
+// ---- Either layout ----------------------------------------------------------
+
+inline bool MayContain(const uint64_t* words, Layout layout, uint64_t bits, uint32_t k,
+                       const Hash128& h) {
+  return layout == Layout::kBlocked ? BlockedMayContain(words, bits / kBlockBits, k, h)
+                                    : ClassicMayContain(words, bits, k, h);
 }
 
 // ---- Prefetch --------------------------------------------------------------
