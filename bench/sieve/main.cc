@@ -10,6 +10,8 @@
 // with the queue, nanoseconds per push, and the URLs the Sieve wrongly
 // dropped. How memory is measured: memory_probe.h. Hash sets run only up to
 // --baseline_max URLs (at 1e8 they need ~15 GB).
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +40,9 @@ ABSL_FLAG(double, p, 0.01, "the Sieve's false-positive rate");
 ABSL_FLAG(bool, json, false, "print one JSON object per row instead of a table");
 ABSL_FLAG(std::string, plot, "", "draw memory against N with gnuplot into this PNG");
 ABSL_FLAG(double, baseline_max, 1e7, "largest N for the hash-set baselines");
+ABSL_FLAG(std::string, replot, "",
+          "read rows printed by an earlier --json run from this file (instead of measuring) "
+          "and draw them with --plot");
 ABSL_FLAG(std::string, spill_dir, "", "the Sieve's spill directory (default: $TMPDIR)");
 
 namespace sieve_bench {
@@ -99,6 +104,9 @@ sieve::SieveOptions SieveOptionsFor(uint64_t n) {
 double SieveSeenBytes(uint64_t n) {
   const sieve::SieveOptions options = SieveOptionsFor(n);
   TimedFeed(kChunk, [](const std::vector<std::string_view>&) {});  // warm the heap
+  // Return memory freed by earlier runs to the kernel first, or its release
+  // during this pass would be subtracted from the filter's pages.
+  malloc_trim(0);
   const int64_t rss0 = ResidentBytes();
   const int64_t heap0 = HeapInUseBytes();
   absl::StatusOr<bloom::BloomFilter> filter = bloom::BloomFilter::Create(
@@ -112,6 +120,7 @@ double SieveSeenBytes(uint64_t n) {
     filter->InsertIfNewBatch(absl::MakeConstSpan(urls), absl::MakeSpan(out, urls.size()));
   });
   const int64_t heap_growth = std::max<int64_t>(HeapInUseBytes() - heap0, 0);
+  malloc_trim(0);
   return static_cast<double>(ResidentBytes() - rss0 - heap_growth);
 }
 
@@ -268,7 +277,39 @@ void Plot(const std::vector<Row>& rows, const std::string& png) {
   if (pclose(gp) != 0) std::fprintf(stderr, "gnuplot failed\n");
 }
 
+// Reads rows in the exact format PrintJson writes.
+std::vector<Row> ReadJsonRows(const std::string& path) {
+  std::vector<Row> rows;
+  FILE* in = std::fopen(path.c_str(), "r");
+  if (in == nullptr) return rows;
+  char line[1024];
+  char impl[64];
+  while (std::fgets(line, sizeof line, in) != nullptr) {
+    Row r;
+    unsigned long urls = 0;
+    if (std::sscanf(line,
+                    "{\"impl\": \"%63[^\"]\", \"urls\": %lu, \"p\": %lf, "
+                    "\"seen_bytes_per_url\": %lf, \"total_bytes_per_url\": %lf, \"push_ns\": "
+                    "%lf, \"push_single_ns\": %lf, \"wrongly_dropped_rate\": %lf, "
+                    "\"disk_bytes_per_url\": %lf}",
+                    impl, &urls, &r.p, &r.seen_bytes_per_url, &r.total_bytes_per_url, &r.push_ns,
+                    &r.push_single_ns, &r.wrongly_dropped_rate, &r.disk_bytes_per_url) == 9) {
+      r.impl = impl;
+      r.urls = urls;
+      rows.push_back(r);
+    }
+  }
+  std::fclose(in);
+  return rows;
+}
+
 int Main() {
+  if (!absl::GetFlag(FLAGS_replot).empty()) {
+    const std::vector<Row> rows = ReadJsonRows(absl::GetFlag(FLAGS_replot));
+    for (const Row& row : rows) PrintRow(row);
+    if (!absl::GetFlag(FLAGS_plot).empty()) Plot(rows, absl::GetFlag(FLAGS_plot));
+    return rows.empty() ? 1 : 0;
+  }
   std::vector<uint64_t> counts;
   for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_urls), ',')) {
     double value = 0;
