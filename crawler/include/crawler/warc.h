@@ -1,0 +1,150 @@
+// WarcWriter: archives fetches as WARC 1.1 (ISO 28500), the format Heritrix,
+// wget --warc-file and Browsertrix write and warcio, pywb and the Common Crawl
+// tooling read.
+//
+// Files are PREFIX-00000.warc.gz, PREFIX-00001.warc.gz, ... Each starts with a
+// `warcinfo` record (software, format, the crawl's options), rotates once the
+// next record would pass `max_file_size`, and never overwrites: the first index
+// is the first one whose file does not exist yet (so a resumed crawl appends
+// new files). Every record is its own gzip member, so a reader can seek to the
+// offset `Write` returns and inflate just that record.
+//
+// Per fetch, `Write` stores a `request` and a `response` record linked by
+// WARC-Concurrent-To, with WARC-Target-URI, WARC-Date (UTC, microseconds, as
+// WARC 1.1 allows), WARC-Record-ID (<urn:uuid:...>, random v4),
+// WARC-IP-Address, WARC-Block-Digest and WARC-Payload-Digest (sha1, base32).
+// When the payload digest equals one seen before (a bounded table of the most
+// recent `revisit_table_entries` digests), the response is a `revisit` record
+// (profile identical-payload-digest, WARC-Refers-To-Target-URI/-Date) holding
+// the HTTP headers only. Bodies cut by --max-body carry `WARC-Truncated:
+// length`.
+//
+// The payload we store, and why. WARC wants the HTTP entity as transmitted,
+// but libcurl hands the crawler a de-chunked and (when `content_decoded`)
+// content-decoded body. Storing decoded bytes under the original
+// `Content-Encoding: gzip` header would make every reader fail to gunzip it.
+// So, as wget does when it rewrites what it saved, the stored response headers
+// are made true of the stored body:
+//   - Transfer-Encoding is renamed X-Crawl-Original-Transfer-Encoding (the body
+//     is never chunked once curl has it);
+//   - if `content_decoded`, Content-Encoding is renamed
+//     X-Crawl-Original-Content-Encoding;
+//   - a Content-Length that differs from the stored body is renamed
+//     X-Crawl-Original-Content-Length and a true Content-Length is added.
+// The payload digest is then simply sha1(stored body): no reader has to guess
+// whether chunking or compression was part of it (warcio and pywb compute it
+// on the de-chunked entity, which is this). Nothing is rewritten in requests.
+//
+// Example:
+//   auto warc = crawler::WarcWriter::Create({.prefix = "out/crawl"});
+//   if (!warc.ok()) return warc.status();
+//   absl::StatusOr<crawler::WarcLocation> at = (*warc)->Write({
+//       .target_uri = url, .request_headers = request, .response_headers =
+//       result.headers, .body = result.body, .remote_ip = result.remote_ip,
+//       .date = std::chrono::system_clock::now()});
+//   ...  // at->file, at->offset go to pages.jsonl
+//   absl::Status closed = (*warc)->Close();
+//
+// Cost (bench/warc, 2-core box): see crawler/src/warc/README.md.
+//
+// Threading: Write, Stats and Close are safe to call from any thread. Write does
+// the CPU work (digests, gzip) on the calling thread, so fetcher threads share
+// it; one dedicated writer thread does all disk I/O. Write blocks only while
+// more than `queue_limit_bytes` of compressed records wait for the disk.
+#ifndef CRAWLER_WARC_H_
+#define CRAWLER_WARC_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace crawler {
+
+struct WarcOptions {
+  // Path prefix of the files: PREFIX-00000.warc.gz, ... Its folder must exist.
+  std::string prefix;
+  // A file is closed and the next one started when the next record would
+  // make it larger than this (a single larger record still gets written, alone
+  // after the warcinfo). Must be >= 1024. Default 1 GB, as Heritrix.
+  uint64_t max_file_size = 1ull << 30;
+  // The warcinfo `software` field.
+  std::string software = "crawl/" CRAWL_VERSION;
+  // The crawl's options as "key: value" lines, appended to each warcinfo.
+  std::string warcinfo_fields;
+  // Compressed bytes waiting for the disk before Write blocks. Bounds memory
+  // when the disk is slower than the fetchers. Must be > 0.
+  size_t queue_limit_bytes = 64 << 20;
+  // Payload digests remembered for revisit records (oldest forgotten first);
+  // about 100 bytes each plus the URI. 0 turns revisit records off.
+  size_t revisit_table_entries = 1 << 18;
+  // gzip level 1..9. 6 is zlib's default; 1 is ~3x faster for ~15% more bytes.
+  int compression_level = 6;
+};
+
+// One HTTP exchange as the fetcher saw it.
+struct WarcExchange {
+  std::string target_uri;
+  // Raw request as sent (or reconstructed): request line + headers, with or
+  // without the final empty line.
+  std::string request_headers;
+  // Raw status line + headers as received, with or without the empty line.
+  std::string response_headers;
+  // The body as the fetcher holds it; see `content_decoded`.
+  std::string body;
+  // True when `body` was content-decoded (gzip/br/...) by the fetcher, which
+  // is what crawler::Fetcher does: the stored headers are rewritten to match.
+  bool content_decoded = true;
+  std::string remote_ip;  // empty: no WARC-IP-Address
+  std::chrono::system_clock::time_point date;
+  // The body was cut by --max-body: WARC-Truncated: length.
+  bool truncated = false;
+};
+
+// Where a response (or revisit) record starts: the gzip member at `offset` of
+// `file` (the path as PREFIX-NNNNN.warc.gz).
+struct WarcLocation {
+  std::string file;
+  uint64_t offset = 0;
+};
+
+struct WarcStats {
+  uint64_t records = 0;  // warcinfo, request, response and revisit
+  uint64_t responses = 0;
+  uint64_t revisits = 0;
+  uint64_t files = 0;
+  uint64_t uncompressed_bytes = 0;  // WARC records before gzip
+  uint64_t written_bytes = 0;       // gzip bytes handed to the disk
+  uint64_t queued_bytes = 0;        // waiting for the writer thread now
+};
+
+class WarcWriter {
+ public:
+  // Validates options, creates the first file and starts the writer thread.
+  static absl::StatusOr<std::unique_ptr<WarcWriter>> Create(const WarcOptions& options);
+  virtual ~WarcWriter() = default;
+
+  // Queues one request + response pair (or request + revisit when the payload
+  // digest repeats). Returns where the response/revisit record will be. After
+  // a disk error or Close, returns that error / FailedPrecondition.
+  virtual absl::StatusOr<WarcLocation> Write(const WarcExchange& exchange) = 0;
+
+  virtual WarcStats Stats() const = 0;
+
+  // Writes everything queued, fsyncs and closes the file, stops the thread.
+  // Returns the first disk error, if any. Idempotent; the destructor calls it.
+  virtual absl::Status Close() = 0;
+};
+
+// For --resume after a crash (kill -9 mid-write): cuts `path` after its last
+// complete gzip member, removing a torn last record. A file with no complete
+// member becomes empty. NotFound if the file does not exist.
+absl::Status TruncateTornWarc(const std::string& path);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_WARC_H_

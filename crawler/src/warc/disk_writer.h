@@ -1,0 +1,71 @@
+// DiskWriter: the one thread that touches the disk. Callers queue byte strings
+// for a file; the thread appends them in queue order, and on a change of file
+// fsyncs and closes the previous one, so a rotated file is durable before the
+// next one grows. The queue is bounded in bytes: Append blocks while it is
+// over the limit, which is the only time a fetcher waits on the disk.
+//
+// Threading: Append, QueuedBytes and Finish are safe from any thread; the order
+// of bytes on disk is the order of Append calls.
+#ifndef CRAWLER_SRC_WARC_DISK_WRITER_H_
+#define CRAWLER_SRC_WARC_DISK_WRITER_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+
+namespace crawler::warc_internal {
+
+class DiskWriter {
+ public:
+  explicit DiskWriter(size_t queue_limit_bytes);
+  ~DiskWriter();  // Finish()
+  DiskWriter(const DiskWriter&) = delete;
+  DiskWriter& operator=(const DiskWriter&) = delete;
+
+  // Queues `bytes` to append to `path` (created; it must not exist yet).
+  // Returns the thread's first error, or FailedPrecondition after Finish.
+  absl::Status Append(const std::string& path, std::string bytes);
+
+  uint64_t QueuedBytes() const;
+
+  // Writes all queued bytes, fsyncs and closes the file, joins the thread.
+  // Idempotent; returns the first error.
+  absl::Status Finish();
+
+ private:
+  struct Chunk {
+    std::string path;
+    std::string bytes;
+  };
+
+  void Run();
+  absl::Status WriteChunk(const Chunk& chunk);
+  absl::Status CloseFile();
+
+  const size_t queue_limit_bytes_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable space_ready_;
+  std::deque<Chunk> queue_ ABSL_GUARDED_BY(mutex_);
+  uint64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool finishing_ ABSL_GUARDED_BY(mutex_) = false;
+  absl::Status error_ ABSL_GUARDED_BY(mutex_);
+
+  // Only the writer thread touches these. Declared before thread_ so they are
+  // initialized before it starts.
+  int fd_ = -1;
+  std::string open_path_;
+
+  std::thread thread_;
+};
+
+}  // namespace crawler::warc_internal
+
+#endif  // CRAWLER_SRC_WARC_DISK_WRITER_H_

@@ -1,0 +1,67 @@
+#include "warc/record.h"
+
+#include <openssl/rand.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::warc_internal {
+
+std::string NewRecordId() {
+  unsigned char b[16];
+  if (RAND_bytes(b, sizeof b) != 1) {
+    // Only when the RNG cannot seed; a time-and-counter fallback keeps IDs
+    // unique within the process, which is what readers rely on.
+    static std::atomic<uint64_t> counter{0};
+    const uint64_t t = std::chrono::steady_clock::now().time_since_epoch().count();
+    const uint64_t n = counter.fetch_add(1);
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(t >> (8 * i));
+    for (int i = 0; i < 8; ++i) b[8 + i] = static_cast<unsigned char>(n >> (8 * i));
+  }
+  b[6] = (b[6] & 0x0f) | 0x40;  // version 4
+  b[8] = (b[8] & 0x3f) | 0x80;  // RFC 4122 variant
+  char text[64];
+  std::snprintf(text, sizeof text,
+                "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x>",
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+                b[13], b[14], b[15]);
+  return text;
+}
+
+std::string FormatWarcDate(std::chrono::system_clock::time_point time) {
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
+  int64_t seconds = micros / 1000000;
+  int64_t fraction = micros % 1000000;
+  if (fraction < 0) {
+    fraction += 1000000;
+    --seconds;
+  }
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[48];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(fraction));
+  return text;
+}
+
+std::string BuildRecord(const WarcFields& fields, absl::string_view block_head,
+                        absl::string_view block_tail) {
+  std::string record = "WARC/1.1\r\n";
+  size_t fields_size = 0;
+  for (const auto& [name, value] : fields) fields_size += name.size() + value.size() + 4;
+  record.reserve(64 + fields_size + block_head.size() + block_tail.size());
+  for (const auto& [name, value] : fields) absl::StrAppend(&record, name, ": ", value, "\r\n");
+  absl::StrAppend(&record, "Content-Length: ", block_head.size() + block_tail.size(), "\r\n\r\n",
+                  block_head, block_tail, "\r\n\r\n");
+  return record;
+}
+
+}  // namespace crawler::warc_internal
