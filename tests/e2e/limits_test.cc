@@ -132,6 +132,19 @@ TEST(Limits, AllowPatternsRestrictTheCrawl) {
   EXPECT_GT(summary->off_scope, 0);
 }
 
+TEST(Limits, MaxPagesPerHostCapsEachHost) {
+  auto site = StartSite(100);
+  ASSERT_NE(site, nullptr);
+  crawler::CrawlOptions options = e2e::FastOptions("max-pages-per-host");
+  options.max_pages_per_host = 10;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(site->TotalRequests(), 10u);
+  EXPECT_EQ(e2e::ReadPages(options.out_dir).size(), 10u);
+  EXPECT_GT(summary->over_host_limit, 0);
+  EXPECT_EQ(summary->stop_reason, "drained");
+}
+
 TEST(Limits, PerHostConnectionLimitHolds) {
   auto site = StartSite(120);
   ASSERT_NE(site, nullptr);

@@ -58,6 +58,10 @@ struct FrontierOptions {
   size_t max_buffered = 4096;
   // Fetches handed out in total; 0 = unlimited (--max-pages).
   uint64_t max_pages = 0;
+  // URLs accepted per authority; 0 = unlimited (--max-pages-per-host). Checked
+  // before the Sieve, so a refused URL costs no filter bits and is counted in
+  // Stats().over_host_limit. One counter per authority is kept in memory.
+  uint64_t max_pages_per_host = 0;
   // The default politeness, used when Create gets no HostPolicy: concurrent
   // fetches per authority (--per-host) and time between starts (--delay).
   int per_host = 2;
@@ -65,15 +69,16 @@ struct FrontierOptions {
 };
 
 struct FrontierStats {
-  uint64_t offered = 0;     // Offer calls
-  uint64_t accepted = 0;    // Offer calls the Sieve took as new
-  uint64_t handed_out = 0;  // URLs returned by Next
-  uint64_t done = 0;        // Done calls
-  size_t buffered = 0;      // URLs in the per-host queues
-  size_t fetching = 0;      // handed out, slot not yet released
-  size_t unfinished = 0;    // handed out, not yet Done
-  size_t authorities = 0;   // authorities known to the host queues
-  size_t pending_meta = 0;  // side-table entries (URLs queued in the Sieve)
+  uint64_t offered = 0;          // Offer calls
+  uint64_t accepted = 0;         // Offer calls the Sieve took as new
+  uint64_t handed_out = 0;       // URLs returned by Next
+  uint64_t done = 0;             // Done calls
+  size_t buffered = 0;           // URLs in the per-host queues
+  size_t fetching = 0;           // handed out, slot not yet released
+  size_t unfinished = 0;         // handed out, not yet Done
+  size_t authorities = 0;        // authorities known to the host queues
+  size_t pending_meta = 0;       // side-table entries (URLs queued in the Sieve)
+  uint64_t over_host_limit = 0;  // offers refused by max_pages_per_host
 };
 
 class Frontier {
@@ -125,8 +130,9 @@ class Frontier {
   };
 
   Frontier(sieve::Sieve* sieve, const FrontierOptions& options, std::unique_ptr<HostPolicy> policy);
-  void RefillLocked(absl::Time now);                    // requires mu_
-  bool OfferLocked(const std::string& url, Meta meta);  // requires mu_
+  void RefillLocked(absl::Time now);                                          // requires mu_
+  bool OfferLocked(const std::string& url, Meta meta);                        // requires mu_
+  bool UnderHostLimitLocked(const std::string& url, std::string* authority);  // requires mu_
   std::shared_ptr<const std::string> InternParentLocked(const std::string& parent);
 
   sieve::Sieve* const sieve_;
@@ -134,8 +140,10 @@ class Frontier {
   const std::unique_ptr<HostPolicy> policy_;
 
   std::mutex mu_;
-  HostQueues queues_;                               // guarded by mu_
-  absl::flat_hash_map<std::string, Meta> meta_;     // guarded by mu_
+  HostQueues queues_;                            // guarded by mu_
+  absl::flat_hash_map<std::string, Meta> meta_;  // guarded by mu_
+  // Accepted URLs per authority (only with max_pages_per_host); guarded by mu_.
+  absl::flat_hash_map<std::string, uint64_t> per_host_;
   std::shared_ptr<const std::string> last_parent_;  // guarded by mu_; interning cache
   FrontierStats stats_;                             // guarded by mu_
 };

@@ -106,10 +106,11 @@ struct CrawlSummary {
   std::map<int, int64_t> status_counts;           // HTTP status -> count (0: no response)
   int64_t links_found = 0;
   int64_t links_new = 0;
-  int64_t off_scope = 0;   // links dropped by scope/allow/deny before the Sieve
-  int64_t over_depth = 0;  // links dropped by --max-depth
-  int64_t too_long = 0;    // links dropped by --max-url-length
-  int64_t rejected = 0;    // links that did not resolve to an http(s) URL
+  int64_t off_scope = 0;        // links dropped by scope/allow/deny before the Sieve
+  int64_t over_depth = 0;       // links dropped by --max-depth
+  int64_t too_long = 0;         // links dropped by --max-url-length
+  int64_t over_host_limit = 0;  // links dropped by --max-pages-per-host
+  int64_t rejected = 0;         // links that did not resolve to an http(s) URL
   int64_t nofollow_skipped = 0;
   int64_t redirects = 0;      // 3xx responses with a Location
   int64_t seen_estimate = 0;  // the Sieve's estimate of distinct URLs accepted

@@ -64,6 +64,7 @@ sieve::SieveOptions SieveOptionsOf(const CrawlOptions& options) {
 FrontierOptions FrontierOptionsOf(const CrawlOptions& options) {
   FrontierOptions f;
   f.max_pages = options.max_pages;
+  f.max_pages_per_host = options.max_pages_per_host;
   f.per_host = std::max(1, options.per_host);
   f.delay = absl::Seconds(options.delay_s);
   // Enough buffered URLs to keep every connection busy across many hosts.

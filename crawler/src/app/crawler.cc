@@ -267,7 +267,9 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   const sieve::SieveStats sieve = sieve_->Stats();
   summary.duration_s = absl::ToDoubleSeconds(absl::Now() - start_);
   summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
-  summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier_->Stats().buffered);
+  const FrontierStats frontier = frontier_->Stats();
+  summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);
+  summary.over_host_limit = static_cast<int64_t>(frontier.over_host_limit);
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
   summary.filter_fp_rate = sieve.current_fp_rate;
   summary.filter_fill = sieve.fill_ratio;

@@ -41,10 +41,22 @@ std::shared_ptr<const std::string> Frontier::InternParentLocked(const std::strin
   return last_parent_;
 }
 
+bool Frontier::UnderHostLimitLocked(const std::string& url, std::string* authority) {
+  if (options_.max_pages_per_host == 0) return true;
+  *authority = AuthorityOf(url);
+  auto it = per_host_.find(*authority);
+  if (it == per_host_.end() || it->second < options_.max_pages_per_host) return true;
+  ++stats_.over_host_limit;
+  return false;
+}
+
 bool Frontier::OfferLocked(const std::string& url, Meta meta) {
   ++stats_.offered;
+  std::string authority;
+  if (!UnderHostLimitLocked(url, &authority)) return false;
   if (!sieve_->Push(url)) return false;
   ++stats_.accepted;
+  if (options_.max_pages_per_host > 0) ++per_host_[authority];
   meta_.insert_or_assign(url, std::move(meta));
   return true;
 }
@@ -58,6 +70,11 @@ size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
                             const std::string& parent) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto shared_parent = InternParentLocked(parent);
+  if (options_.max_pages_per_host > 0) {  // per-URL check; the batch cannot know the counts
+    size_t added = 0;
+    for (const std::string& url : urls) added += OfferLocked(url, Meta{depth, 0, shared_parent});
+    return added;
+  }
   std::vector<std::string_view> views(urls.begin(), urls.end());
   std::unique_ptr<bool[]> accepted(new bool[urls.size()]());
   const size_t added = sieve_->PushBatch(views, absl::MakeSpan(accepted.get(), urls.size()));

@@ -30,6 +30,7 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["off_scope"] = s.off_scope;
   j["over_depth"] = s.over_depth;
   j["too_long"] = s.too_long;
+  j["over_host_limit"] = s.over_host_limit;
   j["rejected"] = s.rejected;
   j["nofollow_skipped"] = s.nofollow_skipped;
   j["redirects"] = s.redirects;

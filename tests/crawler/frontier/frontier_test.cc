@@ -133,6 +133,22 @@ TEST(Frontier, PageLimitStopsHandingOut) {
   EXPECT_TRUE((*frontier)->Exhausted());
 }
 
+TEST(Frontier, MaxPagesPerHostRefusesBeforeTheSieve) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay();
+  options.max_pages_per_host = 3;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 5; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  urls.push_back("http://b/0");
+  EXPECT_EQ((*frontier)->OfferLinks(urls, 1, "http://a/"), 4u);  // 3 of a, 1 of b
+  EXPECT_FALSE((*frontier)->Offer(Seed("http://a/9")));
+  EXPECT_EQ((*frontier)->Stats().over_host_limit, 3u);
+  // Refused URLs never reached the filter: a later crawl of them is not blocked.
+  EXPECT_TRUE(sieve->Push("http://a/4"));
+}
+
 TEST(Frontier, BuffersAtMostMaxBufferedFromTheSieve) {
   auto sieve = MakeSieve();
   FrontierOptions options = NoDelay(1);
