@@ -96,7 +96,8 @@ double BlockedFpRate(uint64_t bits, double count, uint32_t hash_count) {
   double rate = 0.0;
   for (uint64_t j = lo; j <= hi; ++j) {
     const double jd = static_cast<double>(j);
-    const double log_poisson = jd * std::log(lambda) - lambda - std::lgamma(jd + 1.0);
+    int sign = 0;  // lgamma_r: std::lgamma writes the global signgam (a data race)
+    const double log_poisson = jd * std::log(lambda) - lambda - ::lgamma_r(jd + 1.0, &sign);
     const double fill = -std::expm1(jd * log_miss);
     rate += std::exp(log_poisson) * ExpectedPower(distinct, fill);
   }

@@ -12,7 +12,7 @@
 namespace bloom {
 namespace {
 
-constexpr uint64_t kKeys = 1'000'000;
+constexpr uint64_t kKeys = bloom_test::Scaled(1'000'000);
 
 FilterOptions Options(Layout layout, uint64_t n) {
   FilterOptions options;

@@ -38,12 +38,13 @@ TEST_P(StatsTest, EmptyFilter) {
 }
 
 TEST_P(StatsTest, EstimatedCountWithinThreePercentUnderHalfFill) {
-  BloomFilter filter = Make(1'000'000, 0.01);
+  BloomFilter filter = Make(bloom_test::Scaled(1'000'000), 0.01);
   uint64_t added = 0;
   // Fill sweeps logarithmically up to 3x capacity; check every step below 50%.
   int checked = 0;
-  for (uint64_t target : {1'000u, 10'000u, 30'000u, 100'000u, 300'000u, 600'000u, 1'000'000u,
-                          2'000'000u, 3'000'000u}) {
+  for (uint64_t full_target : {1'000u, 10'000u, 30'000u, 100'000u, 300'000u, 600'000u, 1'000'000u,
+                               2'000'000u, 3'000'000u}) {
+    const uint64_t target = bloom_test::Scaled(full_target);
     for (; added < target; ++added) filter.Add(bloom_test::Key("s", added));
     const double fill = filter.FillRatio();
     const double estimate = filter.EstimatedCount();
