@@ -9,7 +9,8 @@
 // new files). Every record is its own gzip member, so a reader can seek to the
 // offset `Write` returns and inflate just that record.
 //
-// Per fetch, `Write` stores a `request` and a `response` record linked by
+// Per fetch, `Write` stores a `response` then a `request` record (in that
+// order, so a crash between them never leaves a dangling link) linked by
 // WARC-Concurrent-To, with WARC-Target-URI, WARC-Date (UTC, microseconds, as
 // WARC 1.1 allows), WARC-Record-ID (<urn:uuid:...>, random v4),
 // WARC-IP-Address, WARC-Block-Digest and WARC-Payload-Digest (sha1, base32).

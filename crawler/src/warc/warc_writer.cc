@@ -80,8 +80,7 @@ class WarcWriterImpl : public WarcWriter {
   std::optional<warc_internal::RevisitTable::Original> FindOriginal(const WarcExchange& exchange,
                                                                     const std::string& digest,
                                                                     const std::string& date);
-  absl::StatusOr<WarcLocation> Enqueue(std::string members, size_t response_offset,
-                                       uint64_t uncompressed, bool revisit);
+  absl::StatusOr<WarcLocation> Enqueue(std::string members, uint64_t uncompressed, bool revisit);
 
   const WarcOptions options_;
   warc_internal::DiskWriter disk_;
@@ -137,23 +136,24 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange)
       original ? warc_internal::BuildRevisit(exchange, ids, http_headers, payload_digest,
                                              original->target_uri, original->date)
                : warc_internal::BuildResponse(exchange, ids, http_headers, payload_digest);
+  // Response first, as Heritrix does: a crash between the two members leaves
+  // a response without its request (still a valid archive), never a request
+  // whose WARC-Concurrent-To names nothing.
   std::string members;
-  absl::Status s = AppendGzipMember(request, options_.compression_level, &members);
-  const size_t response_offset = members.size();
-  if (s.ok()) s = AppendGzipMember(response, options_.compression_level, &members);
+  absl::Status s = AppendGzipMember(response, options_.compression_level, &members);
+  if (s.ok()) s = AppendGzipMember(request, options_.compression_level, &members);
   if (!s.ok()) return s;
-  return Enqueue(std::move(members), response_offset, request.size() + response.size(),
-                 original.has_value());
+  return Enqueue(std::move(members), request.size() + response.size(), original.has_value());
 }
 
-absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(std::string members, size_t response_offset,
-                                                     uint64_t uncompressed, bool revisit) {
+absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(std::string members, uint64_t uncompressed,
+                                                     bool revisit) {
   std::lock_guard lock(mutex_);
   if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
   if (file_has_records_ && file_bytes_ + members.size() > options_.max_file_size) {
     if (absl::Status s = StartNextFile(); !s.ok()) return s;
   }
-  WarcLocation location{file_path_, file_bytes_ + response_offset};
+  WarcLocation location{file_path_, file_bytes_};
   file_bytes_ += members.size();
   file_has_records_ = true;
   stats_.records += 2;

@@ -49,8 +49,8 @@ TEST(WarcConcurrency, FourThreadsWriteEveryPairIntact) {
     auto records = ReadWarcFile(options.prefix + name);
     ASSERT_TRUE(records.ok()) << records.status();
     for (size_t r = 1; r < records->size(); r += 2) {
-      const auto& request = (*records)[r];
-      const auto& response = (*records)[r + 1];
+      const auto& response = (*records)[r];
+      const auto& request = (*records)[r + 1];
       ASSERT_EQ(request.Field("WARC-Concurrent-To"), response.Field("WARC-Record-ID"));
       ASSERT_EQ(request.Field("WARC-Target-URI"), response.Field("WARC-Target-URI"));
       EXPECT_EQ(response.Field("WARC-Payload-Digest"),

@@ -67,8 +67,8 @@ TEST(WarcRecords, RequestAndResponseCarryTheRequiredFields) {
   std::vector<WarcLocation> at;
   const auto records = WriteAndRead({PlainExchange()}, &at);
   ASSERT_EQ(records.size(), 3u);
-  const ParsedRecord& request = records[1];
-  const ParsedRecord& response = records[2];
+  const ParsedRecord& response = records[1];
+  const ParsedRecord& request = records[2];
   EXPECT_EQ(request.Field("WARC-Type"), "request");
   EXPECT_EQ(response.Field("WARC-Type"), "response");
   const std::regex id(
@@ -104,7 +104,7 @@ TEST(WarcRecords, DecodedBodyGetsHeadersTrueOfIt) {
       "Content-Length: 4\nContent-Type: text/html\n";
   const auto records = WriteAndRead({e});
   ASSERT_EQ(records.size(), 3u);
-  EXPECT_EQ(records[2].HttpHeaders(),
+  EXPECT_EQ(records[1].HttpHeaders(),
             "HTTP/1.1 200 OK\r\nX-Crawl-Original-Content-Encoding: gzip\r\n"
             "X-Crawl-Original-Transfer-Encoding: chunked\r\n"
             "X-Crawl-Original-Content-Length: 4\r\nContent-Type: text/html\r\n"
@@ -117,7 +117,7 @@ TEST(WarcRecords, RawBodyKeepsItsContentEncoding) {
   e.response_headers = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 11\r\n\r\n";
   const auto records = WriteAndRead({e});
   ASSERT_EQ(records.size(), 3u);
-  EXPECT_EQ(records[2].HttpHeaders(),
+  EXPECT_EQ(records[1].HttpHeaders(),
             "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 11\r\n\r\n");
 }
 
@@ -127,12 +127,12 @@ TEST(WarcRecords, TruncatedBodyIsFlagged) {
   e.response_headers = "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n";
   const auto records = WriteAndRead({e});
   ASSERT_EQ(records.size(), 3u);
-  EXPECT_EQ(records[2].Field("WARC-Truncated"), "length");
-  EXPECT_EQ(records[2].HttpPayload(), "hello world");
-  EXPECT_EQ(records[2].HttpHeaders(),
+  EXPECT_EQ(records[1].Field("WARC-Truncated"), "length");
+  EXPECT_EQ(records[1].HttpPayload(), "hello world");
+  EXPECT_EQ(records[1].HttpHeaders(),
             "HTTP/1.1 200 OK\r\nX-Crawl-Original-Content-Length: 5000\r\nContent-Length: "
             "11\r\n\r\n");
-  EXPECT_FALSE(records[1].Has("WARC-Truncated"));
+  EXPECT_FALSE(records[2].Has("WARC-Truncated"));
 }
 
 TEST(WarcRecords, BinaryBodiesAndManyExchangesRoundTrip) {
@@ -153,7 +153,7 @@ TEST(WarcRecords, BinaryBodiesAndManyExchangesRoundTrip) {
   for (const ParsedRecord& r : records) ids.insert(r.Field("WARC-Record-ID"));
   EXPECT_EQ(ids.size(), records.size());
   for (int i = 0; i < 50; ++i) {
-    const ParsedRecord& response = records[2 + 2 * i];
+    const ParsedRecord& response = records[1 + 2 * i];
     EXPECT_EQ(response.offset, at[i].offset);
     EXPECT_EQ(response.HttpPayload(), exchanges[i].body);
     EXPECT_EQ(response.Field("WARC-Payload-Digest"), TestSha1Base32(exchanges[i].body));

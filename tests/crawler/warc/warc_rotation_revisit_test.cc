@@ -89,8 +89,8 @@ TEST(WarcRevisit, RepeatedPayloadBecomesARevisitReferringToTheFirst) {
   auto records = ReadWarcFile(options.prefix + "-00000.warc.gz");
   ASSERT_TRUE(records.ok());
   ASSERT_EQ(records->size(), 5u);
-  const ParsedRecord& original = (*records)[2];
-  const ParsedRecord& revisit = (*records)[4];
+  const ParsedRecord& original = (*records)[1];
+  const ParsedRecord& revisit = (*records)[3];
   EXPECT_EQ(revisit.offset, at->offset);
   EXPECT_EQ(revisit.Field("WARC-Type"), "revisit");
   EXPECT_EQ(revisit.Field("WARC-Profile"),
@@ -101,7 +101,7 @@ TEST(WarcRevisit, RepeatedPayloadBecomesARevisitReferringToTheFirst) {
   EXPECT_EQ(revisit.Field("WARC-Target-URI"), copy.target_uri);
   EXPECT_EQ(revisit.HttpPayload(), "");  // headers only
   EXPECT_EQ(revisit.Field("WARC-Block-Digest"), crawler_test::TestSha1Base32(revisit.block));
-  EXPECT_EQ((*records)[3].Field("WARC-Concurrent-To"), revisit.Field("WARC-Record-ID"));
+  EXPECT_EQ((*records)[4].Field("WARC-Concurrent-To"), revisit.Field("WARC-Record-ID"));
 }
 
 TEST(WarcRevisit, EmptyAndTruncatedPayloadsAreNeverRevisits) {
@@ -129,8 +129,8 @@ TEST(WarcRevisit, TheTableForgetsTheOldestDigestPastItsCapacity) {
   auto records = ReadWarcFile(options.prefix + "-00000.warc.gz");
   ASSERT_TRUE(records.ok());
   ASSERT_EQ(records->size(), 11u);
-  EXPECT_EQ((*records)[8].Field("WARC-Type"), "revisit");
-  EXPECT_EQ((*records)[10].Field("WARC-Type"), "response");
+  EXPECT_EQ((*records)[7].Field("WARC-Type"), "revisit");
+  EXPECT_EQ((*records)[9].Field("WARC-Type"), "response");
 }
 
 TEST(WarcRevisit, ZeroCapacityTurnsRevisitsOff) {
