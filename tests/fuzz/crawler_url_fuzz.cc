@@ -1,0 +1,110 @@
+// Fuzzes crawler/url.h: Url::Parse with and without a base, ResolveLink and
+// NormalizeForSeen. Input: "BASE\nHREF" (no newline: the whole input is both).
+// Beyond "no crash, no UB", it checks the invariants the crawler relies on:
+//   - a parsed URL's href() parses again to the same href (WHATWG idempotence);
+//   - ResolveLink's result parses, and normalizing it again changes nothing
+//     (the Sieve's key is a fixed point, or the same page would be two keys).
+// A broken invariant aborts with both strings on stderr.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "crawler/url.h"
+
+namespace {
+
+[[noreturn]] void Fail(const char* what, std::string_view a, std::string_view b) {
+  std::fprintf(stderr, "invariant broken: %s\n  first:  '%.*s'\n  second: '%.*s'\n", what,
+               static_cast<int>(a.size()), a.data(), static_cast<int>(b.size()), b.data());
+  std::abort();
+}
+
+// Parses `input` and checks that the serialization is a fixed point.
+void CheckReparse(const crawler::Url& url) {
+  absl::StatusOr<crawler::Url> again = crawler::Url::Parse(url.href());
+  if (!again.ok())
+    Fail("href does not re-parse", url.href(), std::string(again.status().message()));
+  if (again->href() != url.href()) Fail("href re-parses differently", url.href(), again->href());
+}
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// A '%' that does not start an escape ("%3%32", "100%").
+bool HasStrayPercent(std::string_view s) {
+  for (size_t i = s.find('%'); i != std::string_view::npos; i = s.find('%', i + 1)) {
+    if (i + 2 >= s.size() || !IsHex(s[i + 1]) || !IsHex(s[i + 2])) return true;
+  }
+  return false;
+}
+
+// A normalized key (made from `source`) must parse and normalize to itself.
+void CheckNormalizedKey(std::string_view source, std::string_view key,
+                        const crawler::NormalizeOptions& options) {
+  // Known findings (strip-session-ids-*.txt): StripSessionIds looks for
+  // ";jsessionid=" in the whole href, host included ("http://;jsessionid=1/"
+  // becomes "http:///", which does not parse), and removes only the first
+  // one of a path. Until the url room fixes it, such URLs are exempt.
+  if (options.strip_session_ids &&
+      (absl::AsciiStrToLower(std::string(source)).find(";jsessionid=") != std::string::npos ||
+       absl::AsciiStrToLower(std::string(key)).find(";jsessionid=") != std::string::npos)) {
+    return;
+  }
+  absl::StatusOr<crawler::Url> parsed = crawler::Url::Parse(key);
+  if (!parsed.ok())
+    Fail("normalized URL does not parse", key, std::string(parsed.status().message()));
+  absl::StatusOr<std::string> again = crawler::NormalizeForSeen(*parsed, options);
+  if (!again.ok())
+    Fail("normalized URL does not normalize", key, std::string(again.status().message()));
+  // Known finding (tests/fuzz/crashes/crawler_url/normalize-not-idempotent.txt,
+  // reported, not ours to fix): decoding "%32" after a stray "%3" makes a new
+  // escape, so "/%3%32" -> "/%32" -> "/2". Until the url room fixes it, keys
+  // made from a URL with a stray '%' are exempt from this one check.
+  if (*again != key && !HasStrayPercent(source) && !HasStrayPercent(key)) {
+    std::fprintf(stderr, "source: '%.*s'\n", static_cast<int>(source.size()), source.data());
+    Fail("normalization is not idempotent", key, *again);
+  }
+}
+
+void CheckUrl(const crawler::Url& url) {
+  CheckReparse(url);
+  (void)url.Authority();
+  (void)url.EffectivePort();
+  (void)url.query();
+  (void)url.fragment();
+  if (!url.IsHttp()) return;
+  for (bool aggressive : {false, true}) {
+    crawler::NormalizeOptions options;
+    options.sort_query = aggressive;
+    options.strip_session_ids = aggressive;
+    absl::StatusOr<std::string> key = crawler::NormalizeForSeen(url, options);
+    if (key.ok()) CheckNormalizedKey(url.href(), *key, options);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const size_t newline = input.find('\n');
+  const std::string_view base_text = input.substr(0, newline);
+  const std::string_view href =
+      newline == std::string_view::npos ? input : input.substr(newline + 1);
+
+  absl::StatusOr<crawler::Url> whole = crawler::Url::Parse(input);
+  if (whole.ok()) CheckUrl(*whole);
+
+  absl::StatusOr<crawler::Url> base = crawler::Url::Parse(base_text);
+  if (!base.ok()) return 0;
+  CheckUrl(*base);
+  absl::StatusOr<crawler::Url> joined = crawler::Url::Parse(href, &*base);
+  if (joined.ok()) CheckUrl(*joined);
+  absl::StatusOr<std::string> link = crawler::ResolveLink(*base, href);
+  if (link.ok()) CheckNormalizedKey(base->href() + " " + std::string(href), *link, {});
+  return 0;
+}
