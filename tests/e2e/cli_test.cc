@@ -1,5 +1,5 @@
 // End to end through the real binary (CRAWL_BIN_DIR/crawl): exit codes, the
-// seeds file's bad lines, the `url` and `links` subcommands, a whole crawl
+// seeds file's bad lines, the `url`, `links` and `robots` subcommands, a whole crawl
 // with its output files, and a graceful stop on SIGINT.
 #include <signal.h>
 #include <sys/wait.h>
@@ -75,6 +75,25 @@ TEST(Cli, LinksPrintsLinksInDocumentOrder) {
   auto from_stdin = RunProgram("crawl", {"links"}, html);
   EXPECT_EQ(from_stdin.out, from_file.out);
   EXPECT_EQ(RunProgram("crawl", {"links", "/nonexistent/page.html"}).exit_code, 1);
+}
+
+TEST(Cli, RobotsAnswersAllowOrDisallowPerUrl) {
+  const std::string dir = e2e::FreshDir("robots");
+  const std::string file = e2e::WriteFile(dir, "robots.txt",
+                                          "User-agent: crawl\nDisallow: /private/\n"
+                                          "Allow: /private/open\n");
+  auto r = RunProgram("crawl",
+                      {"robots", "--file", file, "--agent", "crawl", "http://site.test/private/x",
+                       "http://site.test/private/open", "http://site.test/public"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "disallow\thttp://site.test/private/x\n"
+            "allow\thttp://site.test/private/open\n"
+            "allow\thttp://site.test/public\n");
+  auto batch =
+      RunProgram("crawl", {"robots", "--file", file, "--batch"}, "http://site.test/private/y\n");
+  EXPECT_EQ(batch.out, "disallow\thttp://site.test/private/y\n");
+  EXPECT_EQ(RunProgram("crawl", {"robots", "--agent", "crawl"}).exit_code, 2);
 }
 
 class CliCrawl : public ::testing::Test {

@@ -8,6 +8,7 @@
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
+#include "crawler/robots_command.h"
 #include "crawler/seeds.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
@@ -85,6 +86,10 @@ absl::StatusOr<CrawlSummary> RunCrawl(const CrawlOptions& options) {
 
 int CrawlProgramMain(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "robots") {
+    // RunRobotsCommand takes its own name as argv[0].
+    return RunRobotsCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
+  }
   if (!args.empty() && (args[0] == "url" || args[0] == "links")) {
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     return args[0] == "url" ? UrlCommand(rest, std::cin, std::cout, std::cerr)
