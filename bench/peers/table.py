@@ -114,6 +114,7 @@ def summarize(rows):
         "rss": [num(r["peak_rss_mb"]) for r in use],
         "get200": [num(r["get_200"]) for r in use],
         "html": [num(r["html_200"]) for r in use],
+        "uniq_html": [num(r["uniq_html_path"]) for r in use],
         "dup_uri": [num(r["dup_uri"]) for r in use],
         "dup_path": [num(r["dup_path"]) for r in use],
         "cpu": [cpu_s(r) for r in use],
@@ -139,13 +140,14 @@ def is_html(uri):
 
 
 def found_diff(site, stats, work, results):
-    """Compare crawl's requested URIs (rep 1) with the best peer's of this run."""
+    """Compare crawl's requested URIs (first rep) with the best peer's of this run."""
     if "crawl" not in stats or stats["crawl"][1] != "this run":
         return ""
     peers = [p for p, (s, src) in stats.items() if p != "crawl" and src == "this run"]
     if not peers:
         return ""
-    best = max(peers, key=lambda p: med(stats[p][0]["html"]) or 0)
+    # best = most distinct HTML paths (html_200 would count a peer's repeats)
+    best = max(peers, key=lambda p: med(stats[p][0]["uniq_html"]) or 0)
     conc, rep = stats["crawl"][0]["reps"][0]
     mine = found_set(work, site, "crawl", conc, rep)
     bconc, brep = stats[best][0]["reps"][0]
