@@ -12,7 +12,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/strings/ascii.h"
 #include "crawler/url.h"
 
 namespace {
@@ -31,41 +30,17 @@ void CheckReparse(const crawler::Url& url) {
   if (again->href() != url.href()) Fail("href re-parses differently", url.href(), again->href());
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-// A '%' that does not start an escape ("%3%32", "100%").
-bool HasStrayPercent(std::string_view s) {
-  for (size_t i = s.find('%'); i != std::string_view::npos; i = s.find('%', i + 1)) {
-    if (i + 2 >= s.size() || !IsHex(s[i + 1]) || !IsHex(s[i + 2])) return true;
-  }
-  return false;
-}
-
 // A normalized key (made from `source`) must parse and normalize to itself.
 void CheckNormalizedKey(std::string_view source, std::string_view key,
                         const crawler::NormalizeOptions& options) {
-  // Known findings (strip-session-ids-*.txt): StripSessionIds looks for
-  // ";jsessionid=" in the whole href, host included ("http://;jsessionid=1/"
-  // becomes "http:///", which does not parse), and removes only the first
-  // one of a path. Until the url room fixes it, such URLs are exempt.
-  if (options.strip_session_ids &&
-      (absl::AsciiStrToLower(std::string(source)).find(";jsessionid=") != std::string::npos ||
-       absl::AsciiStrToLower(std::string(key)).find(";jsessionid=") != std::string::npos)) {
-    return;
-  }
   absl::StatusOr<crawler::Url> parsed = crawler::Url::Parse(key);
   if (!parsed.ok())
     Fail("normalized URL does not parse", key, std::string(parsed.status().message()));
   absl::StatusOr<std::string> again = crawler::NormalizeForSeen(*parsed, options);
   if (!again.ok())
     Fail("normalized URL does not normalize", key, std::string(again.status().message()));
-  // Known finding (tests/fuzz/crashes/crawler_url/normalize-not-idempotent.txt,
-  // reported, not ours to fix): decoding "%32" after a stray "%3" makes a new
-  // escape, so "/%3%32" -> "/%32" -> "/2". Until the url room fixes it, keys
-  // made from a URL with a stray '%' are exempt from this one check.
-  if (*again != key && !HasStrayPercent(source) && !HasStrayPercent(key)) {
+  // tests/fuzz/crashes/crawler_url/ holds the inputs that once broke this.
+  if (*again != key) {
     std::fprintf(stderr, "source: '%.*s'\n", static_cast<int>(source.size()), source.data());
     Fail("normalization is not idempotent", key, *again);
   }

@@ -15,6 +15,16 @@ inline bool IsUnreserved(unsigned char c) {
 
 inline char ToUpperAscii(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
 
+// True when writing `decoded` at `write` would join a stray '%' already
+// written ("%3" + '2', or "%" + '3' + a raw '2' at `next`) into a new escape,
+// which a second normalization would decode again: the key must be a fixed
+// point, or one page gets two Sieve keys. Such an escape stays encoded.
+bool DecodingFormsEscape(const std::string& s, size_t write, unsigned char decoded, size_t next) {
+  if (!IsHexDigit(static_cast<char>(decoded))) return false;
+  if (write >= 2 && s[write - 2] == '%' && IsHexDigit(s[write - 1])) return true;
+  return write >= 1 && s[write - 1] == '%' && next < s.size() && IsHexDigit(s[next]);
+}
+
 }  // namespace
 
 void NormalizePercentEscapes(std::string& s, size_t from) {
@@ -25,7 +35,7 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
     if (c == '%' && read + 2 < s.size() && IsHexDigit(s[read + 1]) && IsHexDigit(s[read + 2])) {
       const auto decoded =
           static_cast<unsigned char>(HexValue(s[read + 1]) * 16 + HexValue(s[read + 2]));
-      if (IsUnreserved(decoded)) {
+      if (IsUnreserved(decoded) && !DecodingFormsEscape(s, write, decoded, read + 3)) {
         s[write++] = static_cast<char>(decoded);
       } else {
         s[write++] = '%';

@@ -50,18 +50,24 @@ void ReplaceQuery(std::string& href, size_t question, const std::vector<std::str
   href.append(query);
 }
 
-// Removes ";jsessionid=..." (any case) from the path; it runs to the next
-// '/' or '?'.
+// Removes every ";jsessionid=..." (any case) from the path, each running to
+// the next '/' or '?'. Only the path: the authority may hold a ';' too.
 void StripPathSessionId(std::string& href) {
   static constexpr std::string_view kMarker = ";jsessionid=";
-  const size_t path_end = std::min(href.find('?'), href.size());
-  for (size_t i = href.find(';'); i != std::string::npos && i + kMarker.size() <= path_end;
-       i = href.find(';', i + 1)) {
-    if (!EqualsIgnoreCase(std::string_view(href).substr(i, kMarker.size()), kMarker)) continue;
+  const size_t authority = href.find("://");
+  if (authority == std::string::npos) return;
+  const size_t path_start = href.find('/', authority + 3);
+  if (path_start == std::string::npos) return;
+  size_t i = href.find(';', path_start);
+  while (i != std::string::npos && i + kMarker.size() <= std::min(href.find('?'), href.size())) {
+    if (!EqualsIgnoreCase(std::string_view(href).substr(i, kMarker.size()), kMarker)) {
+      i = href.find(';', i + 1);
+      continue;
+    }
     size_t end = href.find_first_of("/?", i);
     if (end == std::string::npos) end = href.size();
     href.erase(i, end - i);
-    return;
+    i = href.find(';', i);
   }
 }
 

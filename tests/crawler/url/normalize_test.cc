@@ -75,6 +75,19 @@ TEST(NormalizeTest, Issue4KeysAreIdempotent) {
   }
 }
 
+// Found by the url fuzzer (tests/fuzz/crashes/crawler_url/normalize-not-idempotent.txt):
+// decoding "%32" right after a stray "%3" made a new escape "%32", which the
+// next normalization decoded again, so one page had two keys.
+TEST(NormalizeTest, Issue4DecodingNeverJoinsAStrayPercentIntoANewEscape) {
+  for (const char* input : {"https://a.example/%3%32", "http://a.com/%%33%34", "http://a.com/%%331",
+                            "http://a.com/x%4%31y?q=%2%35", "http://a.com/100%25%32"}) {
+    const std::string once = Key(input);
+    EXPECT_EQ(Key(once), once) << input;
+  }
+  EXPECT_EQ(Key("https://a.example/%3%32"), "https://a.example/%3%32");
+  EXPECT_EQ(Key("https://a.example/%3%32x%41"), "https://a.example/%3%32xA");
+}
+
 TEST(NormalizeTest, Issue4OnlyHttpAndHttpsAreKeyed) {
   EXPECT_EQ(Key("ftp://a.com/"), "ERROR: scheme 'ftp' is not crawled");
   EXPECT_EQ(Key("mailto:x@y.z"), "ERROR: scheme 'mailto' is not crawled");
@@ -114,6 +127,13 @@ TEST(NormalizeTest, OptionStripSessionIdsIsOffByDefault) {
   EXPECT_EQ(Key("http://a.com/?side=1&sid", options), "http://a.com/?side=1");
   EXPECT_EQ(Key("http://a.com/a;jsessionid=1/b", options), "http://a.com/a/b");
   EXPECT_EQ(Key("http://a.com/?q=1", options), "http://a.com/?q=1");
+  // Found by the url fuzzer (tests/fuzz/crashes/crawler_url/strip-session-ids-*.txt):
+  // every path occurrence goes in one pass, and the authority is never touched.
+  EXPECT_EQ(Key("http://a.com/x;jsessionid=1/y;JSESSIONID=2", options), "http://a.com/x/y");
+  EXPECT_EQ(Key("http://;jsessionid=1/", options), Key("http://;jsessionid=1/"));
+  EXPECT_NE(Key("http://;jsessionid=1/"), "PARSE FAIL");
+  const std::string once = Key("http://a.com/x;jsessionid=1/y;jsessionid=2?sid=3", options);
+  EXPECT_EQ(Key(once, options), once);
 }
 
 }  // namespace
