@@ -35,10 +35,9 @@ ScalableBloomFilter::~ScalableBloomFilter() = default;
 
 absl::Status ScalableBloomFilter::AddStage() {
   const size_t index = stages_.size();
-  const double capacity = static_cast<double>(options_.expected_count) *
-                          std::pow(growth_.growth_factor, static_cast<double>(index));
   FilterOptions stage_options = options_;
-  stage_options.expected_count = static_cast<uint64_t>(std::min(capacity, 1e18));
+  stage_options.expected_count =
+      StageCapacity(options_.expected_count, growth_.growth_factor, index);
   stage_options.fp_rate = options_.fp_rate * (1.0 - growth_.tightening_ratio) *
                           std::pow(growth_.tightening_ratio, static_cast<double>(index));
   absl::StatusOr<BloomFilter> filter = BloomFilter::Create(stage_options);

@@ -79,7 +79,9 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
   growth.tightening_ratio = byte_io::Get<double>(header.data(), &offset);
   growth.max_stages = byte_io::Get<uint32_t>(header.data(), &offset);
   const uint32_t stage_count = byte_io::Get<uint32_t>(header.data(), &offset);
-  if (stage_count < 1 || stage_count > kMaxScalableStages) return DataLoss("bad stage count");
+  if (stage_count < 1 || stage_count > kMaxScalableStages || stage_count > growth.max_stages) {
+    return DataLoss("bad stage count");
+  }
   header.resize(kFixedBytes + stage_count * kPerStageBytes + 8);
   if (!byte_io::ReadExactly(in, header.data() + kFixedBytes, header.size() - kFixedBytes)) {
     return DataLoss("truncated header");
@@ -88,6 +90,16 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
   if (byte_io::Get<uint64_t>(header.data(), &checksum_offset) !=
       byte_io::Checksum(header.data(), header.size() - 8)) {
     return DataLoss("header checksum mismatch (corrupted file)");
+  }
+  // The stage table must follow from the header before anything is allocated.
+  for (uint32_t i = 0, at = kFixedBytes; i < stage_count; ++i, at += kPerStageBytes) {
+    size_t capacity_offset = at;
+    const uint64_t capacity = byte_io::Get<uint64_t>(header.data(), &capacity_offset);
+    const uint64_t expected = StageCapacity(options.expected_count, growth.growth_factor, i);
+    if (capacity != expected) {
+      return DataLoss(
+          absl::StrCat("stage ", i, " has capacity ", capacity, ", the header implies ", expected));
+    }
   }
   absl::StatusOr<ScalableBloomFilter> filter = Create(options, growth);  // validates
   if (!filter.ok()) return DataLoss(filter.status().message());
@@ -98,6 +110,10 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
     absl::StatusOr<BloomFilter> stage = BloomFilter::Load(in);
     if (!stage.ok()) return stage.status();
     if (stage->layout() != options.layout) return DataLoss("stage layout differs");
+    if (stage->Capacity() != capacity) {
+      return DataLoss(absl::StrCat("stage ", i, "'s filter has capacity ", stage->Capacity(),
+                                   ", its table entry says ", capacity));
+    }
     filter->stages_.push_back(std::make_unique<Stage>(*std::move(stage), capacity, inserted));
   }
   return filter;

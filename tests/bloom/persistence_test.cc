@@ -213,5 +213,27 @@ TEST(Persistence, ScalableRoundTripAndCorruption) {
   EXPECT_EQ(ScalableBloomFilter::Load(plain).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Found by the bloom fuzzer (tests/fuzz/crashes/bloom/): a header whose
+// initial capacity disagrees with its stages, with a valid checksum, loaded,
+// and the first Add then opened a stage sized from the forged capacity.
+TEST(Persistence, ScalableStageTableMustMatchItsHeader) {
+  FilterOptions options;
+  options.expected_count = 20;
+  absl::StatusOr<ScalableBloomFilter> filter = ScalableBloomFilter::Create(options);
+  ASSERT_TRUE(filter.ok());
+  std::ostringstream out;
+  ASSERT_TRUE(filter->Save(out).ok());
+  std::string bytes = out.str();
+  // Header: magic 8, version 4, layout 4, initial capacity u64 at 16; 56
+  // fixed bytes, 16 per stage (one here), then XXH3-64 of all of them.
+  const uint64_t forged = 4'200'000'000;
+  std::memcpy(&bytes[16], &forged, sizeof(forged));
+  const uint64_t sum = XXH3_64bits(bytes.data(), 56 + 16);
+  std::memcpy(&bytes[56 + 16], &sum, sizeof(sum));
+  std::istringstream in(bytes);
+  absl::StatusOr<ScalableBloomFilter> loaded = ScalableBloomFilter::Load(in);
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss) << loaded.status();
+}
+
 }  // namespace
 }  // namespace bloom
