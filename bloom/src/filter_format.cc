@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "bit_storage.h"
 #include "byte_io.h"
+#include "file_save.h"
 #include "probes.h"
 
 namespace bloom {
@@ -173,27 +174,12 @@ absl::Status BloomFilter::Save(std::ostream& out) const { return FilterFormat::S
 
 absl::StatusOr<BloomFilter> BloomFilter::Load(std::istream& in) { return FilterFormat::Load(in); }
 
-// Writes `path`.tmp and renames it over `path`, so a crash mid-save leaves the
-// previous file intact.
 absl::Status BloomFilter::SaveFile(const std::string& path) const {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::NotFoundError(absl::StrCat("bloom: cannot open ", temporary, " for writing"));
-    }
-    if (absl::Status s = Save(out); !s.ok()) return s;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return absl::DataLossError(absl::StrCat("bloom: cannot rename ", temporary, " to ", path));
-  }
-  return absl::OkStatus();
+  return file_save::SaveAtomically(path, [this](std::ostream& out) { return Save(out); });
 }
 
 absl::StatusOr<BloomFilter> BloomFilter::LoadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("bloom: cannot open ", path));
-  return Load(in);
+  return file_save::LoadFromFile<BloomFilter>(path, [](std::istream& in) { return Load(in); });
 }
 
 }  // namespace bloom

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "bloom/scalable_filter.h"
 #include "byte_io.h"
+#include "file_save.h"
 #include "scalable_stage.h"
 
 namespace bloom {
@@ -120,24 +121,12 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
 }
 
 absl::Status ScalableBloomFilter::SaveFile(const std::string& path) const {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::NotFoundError(absl::StrCat("bloom: cannot open ", temporary, " for writing"));
-    }
-    if (absl::Status s = Save(out); !s.ok()) return s;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return absl::DataLossError(absl::StrCat("bloom: cannot rename ", temporary, " to ", path));
-  }
-  return absl::OkStatus();
+  return file_save::SaveAtomically(path, [this](std::ostream& out) { return Save(out); });
 }
 
 absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::LoadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("bloom: cannot open ", path));
-  return Load(in);
+  return file_save::LoadFromFile<ScalableBloomFilter>(path,
+                                                      [](std::istream& in) { return Load(in); });
 }
 
 }  // namespace bloom
