@@ -2,9 +2,9 @@
 // (depth, pages, scope, allow/deny) and the per-host politeness of the
 // frontier, checked against what the loopback server saw.
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "e2e/e2e_util.h"
@@ -97,6 +97,21 @@ TEST(Limits, AnyScopeFollowsOtherHosts) {
   EXPECT_EQ(summary->off_scope, 0);
 }
 
+// The digits of a testsite page path "/p/<digits>.html", or "" for any other
+// path. (No std::regex: GCC 12 under ASan warns inside it, and -Werror fails.)
+std::string PageDigits(const std::string& path) {
+  constexpr std::string_view kPrefix = "/p/", kSuffix = ".html";
+  if (path.size() <= kPrefix.size() + kSuffix.size() || !path.starts_with(kPrefix) ||
+      !path.ends_with(kSuffix)) {
+    return "";
+  }
+  std::string digits = path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
+  for (char c : digits) {
+    if (c < '0' || c > '9') return "";
+  }
+  return digits;
+}
+
 TEST(Limits, DenyPatternIsNeverRequested) {
   auto site = StartSite(200);
   ASSERT_NE(site, nullptr);
@@ -104,10 +119,9 @@ TEST(Limits, DenyPatternIsNeverRequested) {
   options.deny = {R"(/p/\d*7\.html$)"};
   auto summary = e2e::Crawl(options, {site->RootUrl()});
   ASSERT_TRUE(summary.ok()) << summary.status();
-  const std::regex denied(R"(/p/\d*7\.html)");
   size_t fetched = 0;
   for (const auto& [path, count] : site->RequestCounts()) {
-    EXPECT_FALSE(std::regex_match(path, denied)) << path;
+    EXPECT_FALSE(PageDigits(path).ends_with('7')) << path;  // what the deny pattern matches
     EXPECT_EQ(count, 1u) << path;
     fetched += count;
   }
@@ -123,9 +137,11 @@ TEST(Limits, AllowPatternsRestrictTheCrawl) {
   options.allow = {R"(:\d+/$)", R"(/p/1?\d\.html$)"};
   auto summary = e2e::Crawl(options, {site->RootUrl()});
   ASSERT_TRUE(summary.ok()) << summary.status();
-  const std::regex allowed(R"(/|/p/1?\d\.html)");
   for (const auto& [path, count] : site->RequestCounts()) {
-    EXPECT_TRUE(std::regex_match(path, allowed)) << path;
+    const std::string digits = PageDigits(path);
+    const bool page_0_to_19 =
+        digits.size() == 1 || (digits.size() == 2 && digits[0] == '1');  // "1?\d"
+    EXPECT_TRUE(path == "/" || page_0_to_19) << path;
     EXPECT_EQ(count, 1u) << path;
   }
   EXPECT_GT(site->TotalRequests(), 1u);
