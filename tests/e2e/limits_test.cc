@@ -186,15 +186,15 @@ TEST(Limits, DelaySpacesTheStartsOfRequestsToOneHost) {
   ASSERT_EQ(log.size(), 8u);
   std::sort(log.begin(), log.end(),
             [](const auto& x, const auto& y) { return x.start_time < y.start_time; });
-  // The server sees each request some variable time after the crawler starts
-  // it (under a loaded sanitizer run, more than 5 ms), so one gap can look
-  // shorter than the delay by that jitter, never by the whole delay: each gap
-  // must be at least half of it (a missing delay gives ~1 ms), and the span of
-  // all seven gaps, where only the endpoints' jitter counts, nearly all of it.
-  for (size_t i = 1; i < log.size(); ++i) {
-    EXPECT_GE(log[i].start_time - log[i - 1].start_time, std::chrono::milliseconds(25));
+  // The first request (the root) opens the connection, so the server logs it
+  // late by the connect and accept time (up to ~46 ms seen under a loaded ASan
+  // run), shortening the first gap; every later request reuses the connection.
+  // So from the second request on, each gap must be the delay less 5 ms of
+  // jitter (a missing delay gives ~1 ms).
+  for (size_t i = 2; i < log.size(); ++i) {
+    EXPECT_GE(log[i].start_time - log[i - 1].start_time, std::chrono::milliseconds(45)) << i;
   }
-  EXPECT_GE(log.back().start_time - log.front().start_time, std::chrono::milliseconds(7 * 50 - 20));
+  EXPECT_GE(log.back().start_time - log[1].start_time, std::chrono::milliseconds(6 * 50 - 5));
 }
 
 }  // namespace
