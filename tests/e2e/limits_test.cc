@@ -186,15 +186,17 @@ TEST(Limits, DelaySpacesTheStartsOfRequestsToOneHost) {
   ASSERT_EQ(log.size(), 8u);
   std::sort(log.begin(), log.end(),
             [](const auto& x, const auto& y) { return x.start_time < y.start_time; });
-  // The first request (the root) opens the connection, so the server logs it
-  // late by the connect and accept time (up to ~46 ms seen under a loaded ASan
-  // run), shortening the first gap; every later request reuses the connection.
-  // So from the second request on, each gap must be the delay less 5 ms of
-  // jitter (a missing delay gives ~1 ms).
+  // The crawler spaces the hand-outs of URLs to the fetcher by the delay; the
+  // server logs each request when it arrives, later by a variable time. The
+  // first request (the root) also opens the connection and arrives up to ~46 ms
+  // late under a loaded ASan run, so it is left out; on later ones arrival
+  // jitter on a loaded 2-core machine reached 5-20 ms. Each later gap must be at
+  // least half the delay (a missing delay gives ~1 ms), and the span of the six
+  // later gaps, where only its two endpoints' jitter counts, six delays less 20 ms.
   for (size_t i = 2; i < log.size(); ++i) {
-    EXPECT_GE(log[i].start_time - log[i - 1].start_time, std::chrono::milliseconds(45)) << i;
+    EXPECT_GE(log[i].start_time - log[i - 1].start_time, std::chrono::milliseconds(25)) << i;
   }
-  EXPECT_GE(log.back().start_time - log[1].start_time, std::chrono::milliseconds(6 * 50 - 5));
+  EXPECT_GE(log.back().start_time - log[1].start_time, std::chrono::milliseconds(6 * 50 - 20));
 }
 
 }  // namespace
