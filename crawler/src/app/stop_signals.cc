@@ -33,14 +33,12 @@ StopSignals::~StopSignals() {
   watcher_.join();
 }
 
+// The callback runs under mu_ (here and in Watch), so replacing it, e.g. with
+// nullptr before the object it stops is destroyed, waits for a call in progress.
 void StopSignals::OnFirstSignal(std::function<void()> on_first) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   on_first_ = std::move(on_first);
-  if (signalled_ && on_first_) {
-    auto call = on_first_;
-    lock.unlock();
-    call();
-  }
+  if (signalled_ && on_first_) on_first_();
 }
 
 void StopSignals::Watch() {
@@ -57,13 +55,9 @@ void StopSignals::Watch() {
     }
     spdlog::warn("{}: stopping (finishing in-flight fetches; send again to exit at once)",
                  sig == SIGINT ? "SIGINT" : "SIGTERM");
-    std::function<void()> call;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      signalled_ = true;
-      call = on_first_;
-    }
-    if (call) call();
+    std::lock_guard<std::mutex> lock(mu_);
+    signalled_ = true;
+    if (on_first_) on_first_();
   }
 }
 

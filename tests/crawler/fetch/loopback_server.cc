@@ -21,7 +21,7 @@
 // interceptors then report races between two httplib threads. Only the test
 // server is silenced; the fetcher's own code stays fully checked.
 extern "C" const char* __tsan_default_suppressions() {
-  return "called_from_lib:libcpp-httplib.so\nrace:libcpp-httplib.so\n";
+  return "called_from_lib:libcpp-httplib.so\nrace:libcpp-httplib.so\nmutex:libcpp-httplib.so\n";
 }
 #endif
 
