@@ -77,6 +77,9 @@ struct FetchOptions {
   // Extra CA bundle (PEM) to trust, e.g. a test's self-signed certificate.
   // Empty: the system's default bundle.
   std::string ca_file;
+  // Fill FetchResult::request_headers (for WARC request records). Off by
+  // default: it turns on curl's debug callback, a call per chunk received.
+  bool keep_request_headers = false;
 };
 
 struct FetchRequest {
@@ -107,9 +110,13 @@ struct FetchResult {
   std::string content_type;  // the Content-Type header value, as sent
   std::string location;      // resolved absolute redirect target (3xx with Location), else empty
   std::string headers;       // raw response header block as received (status line included)
-  std::string body;          // decoded body (truncated at max_body)
-  std::string remote_ip;     // address actually connected to, empty if none
-  uint64_t wire_bytes = 0;   // header + body bytes as received (before decoding)
+  // Raw request header block as curl sent it (request line included, ending
+  // with the empty line), when FetchOptions::keep_request_headers; else empty.
+  // Over HTTP/2 it is curl's HTTP/1-style rendering of the HEADERS frame.
+  std::string request_headers;
+  std::string body;         // decoded body (truncated at max_body)
+  std::string remote_ip;    // address actually connected to, empty if none
+  uint64_t wire_bytes = 0;  // header + body bytes as received (before decoding)
   std::chrono::system_clock::time_point started_at;  // when the transfer started (not queued)
   double fetch_ms = 0;                               // start to completion
   std::string error;                                 // empty when OK; else one of the kinds above

@@ -112,6 +112,13 @@ CURLcode Transfer::Configure() {
   set(CURLOPT_HEADERDATA, this);
   set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::OnOpenSocket);
   set(CURLOPT_OPENSOCKETDATA, this);
+  if (o.keep_request_headers) {
+    // curl exposes the request it sent only to a debug callback, which it
+    // calls only in verbose mode; the callback replaces the stderr output.
+    set(CURLOPT_DEBUGFUNCTION, &Transfer::OnDebug);
+    set(CURLOPT_DEBUGDATA, this);
+    set(CURLOPT_VERBOSE, 1L);
+  }
   return code;
 }
 
@@ -143,6 +150,18 @@ size_t Transfer::OnHeader(char* data, size_t size, size_t count, void* self) {
   }
   t->result_.headers.append(line);
   return length;
+}
+
+// curl passes the whole header block of a request in one call (HTTP/1) or
+// the rendering of one HEADERS frame (HTTP/2). A block that follows a
+// complete one is a new request on this handle (e.g. after a 100-continue
+// refusal or an auth retry): the last request sent is the one answered.
+int Transfer::OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* self) {
+  if (type != CURLINFO_HEADER_OUT) return 0;
+  std::string& out = static_cast<Transfer*>(self)->result_.request_headers;
+  if (out.ends_with("\r\n\r\n")) out.clear();
+  if (out.size() + size <= kMaxHeaderBytes) out.append(data, size);
+  return 0;
 }
 
 curl_socket_t Transfer::OnOpenSocket(void* self, curlsocktype, curl_sockaddr* address) {

@@ -56,6 +56,7 @@ class Transfer {
   void ReadInfo();
   static size_t OnBody(char* data, size_t size, size_t count, void* self);
   static size_t OnHeader(char* data, size_t size, size_t count, void* self);
+  static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);
   static curl_socket_t OnOpenSocket(void* self, curlsocktype purpose, curl_sockaddr* address);
 
   const TransferContext context_;

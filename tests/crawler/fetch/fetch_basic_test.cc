@@ -3,6 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "crawler/fetch.h"
 #include "crawler/fetch/loopback_server.h"
 
@@ -28,6 +34,19 @@ class FetchBasicTest : public ::testing::Test {
     });
     server_.server().Get("/agent", [](const httplib::Request& req, httplib::Response& res) {
       res.set_content(req.get_header_value("User-Agent"), "text/plain");
+    });
+    // The request line and header lines the server parsed, sorted, one per
+    // line (httplib adds REMOTE_ADDR and friends to the headers: dropped).
+    server_.server().Get("/echo", [](const httplib::Request& req, httplib::Response& res) {
+      std::vector<std::string> lines;
+      for (const auto& [name, value] : req.headers) {
+        if (name.starts_with("REMOTE_") || name.starts_with("LOCAL_")) continue;
+        lines.push_back(name + ": " + value);
+      }
+      std::sort(lines.begin(), lines.end());
+      std::string text = req.method + " " + req.target + " " + req.version + "\n";
+      for (const std::string& line : lines) text += line + "\n";
+      res.set_content(text, "text/plain");
     });
     server_.Start();
   }
@@ -86,6 +105,33 @@ TEST_F(FetchBasicTest, UserAgentIsSent) {
   FetchOptions options = TestOptions();
   options.user_agent = "crawl-test/9";
   EXPECT_EQ(FetchOne(options, server_.Url("/agent")).body, "crawl-test/9");
+}
+
+// The request block is what the server received: same request line, same
+// header lines, nothing more, and it ends with the empty line.
+TEST_F(FetchBasicTest, RequestHeadersAreTheBlockTheServerReceived) {
+  FetchOptions options = TestOptions();
+  options.keep_request_headers = true;
+  options.user_agent = "crawl-test/9";
+  const FetchResult r = FetchOne(options, server_.Url("/echo?q=1"));
+  ASSERT_EQ(r.status, 200) << r.error;
+  ASSERT_THAT(r.request_headers, ::testing::EndsWith("\r\n\r\n"));
+  std::vector<std::string> lines =
+      absl::StrSplit(r.request_headers.substr(0, r.request_headers.size() - 4), "\r\n");
+  ASSERT_GE(lines.size(), 3u);
+  const std::string request_line = lines.front();
+  EXPECT_EQ(request_line, "GET /echo?q=1 HTTP/1.1");
+  lines.erase(lines.begin());
+  std::sort(lines.begin(), lines.end());
+  EXPECT_THAT(lines, ::testing::Contains("User-Agent: crawl-test/9"));
+  EXPECT_THAT(lines, ::testing::Contains("Host: 127.0.0.1:" + std::to_string(server_.port())));
+  EXPECT_EQ(request_line + "\n" + absl::StrJoin(lines, "\n") + "\n", r.body);
+}
+
+TEST_F(FetchBasicTest, RequestHeadersAreEmptyUnlessAsked) {
+  const FetchResult r = FetchOne(TestOptions(), server_.Url("/echo"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.request_headers, "");
 }
 
 TEST_F(FetchBasicTest, NonHttpSchemesAreRefusedWithoutTraffic) {
