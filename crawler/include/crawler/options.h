@@ -116,6 +116,15 @@ struct CrawlOptions {
   // ---- [output] ----
   // Directory of the crawl's results.
   std::string out_dir = "crawl-out";
+  // Archive every response (and its request) as WARC 1.1 in
+  // PREFIX-00000.warc.gz, -00001, ... (see warc.h). Empty = no WARC. Costs a
+  // sha1 and a gzip of each body on the parser threads, ~40% of the body's
+  // size on disk.
+  std::string warc_prefix;
+  // A WARC file is closed and the next one begun before it would pass this
+  // many bytes ("1GiB", >= 1024). Heritrix's default; smaller files are
+  // easier to move, more files to list.
+  uint64_t warc_max_size = uint64_t{1} << 30;
 
   // ---- [state] ----
   // Checkpoint directory. Empty = "<out_dir>/state" (filled in by
@@ -153,6 +162,12 @@ absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOption
 // connections, and a missing seeds file name when not resuming. The message
 // names the offending flag: "--fp-rate: 2 is not in (0, 1)".
 absl::Status ValidateCrawlOptions(const CrawlOptions& options);
+
+// Every option as "flag: value" lines, in --help order, each value as a user
+// would write it ("max-body: 10MiB", "robots: on"); a line break inside a
+// value becomes a space, so each option stays one line. For the WARC
+// warcinfo record (WARC 1.1 section 6.1 "key: value" fields).
+std::string OptionsAsLines(const CrawlOptions& options);
 
 }  // namespace crawler
 

@@ -83,6 +83,7 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.total_timeout_s = options.timeout_s;
   f.low_speed_time_s = std::min(f.low_speed_time_s, options.timeout_s);
   f.max_body = options.max_body;
+  f.keep_request_headers = !options.warc_prefix.empty();  // WARC request records
   if (options.block_private == "on") {
     f.block_private = true;
   } else if (options.block_private == "off") {

@@ -37,6 +37,10 @@ std::string PageRecordToJson(const PageRecord& r) {
   j["links_new"] = r.links_new;
   if (!r.redirect_to.empty()) j["redirect_to"] = r.redirect_to;
   j["error"] = NullIfEmpty(r.error);
+  if (!r.warc_file.empty()) {
+    j["warc_file"] = r.warc_file;
+    j["warc_offset"] = r.warc_offset;
+  }
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

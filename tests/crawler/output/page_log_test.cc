@@ -63,6 +63,17 @@ TEST(PageRecordToJson, HasEveryFieldTheIssueNames) {
   EXPECT_EQ(j["links_new"], 3);
   EXPECT_TRUE(j["error"].is_null());
   EXPECT_FALSE(j.contains("redirect_to"));
+  EXPECT_FALSE(j.contains("warc_file"));  // no --warc: no WARC fields
+  EXPECT_FALSE(j.contains("warc_offset"));
+}
+
+TEST(PageRecordToJson, WarcFileAndOffsetWhenArchived) {
+  PageRecord r = SampleRecord();
+  r.warc_file = "out/crawl-00002.warc.gz";
+  r.warc_offset = 5'000'000'000;  // past 4 GiB: no 32-bit truncation
+  const auto j = nlohmann::json::parse(PageRecordToJson(r));
+  EXPECT_EQ(j["warc_file"], "out/crawl-00002.warc.gz");
+  EXPECT_EQ(j["warc_offset"].get<uint64_t>(), 5'000'000'000u);
 }
 
 TEST(PageRecordToJson, NullsForSeedAndMissingContentTypeAndErrorText) {
