@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bit_storage.h"
 #include "bits_set_counter.h"
+#include "hash_inline.h"
 #include "probes.h"
 
 namespace bloom {
@@ -55,24 +56,24 @@ BloomFilter::BloomFilter(BloomFilter&&) noexcept = default;
 BloomFilter& BloomFilter::operator=(BloomFilter&&) noexcept = default;
 BloomFilter::~BloomFilter() = default;
 
-void BloomFilter::Add(std::string_view key) { InsertIfNew(HashKey(key)); }
+// The string_view calls hash inline rather than through the public calls
+// below: fewer instructions per key, so a loop of single calls overlaps more
+// of one key's cache miss with the next key's work (hash_inline.h).
+void BloomFilter::Add(std::string_view key) { InsertIfNew(HashKeyInline(key)); }
 void BloomFilter::Add(const Hash128& h) { InsertIfNew(h); }
-bool BloomFilter::MayContain(std::string_view key) const { return MayContain(HashKey(key)); }
-bool BloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKey(key)); }
 
-bool BloomFilter::MayContain(const Hash128& h) const {
-  const uint64_t* words = storage_->words();
-  if (layout_ == Layout::kBlocked) {
-    return probes::BlockedMayContain(words, bits_ / kBlockBits, hash_count_, h);
-  }
-  return probes::ClassicMayContain(words, bits_, hash_count_, h);
+bool BloomFilter::MayContain(std::string_view key) const {
+  return probes::MayContain(storage_->words(), layout_, bits_, hash_count_, HashKeyInline(key));
 }
 
+bool BloomFilter::MayContain(const Hash128& h) const {
+  return probes::MayContain(storage_->words(), layout_, bits_, hash_count_, h);
+}
+
+bool BloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKeyInline(key)); }
+
 bool BloomFilter::InsertIfNew(const Hash128& h) {
-  uint64_t* words = storage_->words();
-  const uint64_t turned_on = layout_ == Layout::kBlocked
-                                 ? probes::BlockedInsert(words, bits_ / kBlockBits, hash_count_, h)
-                                 : probes::ClassicInsert(words, bits_, hash_count_, h);
+  const uint64_t turned_on = probes::Insert(storage_->words(), layout_, bits_, hash_count_, h);
   if (turned_on == 0) return false;
   bits_set_->Add(h.high >> 32, turned_on);
   return true;

@@ -113,6 +113,13 @@ inline bool MayContain(const uint64_t* words, Layout layout, uint64_t bits, uint
                                     : ClassicMayContain(words, bits, k, h);
 }
 
+// Sets the key's bits; returns how many this call turned on (0: present).
+inline uint64_t Insert(uint64_t* words, Layout layout, uint64_t bits, uint32_t k,
+                       const Hash128& h) {
+  return layout == Layout::kBlocked ? BlockedInsert(words, bits / kBlockBits, k, h)
+                                    : ClassicInsert(words, bits, k, h);
+}
+
 // ---- Prefetch --------------------------------------------------------------
 
 inline void PrefetchRead(const void* address) { __builtin_prefetch(address, 0, 3); }

@@ -1,0 +1,43 @@
+// A software pipeline for batched filter operations. Private to the library.
+//
+// Why a ring and not groups: the old loop hashed and prefetched a group of 16
+// keys, then probed the 16. Each group's probes then waited for lines
+// prefetched only a few keys earlier, and nothing was in flight while the
+// next group was hashed. The ring keeps a steady `Depth` keys between a key's
+// prefetch and its probe: measured at n = 1e8 on the 2-core VM of the README,
+// blocked negative lookups of string keys went from ~45 to ~21 ns per key.
+#ifndef BLOOM_SRC_PIPELINE_H_
+#define BLOOM_SRC_PIPELINE_H_
+
+#include <cstddef>
+
+#include "bloom/hash.h"
+
+namespace bloom::pipeline {
+
+// For i in [0, count) in order: op(i, hash_at(i)), where hash_at(i) and
+// prefetch(hash) ran `Depth` keys earlier. Depth must be a power of two (the
+// ring index is then a mask, not a division).
+template <size_t Depth, typename HashAt, typename Prefetch, typename Op>
+void Run(size_t count, HashAt&& hash_at, Prefetch&& prefetch, Op&& op) {
+  static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "Depth must be a power of two");
+  Hash128 ring[Depth];
+  const size_t lead = count < Depth ? count : Depth;
+  for (size_t i = 0; i < lead; ++i) {
+    ring[i] = hash_at(i);
+    prefetch(ring[i]);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    Hash128& slot = ring[i & (Depth - 1)];
+    const Hash128 current = slot;
+    if (i + Depth < count) {
+      slot = hash_at(i + Depth);
+      prefetch(slot);
+    }
+    op(i, current);
+  }
+}
+
+}  // namespace bloom::pipeline
+
+#endif  // BLOOM_SRC_PIPELINE_H_
