@@ -2,6 +2,8 @@
 // resolve against the page or its <base href> -> filter.
 #include "links/extract_links.h"
 
+#include <algorithm>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "crawler/charset.h"
 #include "crawler/links.h"
+#include "links/chunk_boundaries.h"
 #include "links/gumbo_arena.h"
 #include "links/nesting_guard.h"
 #include "links/raw_links.h"
@@ -64,6 +67,32 @@ void ResolveAll(const RawPage& raw, const Url* page_url, const LinkOptions& opti
   }
 }
 
+RawPage ParseWhole(std::string_view html, size_t max_links, GumboArena& arena) {
+  return links_internal::FindRawLinks(arena.Parse(html)->document, max_links);
+}
+
+// The raw links of `html` parsed piece by piece (see SafeChunkEnds), each
+// piece in its own arena, freed before the next. The hrefs outlive their
+// arena as copies in `storage`.
+RawPage ParseInPieces(std::string_view html, size_t piece_bytes, size_t max_links,
+                      std::deque<std::string>& storage) {
+  RawPage page;
+  size_t start = 0;
+  for (const size_t end : links_internal::SafeChunkEnds(html, piece_bytes)) {
+    const std::string_view piece = html.substr(start, end - start);
+    start = end;
+    GumboArena arena(piece.size() * kArenaBytesPerHtmlByte);
+    const RawPage raw = ParseWhole(piece, max_links - page.links.size(), arena);
+    for (const RawLink& link : raw.links) {
+      page.links.push_back({storage.emplace_back(link.href), link.source, link.nofollow});
+    }
+    page.links_found += raw.links_found;
+    page.page_nofollow = page.page_nofollow || raw.page_nofollow;
+    if (!page.base && raw.base) page.base = storage.emplace_back(*raw.base);
+  }
+  return page;
+}
+
 }  // namespace
 
 namespace links_internal {
@@ -87,9 +116,16 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
     parsed = parsed.substr(0, safe);
     page.truncated = true;
   }
-  GumboArena arena(parsed.size() * kArenaBytesPerHtmlByte);
-  const GumboOutput* output = arena.Parse(parsed);
-  const RawPage raw = FindRawLinks(output->document, options.max_links);
+  // `storage` and `arena` hold what the raw links point into until resolved.
+  std::deque<std::string> storage;
+  std::optional<GumboArena> arena;
+  RawPage raw;
+  if (options.parse_chunk_bytes > 0 && parsed.size() > 2 * options.parse_chunk_bytes) {
+    raw = ParseInPieces(parsed, options.parse_chunk_bytes, options.max_links, storage);
+  } else {
+    arena.emplace(parsed.size() * kArenaBytesPerHtmlByte);
+    raw = ParseWhole(parsed, options.max_links, *arena);
+  }
   page.links_found = raw.links_found;
   page.page_nofollow = raw.page_nofollow;
   page.truncated = page.truncated || raw.links_found > raw.links.size();

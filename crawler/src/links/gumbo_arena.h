@@ -36,6 +36,9 @@ class GumboArena {
 
   // Bytes obtained from the system so far (blocks), for tests and benchmarks.
   size_t reserved_bytes() const { return reserved_; }
+  // Bytes handed out so far, padding included: the part of the blocks that
+  // was written to, so what a parse adds to resident memory.
+  size_t used_bytes() const { return used_; }
 
  private:
   static void* Allocate(void* arena, size_t size);
@@ -49,6 +52,7 @@ class GumboArena {
   std::byte* last_ = nullptr;  // start of the latest allocation in the current block
   size_t next_block_size_;
   size_t reserved_ = 0;
+  size_t used_ = 0;
 };
 
 }  // namespace crawler::links_internal
