@@ -35,6 +35,7 @@ std::string PathOf(const std::string& url);
 
 struct CommandResult {
   int exit_code = -1;
+  long max_rss_kb = 0;  // the child's peak resident set (getrusage via wait4)
   std::string out;
   std::string err;
 };

@@ -54,8 +54,12 @@ std::string AnchorTag(const std::string& href, const Link& link) {
 
 }  // namespace
 
-PageRenderer::PageRenderer(const SiteOptions& options, const SiteGraph& graph, std::string base_url)
-    : options_(options), graph_(graph), base_url_(std::move(base_url)) {}
+PageRenderer::PageRenderer(const SiteOptions& options, const SiteGraph& graph, std::string base_url,
+                           std::string root_extra_html)
+    : options_(options),
+      graph_(graph),
+      base_url_(std::move(base_url)),
+      root_extra_html_(std::move(root_extra_html)) {}
 
 std::string PageRenderer::Href(const Link& link, bool resolves_against_root) const {
   const std::string path = LinkPath(link);
@@ -111,6 +115,7 @@ std::string PageRenderer::Page(uint64_t page) const {
   absl::StrAppend(&html, "<meta name=\"description\" content=\"Generated page ", page, " of ",
                   graph_.pages(), "\">\n</head>\n<body>\n");
   AppendBody(page, layout, html);
+  if (page == 0) html += root_extra_html_;
   absl::StrAppend(&html, "<footer><p>testsite seed ", options_.seed,
                   " <a href=\"mailto:webmaster@example.invalid\">webmaster</a>",
                   " <a href=\"#top\">top</a></p></footer>\n</body>\n</html>\n");

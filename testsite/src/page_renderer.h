@@ -16,8 +16,10 @@ namespace testsite {
 
 class PageRenderer {
  public:
-  // `base_url` is "http://host:port", used in absolute links.
-  PageRenderer(const SiteOptions& options, const SiteGraph& graph, std::string base_url);
+  // `base_url` is "http://host:port", used in absolute links. `root_extra_html`
+  // goes at the end of the root page's body (the hostile cases' links).
+  PageRenderer(const SiteOptions& options, const SiteGraph& graph, std::string base_url,
+               std::string root_extra_html = "");
 
   std::string Page(uint64_t page) const;
   std::string NofollowPage(uint64_t number) const;
@@ -36,6 +38,7 @@ class PageRenderer {
   const SiteOptions options_;
   const SiteGraph& graph_;
   const std::string base_url_;
+  const std::string root_extra_html_;
 };
 
 }  // namespace testsite

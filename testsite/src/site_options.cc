@@ -29,6 +29,12 @@ absl::Status ValidateSiteOptions(const SiteOptions& options) {
   }
   if (options.slow_ms < 0) return Invalid("slow_ms", "must not be negative");
   if (options.slow_every < 1) return Invalid("slow_every", "must be at least 1");
+  if (options.drip_interval_ms < 1) return Invalid("drip_interval_ms", "must be at least 1");
+  if (options.flaky_failures < 0) return Invalid("flaky_failures", "must not be negative");
+  if (options.redirect_chain < 1 || options.redirect_chain > 1000) {
+    return Invalid("redirect_chain", "must be in [1, 1000]");
+  }
+  if (options.nesting_depth < 1) return Invalid("nesting_depth", "must be at least 1");
   return absl::OkStatus();
 }
 

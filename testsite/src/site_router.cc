@@ -19,10 +19,12 @@ constexpr size_t kStallBodyPrefix = 1024;
 }  // namespace
 
 SiteRouter::SiteRouter(const SiteOptions& options, const SiteGraph& graph,
-                       const PageRenderer& renderer, std::string base_url, const StopSignal& stop)
+                       const PageRenderer& renderer, const HostileRoutes& hostile,
+                       std::string base_url, const StopSignal& stop)
     : options_(options),
       graph_(graph),
       renderer_(renderer),
+      hostile_(hostile),
       base_url_(std::move(base_url)),
       stop_(stop) {}
 
@@ -34,6 +36,7 @@ void SiteRouter::Serve(const httplib::Request& request, httplib::Response& respo
     return;
   }
   const std::string& path = request.path;
+  if (hostile_.Serve(path, response)) return;
   if (ServePage(path, response) || ServeRedirect(path, response) || ServeFile(path, response) ||
       ServeNofollow(path, response) || ServeStall(path, response) || ServeRobots(path, response)) {
     return;

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "hostile_routes.h"
 #include "page_renderer.h"
 #include "site_graph.h"
 #include "stop_signal.h"
@@ -21,7 +22,7 @@ class SiteRouter {
  public:
   // All references must outlive the router.
   SiteRouter(const SiteOptions& options, const SiteGraph& graph, const PageRenderer& renderer,
-             std::string base_url, const StopSignal& stop);
+             const HostileRoutes& hostile, std::string base_url, const StopSignal& stop);
 
   void Serve(const httplib::Request& request, httplib::Response& response) const;
 
@@ -42,6 +43,7 @@ class SiteRouter {
   const SiteOptions& options_;
   const SiteGraph& graph_;
   const PageRenderer& renderer_;
+  const HostileRoutes& hostile_;
   const std::string base_url_;
   const StopSignal& stop_;
 };

@@ -12,7 +12,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "hostile_routes.h"
 #include "page_renderer.h"
+#include "raw_server.h"
 #include "request_tracker.h"
 #include "site_graph.h"
 #include "site_paths.h"
@@ -67,16 +69,21 @@ class TestSite::Impl {
   const SiteGraph graph_;
   RequestTracker tracker_;
   int port_ = 0;
-  std::string base_url_;  // "http://host:port"
+  std::string base_url_;      // "http://host:port"
+  std::string raw_base_url_;  // the RawServer's, "" without one
 
  private:
   absl::Status Bind();
+  absl::Status ListenRaw();
+  void ServeRaw(int fd, const RawRequest& raw, RawServer::Ending* ending);
   void Dispatch(const httplib::Request& request, httplib::Response& response);
   std::shared_ptr<const Handler> FindRoute(const std::string& path) const;
 
   StopSignal stop_;
   // Built once the port is known (absolute links hold it).
+  std::optional<HostileRoutes> hostile_;
   std::optional<PageRenderer> renderer_;
+  std::unique_ptr<RawServer> raw_;  // only when a hostile case needs hand-made bytes
   std::optional<SiteRouter> router_;
   ListeningServer server_;
   std::thread listen_thread_;
@@ -127,8 +134,13 @@ absl::Status TestSite::Impl::Start() {
   if (absl::Status bound = Bind(); !bound.ok()) return bound;
 
   base_url_ = absl::StrCat("http://", options_.host, ":", port_);
-  renderer_.emplace(options_, graph_, base_url_);
-  router_.emplace(options_, graph_, *renderer_, base_url_, stop_);
+  if (HostileRoutes::NeedsRawServer(options_)) {
+    if (absl::Status raw = ListenRaw(); !raw.ok()) return raw;
+  }
+  hostile_.emplace(options_, base_url_, raw_base_url_, stop_);
+  if (raw_ != nullptr) raw_->Start();  // after hostile_: the thread start orders them
+  renderer_.emplace(options_, graph_, base_url_, hostile_->RootLinksHtml());
+  router_.emplace(options_, graph_, *renderer_, *hostile_, base_url_, stop_);
   listen_thread_ = std::thread([this] {
     BlockSigpipeInThisThread();  // the worker threads are created below and inherit it
     server_.listen_after_bind();
@@ -148,9 +160,36 @@ absl::Status TestSite::Impl::Start() {
 void TestSite::Impl::Stop() {
   std::call_once(stop_once_, [this] {
     stop_.Notify();  // wakes stalled and delayed handlers first
+    if (raw_ != nullptr) raw_->Stop();
     server_.stop();  // closes the listening socket; the pool then drains
     if (listen_thread_.joinable()) listen_thread_.join();
   });
+}
+
+absl::Status TestSite::Impl::ListenRaw() {
+  raw_ = std::make_unique<RawServer>(options_.host, [this](int fd, const RawRequest& raw) {
+    RawServer::Ending ending = RawServer::kClose;
+    ServeRaw(fd, raw, &ending);
+    return ending;
+  });
+  if (absl::Status bound = raw_->Listen(); !bound.ok()) return bound;
+  raw_base_url_ = absl::StrCat("http://", options_.host, ":", raw_->port());
+  return absl::OkStatus();
+}
+
+// Counts and logs the raw request like any other, through httplib's types.
+void TestSite::Impl::ServeRaw(int fd, const RawRequest& raw, RawServer::Ending* ending) {
+  httplib::Request request;
+  request.method = raw.method;
+  request.target = raw.target;
+  request.path = raw.path;
+  request.remote_port = raw.remote_port;
+  request.set_header("User-Agent", raw.user_agent);
+  const uint64_t seq = tracker_.Begin(request);
+  httplib::Response response;
+  *ending = hostile_->ServeRaw(fd, raw.path, &response.status);
+  tracker_.Routed(seq, response.status);
+  tracker_.End(request, response);
 }
 
 void TestSite::Impl::Dispatch(const httplib::Request& request, httplib::Response& response) {
@@ -191,6 +230,7 @@ TestSite::~TestSite() { Stop(); }
 const SiteOptions& TestSite::options() const { return impl_->options_; }
 int TestSite::port() const { return impl_->port_; }
 std::string TestSite::BaseUrl() const { return impl_->base_url_; }
+std::string TestSite::RawBaseUrl() const { return impl_->raw_base_url_; }
 std::string TestSite::RootUrl() const { return PageUrl(0); }
 std::string TestSite::PageUrl(uint64_t i) const { return impl_->base_url_ + PagePath(i); }
 

@@ -96,6 +96,9 @@ struct CrawlOptions {
   int max_redirects = 5;
   // Retries of a transient failure (timeout, 5xx, reset), with backoff.
   int retries = 2;
+  // Wait before the first retry; retry k waits retry_backoff_s * 2^(k-1)
+  // (see retry_queue.h). Longer spares a struggling server; tests use "10ms".
+  double retry_backoff_s = 1.0;
   // Obey robots.txt ("on"/"off" on the command line, true/false in TOML).
   bool robots = true;
   // Refuse private, loopback and link-local addresses: "on", "off", or "auto"

@@ -47,6 +47,7 @@ struct PageRecord {
   int links_new = 0;         // of those, how many the Sieve accepted as new
   std::string redirect_to;   // for 3xx: the Location target ("" when none)
   std::string error;         // "" when none (null in JSON); else "<kind>: <detail>"
+  int attempts = 1;          // fetches of `url` (retries, retry_queue.h); this is the last
   // With --warc: the file holding this fetch's response (or revisit) record
   // and the offset of its gzip member. Absent from the JSON when empty.
   std::string warc_file;

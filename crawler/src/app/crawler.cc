@@ -29,6 +29,7 @@
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
 #include "crawler/link_filter.h"
+#include "crawler/retry_queue.h"
 #include "sieve/sieve.h"
 #include "spdlog/spdlog.h"
 
@@ -38,6 +39,7 @@ namespace {
 struct ParseJob {
   CrawlUrl url;
   FetchResult result;
+  int attempts = 1;  // fetches of url.url, retries included (see RetryQueue)
 };
 
 // How long in-flight transfers may finish after a stop request.
@@ -78,6 +80,7 @@ class Crawler::Impl {
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
   CrawlStats stats_;
+  std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
   std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
 
@@ -126,6 +129,8 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
   }
   stats_.AddLinks(seed_counts);
 
+  retries_ = std::make_unique<RetryQueue>(
+      RetryOptions{options_.retries, absl::Seconds(options_.retry_backoff_s)});
   parsers_ = std::make_unique<ParsePool<ParseJob>>(
       options_.threads, [this](ParseJob&& job) { OnParsed(std::move(job)); });
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
@@ -151,13 +156,19 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   outcome.elapsed = absl::Milliseconds(result.fetch_ms);
   frontier_->Release(url, outcome, absl::Now());
   fetching_.fetch_sub(1);
-  parsers_->Submit(ParseJob{std::move(url), std::move(result)});
+  int attempts = 1;
+  if (retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
+    cv_.notify_all();  // not Done: it comes back through SubmitReady
+    return;
+  }
+  parsers_->Submit(ParseJob{std::move(url), std::move(result), attempts});
   cv_.notify_all();
 }
 
 void Crawler::Impl::OnParsed(ParseJob&& job) {
   LinkCounts counts;
-  const PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
+  PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
+  record.attempts = job.attempts;
   absl::Status written = log_->Append(record);
   if (!written.ok()) {
     spdlog::error("{}", std::string(written.message()));
@@ -173,7 +184,8 @@ bool Crawler::Impl::SubmitReady() {
   bool submitted = false;
   while (!stop_.load() && fetching_.load() < options_.connections &&
          static_cast<int64_t>(parsers_->Backlog()) < max_backlog) {
-    std::optional<CrawlUrl> url = frontier_->Next(absl::Now());
+    std::optional<CrawlUrl> url = retries_->TakeDue(absl::Now());  // already handed out once
+    if (!url.has_value()) url = frontier_->Next(absl::Now());
     if (!url.has_value()) break;
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request{url->url, tag};
@@ -199,6 +211,7 @@ void Crawler::Impl::WaitForEvent() {
   const absl::Time now = absl::Now();
   absl::Duration wait = absl::Milliseconds(100);
   wait = std::min(wait, std::max(absl::ZeroDuration(), frontier_->NextReadyTime() - now));
+  wait = std::min(wait, std::max(absl::ZeroDuration(), retries_->NextDueTime() - now));
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, absl::ToChronoMilliseconds(std::max(wait, absl::Milliseconds(1))));
 }

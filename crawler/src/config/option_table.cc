@@ -127,6 +127,8 @@ const std::array kRows = {
     Bounded(Row<&O::retries>("fetch", "retries", "retries", "N", Kind::kCount,
                              "retries of a transient failure"),
             0, 100),
+    Row<&O::retry_backoff_s>("fetch", "retry_backoff", "retry-backoff", "DURATION", Kind::kSeconds,
+                             "wait before the first retry; doubles per retry"),
     Row<&O::robots>("fetch", "robots", "robots", "on|off", Kind::kOnOff, "obey robots.txt"),
     OneOf(Row<&O::block_private>("fetch", "block_private", "block-private", "auto|on|off",
                                  Kind::kChoice,

@@ -37,6 +37,7 @@ std::string PageRecordToJson(const PageRecord& r) {
   j["links_new"] = r.links_new;
   if (!r.redirect_to.empty()) j["redirect_to"] = r.redirect_to;
   j["error"] = NullIfEmpty(r.error);
+  j["attempts"] = r.attempts;
   if (!r.warc_file.empty()) {
     j["warc_file"] = r.warc_file;
     j["warc_offset"] = r.warc_offset;

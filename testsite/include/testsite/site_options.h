@@ -22,6 +22,19 @@
 //   /nofollow/<i>.html a page linked only with rel=nofollow (with `nofollow`)
 //   /trap/...         404: a crawler that requests it parsed what it must not
 //   /robots.txt       `robots_txt`, or 404 when empty
+// Hostile cases (each linked from the root when its option is on; see below):
+//   RAW/reset/headers, RAW/reset/body   connection reset mid-headers / mid-body
+//   /drip             one body byte every `drip_interval_ms`    (with `drip`)
+//   /flaky/<500|502|503|504|reset>  fails `flaky_failures` times, then 200
+//   /loop/a <-> /loop/b; /chain/0 -> ... -> /chain/<redirect_chain> (page)
+//   /huge             claims and streams `huge_body_bytes`      (with `huge_body`)
+//   RAW/bomb          gzip, `bomb_decoded_bytes` decoded        (with `gzip_bomb`)
+//   RAW/ct/missing, /ct/wrong, /cs/bad-utf8, /cs/unknown        (with `bad_content`)
+//   /deep             HTML nested `nesting_depth` deep          (with `deep_nesting`)
+//   /million          `million_links_count` links, streamed     (with `million_links`)
+//   /cal/<yyyy-mm-dd> links to the next day, forever            (with `calendar`)
+// RAW is a second listener on the same host (TestSite::RawBaseUrl) that writes
+// bytes by hand, for what cpp-httplib cannot send.
 // Anything else is 404. Routes added with TestSite::Handle win over these.
 #ifndef TESTSITE_SITE_OPTIONS_H_
 #define TESTSITE_SITE_OPTIONS_H_
@@ -92,6 +105,54 @@ struct SiteOptions {
   // its relative links against it ("p/7.html"); a crawler that ignores <base>
   // requests /p/p/7.html, which is a 404 counted like a trap.
   bool base_href = false;
+
+  // --- Hostile cases (issue #6). None of their URLs is in PageUrls(); pages a
+  // crawler may legitimately reach through them are /flaky/*, /chain/<last>,
+  // /cs/target/*, /deep/top, /deep/bottom and /cal/*.
+  // RAW/reset/headers sends half a header block, RAW/reset/body the headers and
+  // 1 KiB of a promised 100 KiB; both then reset the connection (RST).
+  bool resets = false;
+  // /drip promises 1000 bytes and sends one every `drip_interval_ms`, so a
+  // crawler must cut it by its timeout or low-speed rule.
+  bool drip = false;
+  int drip_interval_ms = 1000;
+  // /flaky/<code> answers <code> (500, 502, 503, 504) and /flaky/reset drops
+  // the connection mid-body for its first `flaky_failures` requests, then
+  // serves a small page: a crawler with retries >= flaky_failures gets it.
+  bool flaky = false;
+  int flaky_failures = 2;
+  // /loop/a and /loop/b redirect to each other; /chain/<i> redirects to
+  // /chain/<i+1> up to /chain/<redirect_chain>, a page.
+  bool redirect_traps = false;
+  int redirect_chain = 10;
+  // /huge announces Content-Length `huge_body_bytes` and streams filler HTML
+  // until the client hangs up (nothing near 10 GB is ever sent).
+  bool huge_body = false;
+  uint64_t huge_body_bytes = uint64_t{10} << 30;
+  // RAW/bomb: text/html, Content-Encoding gzip, compressed on the fly from
+  // zeros: about 1 KB on the wire per MB decoded, `bomb_decoded_bytes` in all.
+  bool gzip_bomb = false;
+  uint64_t bomb_decoded_bytes = uint64_t{10} << 30;
+  // RAW/ct/missing: HTML without a Content-Type; /ct/wrong: HTML sent as
+  // image/png. Both link to /trap/ (a crawler must not parse them).
+  // /cs/bad-utf8 (invalid UTF-8 bytes) and /cs/unknown (charset=x-klingon)
+  // are HTML whose links to /cs/target/<n> must still be found.
+  bool bad_content = false;
+  // /deep: `nesting_depth` nested <div>s, with /deep/top linked before them
+  // and /deep/bottom inside the innermost.
+  bool deep_nesting = false;
+  int nesting_depth = 100000;
+  // /million: `million_links_count` links generated while streaming, to
+  // http://<other loopback host>:port/m/<i>: off the site's host, so a crawler
+  // scoped to the host extracts them all and fetches none.
+  bool million_links = false;
+  uint64_t million_links_count = 1000000;
+  // /cal/2000-01-01 links to the next day, which links to the next...: an
+  // infinite trap that depth or per-host limits must stop.
+  bool calendar = false;
+  // The root links to mailto:, javascript:, data:, tel:, ftp://, file://,
+  // ws:// and gopher:// URLs, which a crawler must not fetch.
+  bool odd_schemes = false;
 
   // Body of /robots.txt (text/plain); empty serves 404.
   std::string robots_txt = "";

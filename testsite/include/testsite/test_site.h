@@ -67,6 +67,10 @@ class TestSite {
   int port() const;
   // "http://127.0.0.1:PORT", no trailing slash.
   std::string BaseUrl() const;
+  // The hand-written second listener of the hostile cases (resets, gzip bomb,
+  // missing content type), same host, its own port; "" unless one of them is
+  // on. Its requests are counted with the others (RequestCount("/bomb")).
+  std::string RawBaseUrl() const;
   // The first page, "http://127.0.0.1:PORT/".
   std::string RootUrl() const;
   // The URL of page i, 0 <= i < pages: "http://127.0.0.1:PORT/p/7.html".

@@ -1,0 +1,56 @@
+#include "e2e/binary_crawl.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_join.h"
+
+namespace e2e {
+
+int BinaryCrawl::CountWithPrefix(const std::string& prefix) const {
+  int n = 0;
+  for (const auto& page : pages) n += PathOf(page["url"].get<std::string>()).rfind(prefix, 0) == 0;
+  return n;
+}
+
+BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
+                           const std::vector<std::string>& extra) {
+  const std::string dir = FreshDir(test_name);
+  BinaryCrawl crawl;
+  crawl.out_dir = dir + "/out";
+  std::vector<std::string> args = {"--seeds",
+                                   WriteFile(dir, "seeds.txt", absl::StrJoin(seeds, "\n") + "\n"),
+                                   "--out",
+                                   crawl.out_dir,
+                                   "--spill-dir",
+                                   dir + "/spill",
+                                   "--expected",
+                                   "100000",
+                                   "--fp-rate",
+                                   "0.0001",
+                                   "--delay",
+                                   "0",
+                                   "--per-host",
+                                   "8",
+                                   "--connections",
+                                   "8",
+                                   "--robots",
+                                   "off",
+                                   "--timeout",
+                                   "3s",
+                                   "--connect-timeout",
+                                   "2s",
+                                   "--retry-backoff",
+                                   "10ms",
+                                   "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  crawl.run = RunProgram("crawl", args);
+  if (std::filesystem::exists(crawl.out_dir + "/pages.jsonl"))
+    crawl.pages = ReadPages(crawl.out_dir);
+  for (const auto& page : crawl.pages) crawl.by_path[PathOf(page["url"].get<std::string>())] = page;
+  if (std::filesystem::exists(crawl.out_dir + "/summary.json")) {
+    crawl.summary = ReadSummary(crawl.out_dir);
+  }
+  return crawl;
+}
+
+}  // namespace e2e

@@ -1,0 +1,37 @@
+// Runs the real `crawl` program against a loopback site, as a user would, and
+// collects what it left behind: exit code, stderr, pages.jsonl by URL path,
+// summary.json and the child's peak RSS.
+#ifndef TESTS_E2E_BINARY_CRAWL_H_
+#define TESTS_E2E_BINARY_CRAWL_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "e2e/e2e_util.h"
+#include "nlohmann/json.hpp"
+
+namespace e2e {
+
+struct BinaryCrawl {
+  CommandResult run;
+  std::string out_dir;
+  std::vector<nlohmann::json> pages;
+  // Records by URL path ("/drip"); the last one wins when a path repeats.
+  std::map<std::string, nlohmann::json> by_path;
+  nlohmann::json summary;  // null when summary.json is missing
+
+  // Peak RSS of the crawl in MB.
+  double PeakRssMb() const { return static_cast<double>(run.max_rss_kb) / 1024.0; }
+  // Records whose URL path starts with `prefix`.
+  int CountWithPrefix(const std::string& prefix) const;
+};
+
+// Fast, quiet loopback flags (no delay, robots off, 3 s timeout, 10 ms retry
+// back-off), then `extra` (later flags win), seeds written to a file.
+BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
+                           const std::vector<std::string>& extra = {});
+
+}  // namespace e2e
+
+#endif  // TESTS_E2E_BINARY_CRAWL_H_
