@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,6 +37,7 @@ PhaseTime RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase phas
   std::vector<uint64_t> hits(setup.threads, 0);
   auto worker = [&](int t) {
     KeyChunk keys(kChunk);
+    std::vector<bloom::Hash128> hashes(setup.prehashed ? kChunk : 0);
     bool out[kChunk];
     const uint64_t total = end - begin;
     const uint64_t first = begin + total * t / setup.threads;
@@ -45,8 +48,18 @@ PhaseTime RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase phas
       if (phase == Phase::kPositive) keys.FillSample(setup.n, start, count);
       if (phase == Phase::kNegative) keys.FillRange(false, start, count);
       const absl::Span<const std::string_view> span(keys.data(), count);
+      if (setup.prehashed) {
+        for (size_t j = 0; j < count; ++j) hashes[j] = bloom::HashKey(span[j]);
+      }
+      const absl::Span<const bloom::Hash128> hashed(hashes.data(), setup.prehashed ? count : 0);
       const double t0 = ThreadCpuNanos();
-      if (phase == Phase::kInsert) {
+      if (setup.prehashed) {
+        if (phase == Phase::kInsert) {
+          filter.AddBatch(hashed);
+        } else {
+          filter.MayContainBatch(hashed, absl::MakeSpan(out, count));
+        }
+      } else if (phase == Phase::kInsert) {
         if (setup.batched) {
           filter.AddBatch(span);
         } else {
@@ -117,6 +130,22 @@ double TimeLookups(bloom::BloomFilter& filter, const RowSetup& setup, Phase phas
   return Median(ns);
 }
 
+// AnonHugePages of the whole process, in MB (-1 if unreadable).
+double AnonHugePagesMb() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("AnonHugePages:", 0) == 0) return std::atof(line.c_str() + 14) / 1024;
+  }
+  return -1;
+}
+
+std::string ImplName(const RowSetup& setup) {
+  std::string name = bloom::LayoutName(setup.layout);
+  if (setup.prehashed) return name + "-batched-hashed";
+  return name + (setup.batched ? "-batched" : "-single");
+}
+
 }  // namespace
 
 std::vector<RowResult> RunLayoutRows(const std::vector<RowSetup>& setups) {
@@ -131,12 +160,14 @@ std::vector<RowResult> RunLayoutRows(const std::vector<RowSetup>& setups) {
     std::exit(1);
   }
   const std::vector<double> insert_ns = TimeInserts(*filter, setups);
+  const double anon_huge_mb = AnonHugePagesMb();
   std::vector<RowResult> rows;
   for (size_t i = 0; i < setups.size(); ++i) {
     const RowSetup& setup = setups[i];
     RowResult row;
-    row.impl =
-        std::string(bloom::LayoutName(setup.layout)) + (setup.batched ? "-batched" : "-single");
+    row.impl = ImplName(setup);
+    row.anon_huge_mb = anon_huge_mb;
+    row.filter_mb = static_cast<double>(filter->MemoryBytes()) / (1 << 20);
     row.threads = setup.threads;
     row.n = setup.n;
     row.p = setup.p;

@@ -1,5 +1,7 @@
-// bloom-bench: classic vs blocked layout, single vs batched calls, 1 and 2
-// threads, side by side with the memory system's limit (--dram).
+// bloom-bench: classic vs blocked layout, single vs batched calls (string keys,
+// and pre-hashed keys), 1 and 2 threads, side by side with the memory system's
+// limits (--dram: dependent, independent and prefetched random reads) and the
+// cost of hashing alone.
 //
 //   build/bin/bloom-bench --n 100000000 --p 0.01          # a table
 //   build/bin/bloom-bench --n 1000000 --json              # one JSON object per row
@@ -18,7 +20,10 @@
 ABSL_FLAG(uint64_t, n, 10'000'000, "keys inserted (the filter is sized for exactly this many)");
 ABSL_FLAG(double, p, 0.01, "target false-positive rate");
 ABSL_FLAG(bool, json, false, "print one JSON object per row instead of a table");
-ABSL_FLAG(bool, dram, true, "add the 'dram' row: random 64-byte reads over a filter-sized buffer");
+ABSL_FLAG(bool, dram, true,
+          "add the 'dram-dep', 'dram', 'dram-pf' rows (random 64-byte reads over a filter-sized "
+          "buffer: dependent, independent, prefetched) and the 'hash' row");
+ABSL_FLAG(bool, hashed, true, "add '<layout>-batched-hashed' rows: batches of pre-hashed keys");
 ABSL_FLAG(uint64_t, queries, 0, "lookups per kind and repeat (0: min(n, 2M))");
 ABSL_FLAG(int, repeats, 3, "lookup repeats; the median is reported");
 ABSL_FLAG(std::string, threads, "1,2", "thread counts to run, comma separated");
@@ -54,7 +59,10 @@ void PrintSetup(uint64_t n, double p, uint64_t queries, int repeats) {
   std::printf(
       "ns/op: per key, thread CPU time (preemption on a shared machine excluded), all threads\n"
       "together; keys are 47-byte URLs generated outside the timed region; hashing (XXH3-128)\n"
-      "is inside it. vs.cls: bits/key over the classic formula's for the measured rate.\n\n");
+      "is inside it, except in the -batched-hashed rows ('hash' = hashing alone).\n"
+      "dram-dep: dependent random reads (latency); dram: independent reads; dram-pf: independent\n"
+      "reads prefetched 32 ahead like the filter's batches. vs.cls: bits/key over the classic\n"
+      "formula's for the measured rate.\n\n");
 }
 
 // bits/key relative to the classic formula for the rate actually measured.
@@ -79,10 +87,10 @@ void PrintJsonRow(const RowResult& row) {
   std::printf(
       "{\"impl\":\"%s\",\"n\":%llu,\"p\":%g,\"bits_per_key\":%.4f,\"fpr\":%.6f,"
       "\"insert_ns\":%.2f,\"query_pos_ns\":%.2f,\"query_neg_ns\":%.2f,\"threads\":%d,"
-      "\"hash_count\":%u,\"bits_vs_classic_formula\":%.4f}\n",
+      "\"hash_count\":%u,\"bits_vs_classic_formula\":%.4f,\"anon_huge_mb\":%.1f}\n",
       row.impl.c_str(), static_cast<unsigned long long>(row.n), row.p, row.bits_per_key, row.fpr,
       row.insert_ns, row.query_pos_ns, row.query_neg_ns, row.threads, row.hash_count,
-      BitsRatio(row));
+      BitsRatio(row), row.anon_huge_mb);
   std::fflush(stdout);
 }
 
@@ -93,36 +101,61 @@ const RowResult* Find(const std::vector<RowResult>& rows, const std::string& imp
   return nullptr;
 }
 
+void PrintRatio(const char* what, const RowResult* a, const RowResult* b, double a_ns, double b_ns,
+                const char* target) {
+  if (a == nullptr || b == nullptr || b_ns <= 0) return;
+  std::printf("  %-58s %6.2fx %s\n", what, a_ns / b_ns, target);
+}
+
 // The targets at one thread, from the rows measured.
 void PrintTargets(const std::vector<RowResult>& rows) {
   const RowResult* dram = Find(rows, "dram");
-  const RowResult* blocked_batched = Find(rows, "blocked-batched");
-  const RowResult* blocked = Find(rows, "blocked-single");
-  const RowResult* classic = Find(rows, "classic-single");
-  std::printf("\ntargets (1 thread):\n");
-  if (dram && blocked_batched) {
-    std::printf("  blocked batched negative lookup / dram read: %.2fx (target <= 2)\n",
-                blocked_batched->query_neg_ns / dram->query_neg_ns);
+  const RowResult* dram_pf = Find(rows, "dram-pf");
+  const RowResult* dram_dep = Find(rows, "dram-dep");
+  const RowResult* hash = Find(rows, "hash");
+  const RowResult* bb = Find(rows, "blocked-batched");
+  const RowResult* bh = Find(rows, "blocked-batched-hashed");
+  const RowResult* bs = Find(rows, "blocked-single");
+  const RowResult* cs = Find(rows, "classic-single");
+  const RowResult* cb = Find(rows, "classic-batched");
+  std::printf("\ntargets and ratios (1 thread):\n");
+  if (bb) {
+    PrintRatio("blocked batched negative lookup / dram", bb, dram, bb->query_neg_ns,
+               dram ? dram->query_neg_ns : 0, "(target <= 2)");
+    PrintRatio("blocked batched negative lookup / dram-pf", bb, dram_pf, bb->query_neg_ns,
+               dram_pf ? dram_pf->query_neg_ns : 0, "(same prefetch distance)");
   }
-  if (blocked && classic) {
-    std::printf(
-        "  classic/blocked single: insert %.2fx, positive %.2fx (target >= 3), "
-        "negative %.2fx (target > 1)\n",
-        classic->insert_ns / blocked->insert_ns, classic->query_pos_ns / blocked->query_pos_ns,
-        classic->query_neg_ns / blocked->query_neg_ns);
+  if (bh) {
+    PrintRatio("blocked batched negative lookup, pre-hashed / dram-pf", bh, dram_pf,
+               bh->query_neg_ns, dram_pf ? dram_pf->query_neg_ns : 0, "(hashing left out)");
   }
-  const RowResult* classic_batched = Find(rows, "classic-batched");
-  if (blocked_batched && classic_batched) {
-    std::printf("  classic/blocked batched: insert %.2fx, positive %.2fx, negative %.2fx\n",
-                classic_batched->insert_ns / blocked_batched->insert_ns,
-                classic_batched->query_pos_ns / blocked_batched->query_pos_ns,
-                classic_batched->query_neg_ns / blocked_batched->query_neg_ns);
+  if (bb && hash) {
+    PrintRatio("  of which hashing: hash / blocked batched negative", hash, bb, hash->query_neg_ns,
+               bb->query_neg_ns, "");
   }
-  if (blocked) {
-    std::printf(
-        "  blocked bits/key vs classic formula at the measured rate: %.3fx (target <= "
-        "1.25)\n",
-        BitsRatio(*blocked));
+  if (bs) {
+    PrintRatio("blocked single negative lookup / dram-dep", bs, dram_dep, bs->query_neg_ns,
+               dram_dep ? dram_dep->query_neg_ns : 0, "(one miss latency)");
+  }
+  if (bs && cs) {
+    PrintRatio("classic/blocked single insert", cs, bs, cs->insert_ns, bs->insert_ns,
+               "(target >= 3)");
+    PrintRatio("classic/blocked single positive lookup", cs, bs, cs->query_pos_ns, bs->query_pos_ns,
+               "(target >= 3)");
+    PrintRatio("classic/blocked single negative lookup", cs, bs, cs->query_neg_ns, bs->query_neg_ns,
+               "(target > 1)");
+  }
+  if (bb && cb) {
+    PrintRatio("classic/blocked batched insert", cb, bb, cb->insert_ns, bb->insert_ns,
+               "(target >= 3)");
+    PrintRatio("classic/blocked batched positive lookup", cb, bb, cb->query_pos_ns,
+               bb->query_pos_ns, "(target >= 3)");
+    PrintRatio("classic/blocked batched negative lookup", cb, bb, cb->query_neg_ns,
+               bb->query_neg_ns, "(target > 1)");
+  }
+  if (bs) {
+    std::printf("  %-58s %6.3fx (target <= 1.25)\n",
+                "blocked bits/key vs classic formula at the measured rate", BitsRatio(*bs));
   }
 }
 
@@ -150,20 +183,29 @@ int Run() {
   };
   if (absl::GetFlag(FLAGS_dram)) {
     const uint64_t bytes = bloom::BlockedShape(base.n, base.p)->MemoryBytes();
-    emit(RunDramRow(bytes, base.queries, base.repeats, base.n, base.p));
+    for (const RowResult& row : RunDramRows(bytes, base.queries, base.repeats, base.n, base.p)) {
+      emit(row);
+    }
+    emit(RunHashRow(base.queries, base.repeats, base.n, base.p));
   }
   for (absl::string_view layout_name : absl::StrSplit(absl::GetFlag(FLAGS_layouts), ',')) {
     RowSetup setup = base;
     setup.layout = layout_name == "classic" ? bloom::Layout::kClassic : bloom::Layout::kBlocked;
     std::vector<RowSetup> setups;
-    for (bool batched : {false, true}) {
+    for (int mode = 0; mode < (absl::GetFlag(FLAGS_hashed) ? 3 : 2); ++mode) {
       for (absl::string_view threads : absl::StrSplit(absl::GetFlag(FLAGS_threads), ',')) {
-        setup.batched = batched;
+        setup.batched = mode >= 1;
+        setup.prehashed = mode == 2;
         setup.threads = std::max(1, std::atoi(std::string(threads).c_str()));
         setups.push_back(setup);
       }
     }
-    for (const RowResult& row : RunLayoutRows(setups)) emit(row);
+    const std::vector<RowResult> layout_rows = RunLayoutRows(setups);
+    for (const RowResult& row : layout_rows) emit(row);
+    if (!json && !layout_rows.empty()) {
+      std::printf("  (huge pages: AnonHugePages %.0f MB in the process for this %.0f MB filter)\n",
+                  layout_rows.front().anon_huge_mb, layout_rows.front().filter_mb);
+    }
   }
   if (!json) PrintTargets(rows);
   return 0;
