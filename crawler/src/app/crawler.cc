@@ -25,6 +25,7 @@
 #include "app/crawl_stats.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
+#include "app/warc_sink.h"
 #include "crawler/crawl.h"
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
@@ -79,6 +80,7 @@ class Crawler::Impl {
   std::unique_ptr<LinkFilter> filter_;
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
+  std::unique_ptr<WarcSink> warc_;  // --warc; null without it
   CrawlStats stats_;
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
@@ -120,6 +122,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
   absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
+  absl::StatusOr<std::unique_ptr<WarcSink>> warc = WarcSink::Create(options_);
+  if (!warc.ok()) return warc.status();
+  warc_ = std::move(*warc);
 
   LinkCounts seed_counts;
   for (const std::string& seed : processor_->Filter(*seeds, 0, &seed_counts)) {
@@ -158,6 +163,8 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   fetching_.fetch_sub(1);
   int attempts = 1;
   if (retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
+    // Archived now: a retried answer gets no page record, but it was received.
+    if (warc_ != nullptr && !warc_->Archive(result).ok()) RequestStop();
     cv_.notify_all();  // not Done: it comes back through SubmitReady
     return;
   }
@@ -167,7 +174,17 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
 
 void Crawler::Impl::OnParsed(ParseJob&& job) {
   LinkCounts counts;
+  std::optional<WarcLocation> archived;  // before Process, which takes the body
+  if (warc_ != nullptr) {
+    absl::StatusOr<std::optional<WarcLocation>> at = warc_->Archive(job.result);
+    if (at.ok()) {
+      archived = std::move(*at);
+    } else {
+      RequestStop();  // the sink logged why
+    }
+  }
   PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
+  NoteWarcLocation(archived, &record);
   record.attempts = job.attempts;
   absl::Status written = log_->Append(record);
   if (!written.ok()) {
@@ -235,6 +252,8 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   parsers_->Finish();              // every fetched page is parsed and recorded
   ReportProgress(true);
   CrawlSummary summary = Summarize(stop_reason);
+  absl::Status warc_closed = warc_ != nullptr ? warc_->Close() : absl::OkStatus();
+  if (!warc_closed.ok()) return warc_closed;
   absl::Status closed = log_->Close();
   if (!closed.ok()) return closed;
   absl::Status written = WriteSummary(options_.out_dir, summary);

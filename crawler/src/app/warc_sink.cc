@@ -1,0 +1,93 @@
+// WarcSink: FetchResult -> WarcExchange, and the writer's life in a crawl.
+#include "app/warc_sink.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/options.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+// The writer's file naming (crawler/src/warc/): PREFIX-00000.warc.gz, ...
+std::string WarcPath(const std::string& prefix, int index) {
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-%05d.warc.gz", index);
+  return prefix + suffix;
+}
+
+absl::Status CreateParentFolder(const std::string& prefix) {
+  const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
+  if (parent.empty()) return absl::OkStatus();
+  std::error_code error;
+  std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--warc: cannot create ", parent.string(), ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+WarcExchange ExchangeOf(const FetchResult& result) {
+  WarcExchange exchange;
+  exchange.target_uri = result.url;
+  exchange.request_headers = result.request_headers;
+  exchange.response_headers = result.headers;
+  exchange.body = result.body;
+  exchange.content_decoded = true;  // the Fetcher always decodes
+  exchange.remote_ip = result.remote_ip;
+  exchange.date = result.started_at;
+  exchange.truncated = result.error == kFetchBodyTooLarge;
+  return exchange;
+}
+
+absl::Status RepairLastWarc(const std::string& prefix) {
+  // The writer starts at the first index whose file is missing, so the files
+  // of a prefix are 0..n-1 and the last one written is n-1.
+  int next = 0;
+  while (std::filesystem::exists(WarcPath(prefix, next))) ++next;
+  if (next == 0) return absl::OkStatus();
+  return TruncateTornWarc(WarcPath(prefix, next - 1));
+}
+
+absl::StatusOr<std::unique_ptr<WarcSink>> WarcSink::Create(const CrawlOptions& options) {
+  if (options.warc_prefix.empty()) return nullptr;
+  absl::Status folder = CreateParentFolder(options.warc_prefix);
+  if (!folder.ok()) return folder;
+  if (options.resume) {
+    absl::Status repaired = RepairLastWarc(options.warc_prefix);
+    if (!repaired.ok()) return repaired;
+  }
+  WarcOptions warc;
+  warc.prefix = options.warc_prefix;
+  warc.max_file_size = options.warc_max_size;
+  warc.warcinfo_fields = OptionsAsLines(options);
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer = WarcWriter::Create(warc);
+  if (!writer.ok()) return writer.status();
+  return std::unique_ptr<WarcSink>(new WarcSink(std::move(*writer)));
+}
+
+absl::StatusOr<std::optional<WarcLocation>> WarcSink::Archive(const FetchResult& result) {
+  if (result.status == 0) return std::nullopt;
+  absl::StatusOr<WarcLocation> at = writer_->Write(ExchangeOf(result));
+  if (!at.ok()) {
+    if (!failed_.exchange(true)) {
+      spdlog::error("--warc: {}; stopping the crawl", std::string(at.status().message()));
+    }
+    return at.status();
+  }
+  return std::optional<WarcLocation>(std::move(*at));
+}
+
+void NoteWarcLocation(const std::optional<WarcLocation>& at, PageRecord* record) {
+  if (!at.has_value()) return;
+  record->warc_file = at->file;
+  record->warc_offset = at->offset;
+}
+
+}  // namespace crawler

@@ -1,0 +1,77 @@
+// WarcSink: the crawl's WARC archive (--warc). Turns each FetchResult that got
+// a response into a WarcExchange for the WarcWriter (crawler/warc.h) and
+// returns where its response record landed, for pages.jsonl.
+//
+//   absl::StatusOr<std::unique_ptr<WarcSink>> sink = WarcSink::Create(options);
+//   if (!sink.ok()) return sink.status();   // *sink is null without --warc
+//   absl::StatusOr<std::optional<WarcLocation>> at = (*sink)->Archive(result);
+//   if (!at.ok()) StopTheCrawl();  // a disk error, logged once by the sink
+//   PageRecord record = ...;
+//   NoteWarcLocation(*at, &record);  // warc_file, warc_offset for pages.jsonl
+//   absl::Status closed = (*sink)->Close();
+//
+// What is archived: every fetch that received a response (status != 0),
+// redirects and errors included, with the request curl sent; a body cut by
+// --max-body ("body_too_large") carries WARC-Truncated: length. Fetches with
+// no response (timeouts before headers, refused connections) are not.
+//
+// --resume: Create cuts a torn last record off the newest existing WARC file
+// of the prefix (RepairLastWarc) before the writer starts the next file.
+//
+// Threading: Archive and Stats are safe to call concurrently (the writer's own
+// rule); Close once, after the last Archive.
+#ifndef CRAWLER_APP_WARC_SINK_H_
+#define CRAWLER_APP_WARC_SINK_H_
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crawler/fetch.h"
+#include "crawler/options.h"
+#include "crawler/output.h"
+#include "crawler/warc.h"
+
+namespace crawler {
+
+class WarcSink {
+ public:
+  // Null (and OK) when options.warc_prefix is empty. Creates the prefix's
+  // folder if needed, repairs the last file when options.resume, and opens
+  // the first new file with a warcinfo holding OptionsAsLines(options).
+  static absl::StatusOr<std::unique_ptr<WarcSink>> Create(const CrawlOptions& options);
+
+  // Archives `result` if it got a response; nullopt if it did not. An error
+  // means the writer failed (disk full, ...) and stays failed; the first one
+  // is logged ("--warc: ... stopping the crawl"), the caller stops the crawl.
+  absl::StatusOr<std::optional<WarcLocation>> Archive(const FetchResult& result);
+
+  WarcStats Stats() const { return writer_->Stats(); }
+
+  // Flushes, fsyncs and closes the current file; the first disk error, if any.
+  absl::Status Close() { return writer_->Close(); }
+
+ private:
+  explicit WarcSink(std::unique_ptr<WarcWriter> writer) : writer_(std::move(writer)) {}
+  std::unique_ptr<WarcWriter> writer_;
+  std::atomic<bool> failed_{false};  // the first error is logged, later ones not
+};
+
+// Copies `at` (if any) into the record's warc_file and warc_offset.
+void NoteWarcLocation(const std::optional<WarcLocation>& at, PageRecord* record);
+
+// The exchange a fetch result makes: request, response headers, the decoded
+// body (content_decoded), truncation, peer address and capture date.
+WarcExchange ExchangeOf(const FetchResult& result);
+
+// For --resume after kill -9: finds the highest-numbered PREFIX-NNNNN.warc.gz
+// that exists and cuts a torn last record off it (TruncateTornWarc). OK when
+// there is no such file.
+absl::Status RepairLastWarc(const std::string& prefix);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_APP_WARC_SINK_H_
