@@ -126,7 +126,7 @@ TEST_F(BadInput, AMillionSeedLinesWork) {
   std::printf("1e6 seed lines: %.1f s, peak RSS %.0f MB\n", seconds,
               static_cast<double>(r.max_rss_kb) / 1024);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  EXPECT_LT(seconds, 30);
+  EXPECT_LT(seconds, 60);  // measured 19 s on the loaded 2-core machine
 #endif
 }
 

@@ -5,6 +5,11 @@
 // than --max-redirects, and --block-private. For each: exit 0, the URL
 // recorded with a clear error (or its final status), the rest of the site
 // crawled exactly once.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -46,6 +51,43 @@ TEST(HostileTransport, ResetsMidHeadersAndMidBodyAreRetriedThenRecorded) {
     EXPECT_EQ(site->RequestCount(path), 3u) << path;
   }
   EXPECT_EQ(crawl.CountWithPrefix("/reset/"), 2);  // one record per URL, not per attempt
+}
+
+// A port nobody listens on: bound, then closed, so connect() is refused.
+int ClosedPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  ::inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  socklen_t length = sizeof(address);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+TEST(HostileTransport, ConnectionRefusedIsRetriedThenRecorded) {
+  auto site = StartSite({});
+  ASSERT_NE(site, nullptr);
+  const std::string refused = "http://127.0.0.1:" + std::to_string(ClosedPort()) + "/gone";
+  const BinaryCrawl crawl = e2e::RunCrawlBinary("refused", {site->RootUrl(), refused});
+  ExpectSiteCrawled(*site, crawl);
+  ASSERT_EQ(crawl.by_path.count("/gone"), 1u);
+  EXPECT_EQ(crawl.by_path.at("/gone")["error"], "connect");
+  EXPECT_EQ(crawl.by_path.at("/gone")["attempts"], 3);
+}
+
+TEST(HostileTransport, AcceptAndNeverAnswerTimesOut) {
+  auto site = StartSite({.stalled = true});
+  ASSERT_NE(site, nullptr);
+  const BinaryCrawl crawl =
+      e2e::RunCrawlBinary("stalled", {site->RootUrl()}, {"--timeout", "1s", "--retries", "0"});
+  ExpectSiteCrawled(*site, crawl);
+  for (const std::string path : {"/stall", "/stall-body"}) {
+    ASSERT_EQ(crawl.by_path.count(path), 1u) << path;
+    EXPECT_EQ(crawl.by_path.at(path)["error"], "timeout") << path;
+    EXPECT_EQ(site->RequestCount(path), 1u) << path;
+  }
 }
 
 TEST(HostileTransport, ADripOfOneByteASecondIsCutByTheTimeout) {
