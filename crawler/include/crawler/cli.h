@@ -45,6 +45,10 @@ struct ParsedCommand {
 // e.g. "--fp-rate: 1.5 is not in (0, 1)"; the caller exits with
 // kExitUsageError. --help / -h and --version win over everything else.
 absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv);
+// The same with `base` in place of the built-in defaults: a resumed crawl
+// parses its command line on top of the options stored in its checkpoint.
+absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv,
+                                                const CrawlOptions& base);
 
 // The --help text: usage, every flag with its default, exit codes.
 std::string HelpText();

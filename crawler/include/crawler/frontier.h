@@ -14,7 +14,8 @@
 //
 // Depth, parent and redirect hops: the Sieve stores bare URL strings (its key
 // must be the normalized URL alone), so the Frontier keeps them in a side
-// table keyed by URL for the URLs queued in the Sieve, with parent URLs
+// table keyed by URL for the URLs the Sieve holds (queued, or handed out and
+// not yet Done, so a checkpoint can save them), with parent URLs
 // shared (a page's 50 children hold one copy). Cost: ~40 bytes plus the
 // URL per queued URL, in memory, even when the Sieve spills its queue to disk;
 // `Stats().pending_meta` shows it. A URL without an entry (it cannot happen
@@ -33,10 +34,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -81,6 +84,15 @@ struct FrontierStats {
   uint64_t over_host_limit = 0;  // offers refused by max_pages_per_host
 };
 
+// What a checkpoint keeps of the Frontier (see Frontier::Checkpoint): the
+// side-table entries of every URL the Sieve holds, queued or handed out and
+// not yet Done, and the counters a resumed crawl continues from.
+struct FrontierSnapshot {
+  std::vector<CrawlUrl> pending;  // url, depth, parent, redirect_hops
+  std::vector<std::pair<std::string, uint64_t>> per_host;  // accepted per authority
+  FrontierStats stats;  // offered, accepted, done, over_host_limit are restored
+};
+
 class Frontier {
  public:
   // `sieve` must outlive the Frontier. `policy` may be null: a
@@ -121,6 +133,17 @@ class Frontier {
   bool PageLimitReached();
 
   FrontierStats Stats();
+
+  // For a checkpoint: runs `save_sieve` (which saves the Sieve) under the
+  // Frontier's lock and returns the snapshot of that same moment, so the
+  // Sieve's queue and in-flight set and the side table agree. Offers, Next,
+  // Release and Done wait meanwhile. Implemented in frontier_checkpoint.cc.
+  absl::StatusOr<FrontierSnapshot> Checkpoint(const std::function<absl::Status()>& save_sieve);
+  // On resume, before any Offer or Next, with the Sieve opened from the same
+  // checkpoint (its in-flight URLs queued again): restores the side table,
+  // the per-host counts and the counters (handed_out = done, so --max-pages
+  // counts the pages of the whole crawl).
+  void Restore(const FrontierSnapshot& snapshot);
 
  private:
   struct Meta {

@@ -40,6 +40,11 @@ class CrawlStats {
     std::lock_guard<std::mutex> lock(mu_);
     AddLinksLocked(links);
   }
+  // On resume: continue from the checkpoint's counters.
+  void Restore(const CrawlSummary& counters) {
+    std::lock_guard<std::mutex> lock(mu_);
+    s_ = counters;
+  }
   CrawlSummary Snapshot() const {
     std::lock_guard<std::mutex> lock(mu_);
     return s_;

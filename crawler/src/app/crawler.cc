@@ -16,11 +16,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "app/checkpointer.h"
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
 #include "app/page_processor.h"
@@ -72,6 +74,9 @@ class Crawler::Impl {
   void WaitForEvent();
   void ReportProgress(bool final_line);
   CrawlSummary Summarize(const std::string& stop_reason);
+  double CrawlSeconds() const {
+    return checkpointer_->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
+  }
 
   const CrawlOptions options_;
   const absl::Time start_ = absl::Now();
@@ -82,6 +87,8 @@ class Crawler::Impl {
   std::unique_ptr<PageLog> log_;
   std::unique_ptr<WarcSink> warc_;  // --warc; null without it
   CrawlStats stats_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // checkpoint and resume (--state)
+  absl::Status checkpoint_failed_;
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
   std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
@@ -96,17 +103,17 @@ class Crawler::Impl {
   bool tty_ = false;
 };
 
-absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
+absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
+  absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
+  if (!start.ok()) return start.status();
+  const std::vector<std::string> raw_seeds = Checkpointer::SeedsOf(*start, given_seeds);
   absl::StatusOr<std::vector<std::string>> seeds = NormalizeSeeds(raw_seeds, options_);
   if (!seeds.ok()) return seeds.status();
   absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options_, *seeds);
   if (!filter.ok()) return filter.status();
   filter_ = std::move(*filter);
 
-  absl::StatusOr<std::unique_ptr<sieve::Sieve>> sieve =
-      sieve::Sieve::Create(SieveOptionsOf(options_));
-  if (!sieve.ok()) return sieve.status();
-  sieve_ = std::move(*sieve);
+  sieve_ = std::move(start->sieve);
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
       Frontier::Create(sieve_.get(), FrontierOptionsOf(options_));
   if (!frontier.ok()) return frontier.status();
@@ -117,8 +124,17 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
   link_options.normalize.max_length = options_.max_url_length;
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
                                                options_.max_redirects);
+  checkpointer_ = std::make_unique<Checkpointer>(
+      options_, *seeds, std::move(start->state),
+      Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
+  log_options.append = start->resumed;
+  if (start->resumed) {
+    absl::Status restored = checkpointer_->Restore(
+        (std::filesystem::path(log_options.dir) / log_options.file_name).string());
+    if (!restored.ok()) return restored;
+  }
   absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
@@ -127,7 +143,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& raw_seeds) {
   warc_ = std::move(*warc);
 
   LinkCounts seed_counts;
-  for (const std::string& seed : processor_->Filter(*seeds, 0, &seed_counts)) {
+  const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
+  for (const std::string& seed :
+       processor_->Filter(start->resumed ? no_seeds : *seeds, 0, &seed_counts)) {
     CrawlUrl url;
     url.url = seed;
     frontier_->Offer(url);
@@ -161,6 +179,10 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   outcome.elapsed = absl::Milliseconds(result.fetch_ms);
   frontier_->Release(url, outcome, absl::Now());
   fetching_.fetch_sub(1);
+  if (checkpointer_->KeepForResume(stop_.load(), result)) {  // not Done: queued on resume
+    cv_.notify_all();
+    return;
+  }
   int attempts = 1;
   if (retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
     // Archived now: a retried answer gets no page record, but it was received.
@@ -186,6 +208,7 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
   NoteWarcLocation(archived, &record);
   record.attempts = job.attempts;
+  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);
   if (!written.ok()) {
     spdlog::error("{}", std::string(written.message()));
@@ -235,6 +258,9 @@ void Crawler::Impl::WaitForEvent() {
 
 absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   std::string stop_reason = "drained";
+  // The first checkpoint now: an unwritable --state fails before any fetch.
+  checkpoint_failed_ = checkpointer_->Take(log_.get(), CrawlSeconds());
+  if (!checkpoint_failed_.ok()) return checkpoint_failed_;
   for (;;) {
     if (stop_.load()) {
       stop_reason = "signal";
@@ -247,9 +273,22 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     }
     WaitForEvent();
     ReportProgress(false);
+    checkpoint_failed_ = checkpointer_->TakeIfDue(log_.get(), CrawlSeconds());
+    if (!checkpoint_failed_.ok()) {
+      spdlog::error("{}; stopping, the last good checkpoint stays",
+                    std::string(checkpoint_failed_.message()));
+      RequestStop();
+    }
   }
   fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
   parsers_->Finish();              // every fetched page is parsed and recorded
+  if (checkpoint_failed_.ok()) {
+    checkpoint_failed_ = checkpointer_->Take(log_.get(), CrawlSeconds());  // the clean stop's
+  }
+  if (!checkpoint_failed_.ok()) {
+    log_->Close().IgnoreError();
+    return checkpoint_failed_;
+  }
   ReportProgress(true);
   CrawlSummary summary = Summarize(stop_reason);
   absl::Status warc_closed = warc_ != nullptr ? warc_->Close() : absl::OkStatus();
@@ -297,7 +336,7 @@ void Crawler::Impl::ReportProgress(bool final_line) {
 CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   CrawlSummary summary = stats_.Snapshot();
   const sieve::SieveStats sieve = sieve_->Stats();
-  summary.duration_s = absl::ToDoubleSeconds(absl::Now() - start_);
+  summary.duration_s = CrawlSeconds();  // all runs of a resumed crawl
   summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
   const FrontierStats frontier = frontier_->Stats();
   summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);

@@ -8,6 +8,7 @@
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
+#include "crawler/crawl_state.h"
 #include "crawler/robots_command.h"
 #include "crawler/seeds.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -25,6 +26,7 @@ void SetUpLogging(const std::string& level) {
 }
 
 absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) {
+  if (options.resume) return std::vector<std::string>{};  // the checkpoint has them
   absl::StatusOr<SeedsReport> seeds = ReadSeedsFile(options.seeds_file, options.strict);
   if (!seeds.ok()) return seeds.status();
   for (const std::string& problem : seeds->problems) spdlog::warn("{} (skipped)", problem);
@@ -35,7 +37,9 @@ absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) 
 }
 
 int ExitCodeOf(const absl::Status& status) {
-  return absl::IsInvalidArgument(status) ? kExitUsageError : kExitRuntimeError;
+  // DataLoss: a damaged checkpoint, which only --fresh (a usage choice) fixes.
+  return absl::IsInvalidArgument(status) || absl::IsDataLoss(status) ? kExitUsageError
+                                                                     : kExitRuntimeError;
 }
 
 void LogSummary(const CrawlSummary& s, const std::string& out_dir) {
@@ -104,6 +108,15 @@ int CrawlProgramMain(int argc, const char* const* argv) {
   if (command->kind != ParsedCommand::kRun) {
     std::cout << command->text;
     return kExitOk;
+  }
+  if (command->options.resume) {  // stored options, flags on top, conflicts refused
+    absl::StatusOr<CrawlOptions> resumed =
+        ResumeOptions(argc - 1, argv + 1, command->options.state_dir);
+    if (!resumed.ok()) {
+      std::cerr << "crawl: " << resumed.status().message() << "\n";
+      return ExitCodeOf(resumed.status());
+    }
+    command->options = *std::move(resumed);
   }
   SetUpLogging(command->options.quiet && command->options.log_level == "info"
                    ? "warn"

@@ -125,7 +125,13 @@ bool Asks(int argc, const char* const* argv, std::string_view long_name,
 }  // namespace
 
 absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv) {
+  return ParseCrawlCommand(argc, argv, CrawlOptions{});
+}
+
+absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* argv,
+                                                const CrawlOptions& base) {
   ParsedCommand command;
+  command.options = base;
   if (Asks(argc, argv, "--help", "-h")) {
     command.kind = ParsedCommand::kHelp;
     command.text = HelpText();

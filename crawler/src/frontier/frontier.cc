@@ -97,7 +97,7 @@ void Frontier::RefillLocked(absl::Time now) {
       url.depth = it->second.depth;
       url.redirect_hops = it->second.redirect_hops;
       if (it->second.parent != nullptr) url.parent = *it->second.parent;
-      meta_.erase(it);
+      // Kept until Done: a checkpoint saves the meta of in-flight URLs too.
     }
     queues_.Add(std::move(url), now);
   }
@@ -131,6 +131,7 @@ void Frontier::Done(const CrawlUrl& url) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.done;
   sieve_->MarkDone(url.url);
+  meta_.erase(url.url);
 }
 
 bool Frontier::Exhausted() {

@@ -89,6 +89,9 @@ TEST(Frontier, DepthParentAndHopsTravelWithTheUrl) {
       EXPECT_EQ(u.redirect_hops, 0);
     }
   }
+  // Kept until Done, so a checkpoint can save the meta of URLs in flight.
+  EXPECT_EQ((*frontier)->Stats().pending_meta, 3u);
+  for (const CrawlUrl& u : got) (*frontier)->Done(u);
   EXPECT_EQ((*frontier)->Stats().pending_meta, 0u);
 }
 

@@ -1,0 +1,124 @@
+// CrawlStateDir: a crawl's checkpoints on disk (--state DIR), so that
+// `crawl --resume` continues after a crash, a kill -9 or a clean stop.
+//
+//   DIR/CURRENT            "ckpt-000042\n": the checkpoint to resume from
+//   DIR/ckpt-000042/       one checkpoint, complete before CURRENT names it
+//       sieve.checkpoint   the Sieve (filter, queue, in-flight URLs queued again)
+//       frontier.json      depth/parent of every URL the Sieve holds, counters
+//       counters.json      the crawl's counters (what summary.json reports)
+//       options.toml       the crawl's options (a resume must not change them)
+//       seeds.txt          the normalized seeds (scope derives from them)
+//       MANIFEST           format version, pages.jsonl length, each file's
+//                          size and CRC-32; itself checksummed
+//
+// A checkpoint is written into a new directory (every file fsynced), then
+// CURRENT is replaced atomically (temporary file, fsync, rename, fsync of
+// DIR), then older checkpoint directories are removed: a crash at any point
+// leaves CURRENT naming a whole checkpoint (the LevelDB CURRENT/MANIFEST
+// pattern). Any damage (missing file, wrong size or CRC, unknown version,
+// a key options.toml does not know) is a DataLoss or InvalidArgument error
+// naming the file; nothing is modified by Open.
+//
+//   auto state = crawler::CrawlStateDir::Create(options.state_dir, options.fresh);
+//   ...
+//   absl::Status s = (*state)->Write([&](const std::filesystem::path& dir) {
+//     return CaptureUnderLocks(dir);   // saves the Sieve into dir, returns the rest
+//   });
+//   // later, crawl --resume:
+//   auto resumed = crawler::CrawlStateDir::Open(options.state_dir);
+//   sieve::Sieve::Open((*resumed)->checkpoint_dir(), runtime);
+//
+// Threading: one thread uses a CrawlStateDir (the crawl's scheduler); the
+// free functions are safe from any thread.
+#ifndef CRAWLER_CRAWL_STATE_H_
+#define CRAWLER_CRAWL_STATE_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crawler/frontier.h"
+#include "crawler/options.h"
+#include "crawler/output.h"
+
+namespace crawler {
+
+// Bumped on any change of the files' layout; Open refuses other versions.
+inline constexpr int kCrawlStateVersion = 1;
+
+// What a checkpoint holds besides the Sieve (which saves itself into the
+// checkpoint's directory).
+struct CrawlCheckpoint {
+  CrawlOptions options;            // as the crawl runs; resume and fresh are stored false
+  std::vector<std::string> seeds;  // normalized
+  CrawlSummary counters;           // duration_s: crawl time so far, all runs
+  // pages.jsonl's length: every record of a page Done at the checkpoint lies
+  // below it; pages handed out and not Done are queued again in the Sieve.
+  int64_t log_bytes = 0;
+  FrontierSnapshot frontier;
+};
+
+class CrawlStateDir {
+ public:
+  // For a crawl that is not resumed. An existing non-empty `dir` is an
+  // InvalidArgument error asking for --resume or --fresh, unless `fresh`:
+  // then its checkpoints are deleted. Creates `dir`; an unwritable place is
+  // an Unavailable error naming it.
+  static absl::StatusOr<std::unique_ptr<CrawlStateDir>> Create(const std::string& dir, bool fresh);
+
+  // For --resume: reads CURRENT and verifies the whole checkpoint it names
+  // (the Sieve's file is verified by Sieve::Open). No checkpoint: an
+  // InvalidArgument error; damage: DataLoss or InvalidArgument naming the file.
+  static absl::StatusOr<std::unique_ptr<CrawlStateDir>> Open(const std::string& dir);
+
+  // The checkpoint Open loaded (empty after Create).
+  const CrawlCheckpoint& loaded() const { return loaded_; }
+  // Where Open's Sieve checkpoint is: pass it to sieve::Sieve::Open.
+  const std::filesystem::path& checkpoint_dir() const { return checkpoint_dir_; }
+  // Checkpoints written by this object.
+  int64_t written() const { return written_; }
+
+  // Writes the next checkpoint. `capture` gets the new checkpoint's
+  // directory (created, empty), must save the Sieve there and return the
+  // rest, all of one moment. On any error the previous checkpoint stays
+  // current and whole; the error names the file that failed.
+  using Capture = std::function<absl::StatusOr<CrawlCheckpoint>(const std::filesystem::path& dir)>;
+  absl::Status Write(const Capture& capture);
+
+ private:
+  CrawlStateDir(std::filesystem::path dir, int64_t sequence);
+
+  const std::filesystem::path dir_;
+  int64_t sequence_;  // of the current checkpoint; 0 = none
+  int64_t written_ = 0;
+  CrawlCheckpoint loaded_;
+  std::filesystem::path checkpoint_dir_;
+};
+
+// The options of `crawl --resume ARGS`: ARGS (without the program name) are
+// parsed on top of the options stored in the state directory's current
+// checkpoint, so an option not given keeps its stored value. A flag (or
+// --config key) that changes a stored value is an InvalidArgument error
+// naming it and both values, except the options a resume may change:
+// --log-level, --quiet, --max-pages, --threads, --connections,
+// --checkpoint-every, --queue-memory, --spill-dir, --timeout,
+// --connect-timeout. `state_dir` is where the checkpoint is looked for.
+absl::StatusOr<CrawlOptions> ResumeOptions(int argc, const char* const* argv,
+                                           const std::string& state_dir);
+
+// Prepares `path` (pages.jsonl) for appending after a resume: the records
+// written after the checkpoint are kept (those pages will be fetched again,
+// so each may appear twice), a torn last line is cut. Returns the number of
+// whole lines kept beyond `log_bytes`. A file shorter than `log_bytes` lost
+// records of finished pages: a DataLoss error naming it. A missing file with
+// log_bytes 0 is fine.
+absl::StatusOr<int64_t> RepairPageLog(const std::string& path, int64_t log_bytes);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_CRAWL_STATE_H_

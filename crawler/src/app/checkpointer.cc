@@ -1,0 +1,128 @@
+#include "app/checkpointer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "app/crawl_setup.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+// The log's bytes reach the disk before a checkpoint counts them.
+absl::Status SyncFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return absl::UnavailableError(absl::StrCat("open ", path, ": ", std::strerror(errno)));
+  const bool synced = ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (synced) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat("fsync ", path, ": ", std::strerror(saved_errno)));
+}
+
+}  // namespace
+
+absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options) {
+  CrawlStart start;
+  if (options.resume) {
+    absl::StatusOr<std::unique_ptr<CrawlStateDir>> state = CrawlStateDir::Open(options.state_dir);
+    if (!state.ok()) return state.status();
+    const std::filesystem::path folder = (*state)->checkpoint_dir();
+    absl::StatusOr<std::unique_ptr<sieve::Sieve>> sieve =
+        sieve::Sieve::Open(folder, SieveOptionsOf(options));
+    if (!sieve.ok()) {
+      return absl::Status(sieve.status().code(),
+                          absl::StrCat(sieve::Sieve::CheckpointPath(folder).string(), ": ",
+                                       sieve.status().message(), " (--fresh starts over)"));
+    }
+    start.state = *std::move(state);
+    start.sieve = *std::move(sieve);
+    start.resumed = true;
+    return start;
+  }
+  if (!options.state_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<CrawlStateDir>> state =
+        CrawlStateDir::Create(options.state_dir, options.fresh);
+    if (!state.ok()) return state.status();
+    start.state = *std::move(state);
+  }
+  absl::StatusOr<std::unique_ptr<sieve::Sieve>> sieve =
+      sieve::Sieve::Create(SieveOptionsOf(options));
+  if (!sieve.ok()) return sieve.status();
+  start.sieve = *std::move(sieve);
+  return start;
+}
+
+const std::vector<std::string>& Checkpointer::SeedsOf(const CrawlStart& start,
+                                                      const std::vector<std::string>& given) {
+  return start.resumed ? start.state->loaded().seeds : given;
+}
+
+Checkpointer::Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
+                           std::unique_ptr<CrawlStateDir> state, Parts parts)
+    : options_(options), seeds_(std::move(seeds)), state_(std::move(state)), parts_(parts) {}
+
+absl::Status Checkpointer::Restore(const std::string& log_path) {
+  const CrawlCheckpoint& loaded = state_->loaded();
+  absl::StatusOr<int64_t> kept = RepairPageLog(log_path, loaded.log_bytes);
+  if (!kept.ok()) return kept.status();
+  parts_.frontier->Restore(loaded.frontier);
+  parts_.stats->Restore(loaded.counters);
+  prior_seconds_ = loaded.counters.duration_s;
+  spdlog::info(
+      "resuming from {}: {} pages done, {} URLs queued again; {} records written after the "
+      "checkpoint kept in {} (their pages are fetched again)",
+      state_->checkpoint_dir().string(), loaded.counters.pages, parts_.sieve->Stats().queued, *kept,
+      log_path);
+  return absl::OkStatus();
+}
+
+bool Checkpointer::KeepForResume(bool stopping, const FetchResult& result) const {
+  return enabled() && stopping && result.error.rfind(kFetchAborted, 0) == 0;
+}
+
+absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::path& dir,
+                                                      PageLog* log, double crawl_seconds) {
+  std::unique_lock<std::shared_mutex> lock(commit_mu_);  // no commit in between
+  CrawlCheckpoint checkpoint;
+  checkpoint.options = options_;
+  checkpoint.seeds = seeds_;
+  absl::Status flushed = log->Flush();
+  if (!flushed.ok()) return flushed;
+  absl::Status synced = SyncFile(log->path());
+  if (!synced.ok()) return synced;
+  std::error_code ec;
+  checkpoint.log_bytes = static_cast<int64_t>(std::filesystem::file_size(log->path(), ec));
+  if (ec) return absl::UnavailableError(absl::StrCat(log->path(), ": ", ec.message()));
+  checkpoint.counters = parts_.stats->Snapshot();
+  checkpoint.counters.duration_s = crawl_seconds;
+  absl::StatusOr<FrontierSnapshot> frontier =
+      parts_.frontier->Checkpoint([&] { return parts_.sieve->Save(dir); });
+  if (!frontier.ok()) return frontier.status();
+  checkpoint.frontier = *std::move(frontier);
+  return checkpoint;
+}
+
+absl::Status Checkpointer::Take(PageLog* log, double crawl_seconds) {
+  if (!enabled()) return absl::OkStatus();
+  last_ = absl::Now();
+  return state_->Write(
+      [&](const std::filesystem::path& dir) { return Capture(dir, log, crawl_seconds); });
+}
+
+absl::Status Checkpointer::TakeIfDue(PageLog* log, double crawl_seconds) {
+  if (!enabled() || absl::Now() - last_ < absl::Seconds(options_.checkpoint_every_s)) {
+    return absl::OkStatus();
+  }
+  return Take(log, crawl_seconds);
+}
+
+}  // namespace crawler

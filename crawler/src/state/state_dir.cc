@@ -1,0 +1,250 @@
+// CrawlStateDir: CURRENT names the checkpoint folder; a new checkpoint is a
+// new folder, made whole and durable before CURRENT is switched to it.
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "crawler/crawl_state.h"
+#include "crawler/options_text.h"
+#include "sieve/sieve.h"
+#include "state/checkpoint_codec.h"
+#include "state/state_files.h"
+
+namespace crawler {
+
+using state_internal::FileCheck;
+using state_internal::Manifest;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr absl::string_view kCurrentName = "CURRENT";
+constexpr absl::string_view kCheckpointPrefix = "ckpt-";
+
+std::string CheckpointName(int64_t sequence) {
+  return absl::StrFormat("%s%06d", kCheckpointPrefix, sequence);
+}
+
+// Ours: CURRENT, its temporary, and checkpoint folders.
+bool IsStateEntry(const fs::path& entry) {
+  const std::string name = entry.filename().string();
+  return name == kCurrentName || name == absl::StrCat(kCurrentName, ".tmp") ||
+         absl::StartsWith(name, kCheckpointPrefix);
+}
+
+absl::Status Damaged(const fs::path& path, absl::string_view what) {
+  return absl::DataLossError(
+      absl::StrCat(path.string(), ": ", what, " (damaged checkpoint; --fresh starts over)"));
+}
+
+// Deletes our entries in `dir`; anything else there is an error (a --state
+// pointed at the wrong folder must not be wiped).
+absl::Status DeleteState(const fs::path& dir) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (!IsStateEntry(entry.path())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--fresh: ", dir.string(), " holds ", entry.path().filename().string(),
+                       ", which is not part of a crawl state; not deleting it"));
+    }
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    fs::remove_all(entry.path(), ec);
+    if (ec) {
+      return absl::UnavailableError(
+          absl::StrCat("--fresh: cannot delete ", entry.path().string(), ": ", ec.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ReadCurrent(const fs::path& dir, std::string* name) {
+  const fs::path current = dir / std::string(kCurrentName);
+  absl::StatusOr<std::string> text = state_internal::ReadWholeFile(current);
+  if (absl::IsNotFound(text.status())) {
+    return absl::InvalidArgumentError(absl::StrCat("--resume: no checkpoint in ", dir.string(),
+                                                   " (", current.string(), " is missing)"));
+  }
+  if (!text.ok()) return text.status();
+  *name = std::string(absl::StripAsciiWhitespace(*text));
+  int64_t sequence = 0;
+  if (!absl::StartsWith(*name, kCheckpointPrefix) ||
+      !absl::SimpleAtoi(name->substr(kCheckpointPrefix.size()), &sequence) || sequence < 1) {
+    return Damaged(current, "does not name a checkpoint");
+  }
+  return sequence;
+}
+
+// The file's bytes after checking them against the manifest.
+absl::StatusOr<std::string> ReadChecked(const fs::path& folder, std::string_view name,
+                                        const Manifest& manifest) {
+  const fs::path path = folder / name;
+  auto listed = manifest.files.find(std::string(name));
+  if (listed == manifest.files.end()) return Damaged(folder / "MANIFEST", "file list incomplete");
+  absl::StatusOr<std::string> bytes = state_internal::ReadWholeFile(path);
+  if (absl::IsNotFound(bytes.status())) return Damaged(path, "missing");
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->size() != listed->second.bytes) {
+    return Damaged(path,
+                   absl::StrCat(bytes->size(), " bytes, the manifest says ", listed->second.bytes));
+  }
+  if (state_internal::Crc32(*bytes) != listed->second.crc32) {
+    return Damaged(path, "checksum mismatch");
+  }
+  return bytes;
+}
+
+absl::StatusOr<CrawlCheckpoint> ReadCheckpoint(const fs::path& folder, const Manifest& manifest) {
+  CrawlCheckpoint checkpoint;
+  checkpoint.log_bytes = manifest.log_bytes;
+  absl::StatusOr<std::string> options = ReadChecked(folder, state_internal::kOptionsName, manifest);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<CrawlOptions> parsed =
+      LoadConfigFile((folder / state_internal::kOptionsName).string(), CrawlOptions{});
+  if (!parsed.ok()) return parsed.status();
+  checkpoint.options = *std::move(parsed);
+  checkpoint.options.config_file.clear();
+
+  absl::StatusOr<std::string> seeds = ReadChecked(folder, state_internal::kSeedsName, manifest);
+  if (!seeds.ok()) return seeds.status();
+  checkpoint.seeds = state_internal::DecodeSeeds(*seeds);
+
+  const std::string frontier_path = (folder / state_internal::kFrontierName).string();
+  absl::StatusOr<std::string> frontier =
+      ReadChecked(folder, state_internal::kFrontierName, manifest);
+  if (!frontier.ok()) return frontier.status();
+  absl::StatusOr<FrontierSnapshot> snapshot =
+      state_internal::DecodeFrontier(*frontier, frontier_path);
+  if (!snapshot.ok()) return snapshot.status();
+  checkpoint.frontier = *std::move(snapshot);
+
+  const std::string counters_path = (folder / state_internal::kCountersName).string();
+  absl::StatusOr<std::string> counters =
+      ReadChecked(folder, state_internal::kCountersName, manifest);
+  if (!counters.ok()) return counters.status();
+  absl::StatusOr<CrawlSummary> decoded = state_internal::DecodeCounters(*counters, counters_path);
+  if (!decoded.ok()) return decoded.status();
+  checkpoint.counters = *std::move(decoded);
+
+  std::error_code ec;
+  if (!fs::exists(sieve::Sieve::CheckpointPath(folder), ec)) {
+    return Damaged(sieve::Sieve::CheckpointPath(folder), "missing");
+  }
+  return checkpoint;
+}
+
+// Writes one file of the checkpoint and records its check in the manifest.
+absl::Status WriteListed(const fs::path& folder, std::string_view name, const std::string& bytes,
+                         Manifest* manifest) {
+  absl::Status written = state_internal::WriteFileSynced(folder / name, bytes);
+  if (!written.ok()) return written;
+  manifest->files[std::string(name)] = FileCheck{bytes.size(), state_internal::Crc32(bytes)};
+  return absl::OkStatus();
+}
+
+absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoint checkpoint) {
+  checkpoint.options.resume = false;
+  checkpoint.options.fresh = false;
+  Manifest manifest;
+  manifest.version = kCrawlStateVersion;
+  manifest.sequence = sequence;
+  manifest.log_bytes = checkpoint.log_bytes;
+  const std::pair<std::string_view, std::string> files[] = {
+      {state_internal::kOptionsName, CrawlOptionsToToml(checkpoint.options)},
+      {state_internal::kSeedsName, state_internal::EncodeSeeds(checkpoint.seeds)},
+      {state_internal::kFrontierName, state_internal::EncodeFrontier(checkpoint.frontier)},
+      {state_internal::kCountersName, state_internal::EncodeCounters(checkpoint.counters)},
+  };
+  for (const auto& [name, bytes] : files) {
+    absl::Status written = WriteListed(folder, name, bytes, &manifest);
+    if (!written.ok()) return written;
+  }
+  absl::Status written = state_internal::WriteFileSynced(folder / state_internal::kManifestName,
+                                                         state_internal::EncodeManifest(manifest));
+  if (!written.ok()) return written;
+  return state_internal::SyncDirectory(folder);
+}
+
+}  // namespace
+
+CrawlStateDir::CrawlStateDir(fs::path dir, int64_t sequence)
+    : dir_(std::move(dir)), sequence_(sequence) {}
+
+absl::StatusOr<std::unique_ptr<CrawlStateDir>> CrawlStateDir::Create(const std::string& dir,
+                                                                     bool fresh) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec)) {
+    if (!fresh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("state directory ", dir,
+                       " is not empty (a previous crawl's checkpoint?): pass --resume to "
+                       "continue it or --fresh to delete it and start over"));
+    }
+    absl::Status deleted = DeleteState(dir);
+    if (!deleted.ok()) return deleted;
+  }
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    return absl::UnavailableError(absl::StrCat("cannot create state directory ", dir, ": ",
+                                               ec ? ec.message() : "not a directory"));
+  }
+  return std::unique_ptr<CrawlStateDir>(new CrawlStateDir(dir, 0));
+}
+
+absl::StatusOr<std::unique_ptr<CrawlStateDir>> CrawlStateDir::Open(const std::string& dir) {
+  std::string name;
+  absl::StatusOr<int64_t> sequence = ReadCurrent(dir, &name);
+  if (!sequence.ok()) return sequence.status();
+  const fs::path folder = fs::path(dir) / name;
+  const fs::path manifest_path = folder / state_internal::kManifestName;
+  absl::StatusOr<std::string> bytes = state_internal::ReadWholeFile(manifest_path);
+  if (absl::IsNotFound(bytes.status())) return Damaged(manifest_path, "missing");
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Manifest> manifest =
+      state_internal::DecodeManifest(*bytes, manifest_path.string());
+  if (!manifest.ok()) return manifest.status();
+  absl::StatusOr<CrawlCheckpoint> checkpoint = ReadCheckpoint(folder, *manifest);
+  if (!checkpoint.ok()) return checkpoint.status();
+  auto state = std::unique_ptr<CrawlStateDir>(new CrawlStateDir(dir, *sequence));
+  state->loaded_ = *std::move(checkpoint);
+  state->checkpoint_dir_ = folder;
+  return state;
+}
+
+absl::Status CrawlStateDir::Write(const Capture& capture) {
+  const int64_t sequence = sequence_ + 1;
+  const std::string name = CheckpointName(sequence);
+  const fs::path folder = dir_ / name;
+  std::error_code ec;
+  fs::remove_all(folder, ec);  // a leftover of a failed attempt
+  if (!fs::create_directory(folder, ec) || ec) {
+    return absl::UnavailableError(absl::StrCat("checkpoint: cannot create ", folder.string(), ": ",
+                                               ec ? ec.message() : "it exists"));
+  }
+  absl::Status status;
+  absl::StatusOr<CrawlCheckpoint> checkpoint = capture(folder);
+  if (!checkpoint.ok()) status = checkpoint.status();
+  if (status.ok()) status = WriteFolder(folder, sequence, *std::move(checkpoint));
+  if (status.ok()) {
+    status = state_internal::ReplaceFileAtomically(dir_ / std::string(kCurrentName), name + "\n");
+  }
+  if (!status.ok()) {
+    fs::remove_all(folder, ec);  // frees the space a full disk needs back
+    return absl::Status(status.code(), absl::StrCat("checkpoint: ", status.message()));
+  }
+  sequence_ = sequence;
+  ++written_;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_, ec)) {
+    const std::string entry_name = entry.path().filename().string();
+    if (absl::StartsWith(entry_name, kCheckpointPrefix) && entry_name != name) {
+      fs::remove_all(entry.path(), ec);  // best effort: the next checkpoint retries
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crawler

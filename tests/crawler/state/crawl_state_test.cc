@@ -1,0 +1,288 @@
+// CrawlStateDir and RepairPageLog: a checkpoint written is read back whole; a
+// damaged one is refused with the damaged file's name and nothing changed; a
+// failed write leaves the previous checkpoint current; pages.jsonl loses its
+// torn last line and nothing else.
+#include "crawler/crawl_state.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sieve/sieve.h"
+
+namespace crawler {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class StateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("crawl-state-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string StateDir() const { return (root_ / "state").string(); }
+
+  static CrawlCheckpoint Sample() {
+    CrawlCheckpoint c;
+    c.options.seeds_file = "seeds.txt";
+    c.options.delay_s = 0.25;
+    c.options.max_depth = 4;
+    c.seeds = {"http://127.0.0.1:1/", "http://127.0.0.1:1/b"};
+    c.counters.pages = 42;
+    c.counters.pages_ok = 40;
+    c.counters.errors_by_kind["timeout"] = 2;
+    c.counters.status_counts[200] = 40;
+    c.counters.status_counts[0] = 2;
+    c.counters.links_new = 99;
+    c.counters.duration_s = 12.5;
+    c.log_bytes = 1234;
+    CrawlUrl pending;
+    pending.url = "http://127.0.0.1:1/p/7.html";
+    pending.depth = 3;
+    pending.parent = "http://127.0.0.1:1/p/1.html";
+    pending.redirect_hops = 1;
+    c.frontier.pending.push_back(pending);
+    c.frontier.per_host.emplace_back("http://127.0.0.1:1", 17);
+    c.frontier.stats.offered = 500;
+    c.frontier.stats.accepted = 100;
+    c.frontier.stats.done = 42;
+    return c;
+  }
+
+  // Writes one checkpoint whose Sieve holds /a (in flight) and /b (queued).
+  void WriteSample(CrawlStateDir& state) {
+    absl::Status written = state.Write([](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
+      sieve::SieveOptions options;
+      options.expected_count = 1000;
+      auto sieve = sieve::Sieve::Create(options);
+      if (!sieve.ok()) return sieve.status();
+      (*sieve)->Push("http://127.0.0.1:1/a");
+      (*sieve)->Push("http://127.0.0.1:1/b");
+      (*sieve)->TryPop();  // /a in flight
+      absl::Status saved = (*sieve)->Save(dir);
+      if (!saved.ok()) return saved;
+      return Sample();
+    });
+    ASSERT_TRUE(written.ok()) << written;
+  }
+
+  fs::path CurrentFolder() const {
+    std::ifstream in(fs::path(StateDir()) / "CURRENT");
+    std::string name;
+    in >> name;
+    return fs::path(StateDir()) / name;
+  }
+
+  fs::path root_;
+};
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteAll(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(StateTest, CheckpointReadsBackWhole) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok()) << state.status();
+  WriteSample(**state);
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const CrawlCheckpoint& got = (*opened)->loaded();
+  const CrawlCheckpoint want = Sample();
+  EXPECT_EQ(got.options, want.options);
+  EXPECT_EQ(got.seeds, want.seeds);
+  EXPECT_EQ(got.counters.pages, 42);
+  EXPECT_EQ(got.counters.errors_by_kind.at("timeout"), 2);
+  EXPECT_EQ(got.counters.status_counts.at(0), 2);
+  EXPECT_EQ(got.counters.links_new, 99);
+  EXPECT_DOUBLE_EQ(got.counters.duration_s, 12.5);
+  EXPECT_EQ(got.log_bytes, 1234);
+  ASSERT_EQ(got.frontier.pending.size(), 1u);
+  EXPECT_EQ(got.frontier.pending[0].url, want.frontier.pending[0].url);
+  EXPECT_EQ(got.frontier.pending[0].depth, 3);
+  EXPECT_EQ(got.frontier.pending[0].parent, want.frontier.pending[0].parent);
+  EXPECT_EQ(got.frontier.pending[0].redirect_hops, 1);
+  EXPECT_EQ(got.frontier.per_host, want.frontier.per_host);
+  EXPECT_EQ(got.frontier.stats.done, 42u);
+  EXPECT_EQ(got.frontier.stats.offered, 500u);
+
+  // The Sieve saved beside it queues the in-flight URL first.
+  auto sieve = sieve::Sieve::Open((*opened)->checkpoint_dir());
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_EQ((*sieve)->TryPop(), "http://127.0.0.1:1/a");
+  EXPECT_EQ((*sieve)->TryPop(), "http://127.0.0.1:1/b");
+  EXPECT_FALSE((*sieve)->Push("http://127.0.0.1:1/a"));  // still seen
+}
+
+TEST_F(StateTest, ManifestStartsWithMagicAndVersion) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  const std::string manifest = ReadAll(CurrentFolder() / "MANIFEST");
+  EXPECT_EQ(manifest.rfind("crawl-state 1\n", 0), 0u) << manifest;
+  EXPECT_THAT(manifest, ::testing::MatchesRegex("(.|\n)*\ncrc32 [0-9a-f]{8}\n"));
+}
+
+TEST_F(StateTest, NewerCheckpointReplacesTheOlderOne) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  const fs::path first = CurrentFolder();
+  WriteSample(**state);
+  EXPECT_NE(CurrentFolder(), first);
+  EXPECT_FALSE(fs::exists(first));
+  EXPECT_EQ((*state)->written(), 2);
+}
+
+TEST_F(StateTest, ExistingStateNeedsResumeOrFresh) {
+  {
+    auto state = CrawlStateDir::Create(StateDir(), false);
+    ASSERT_TRUE(state.ok());
+    WriteSample(**state);
+  }
+  auto again = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(again.status()));
+  EXPECT_THAT(again.status().message(), HasSubstr("--resume"));
+  EXPECT_THAT(again.status().message(), HasSubstr("--fresh"));
+  EXPECT_TRUE(fs::exists(fs::path(StateDir()) / "CURRENT"));  // untouched
+
+  auto fresh = CrawlStateDir::Create(StateDir(), true);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_TRUE(fs::is_empty(StateDir()));
+}
+
+TEST_F(StateTest, FreshRefusesToDeleteForeignFiles) {
+  fs::create_directories(StateDir());
+  WriteAll(fs::path(StateDir()) / "thesis.tex", "precious");
+  auto fresh = CrawlStateDir::Create(StateDir(), true);
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_THAT(fresh.status().message(), HasSubstr("thesis.tex"));
+  EXPECT_TRUE(fs::exists(fs::path(StateDir()) / "thesis.tex"));
+}
+
+TEST_F(StateTest, ResumeWithoutCheckpointIsAClearError) {
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(opened.status()));
+  EXPECT_THAT(opened.status().message(), HasSubstr("no checkpoint"));
+}
+
+TEST_F(StateTest, UnwritablePlaceFailsAtCreate) {
+  // A path under a regular file: mkdir fails even for root (chmod would not).
+  WriteAll(root_ / "file", "x");
+  auto state = CrawlStateDir::Create((root_ / "file" / "state").string(), false);
+  ASSERT_FALSE(state.ok());
+  EXPECT_THAT(state.status().message(), HasSubstr("file/state"));
+}
+
+TEST_F(StateTest, FailedWriteKeepsThePreviousCheckpoint) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  const fs::path good = CurrentFolder();
+  absl::Status failed = (*state)->Write([](const fs::path&) -> absl::StatusOr<CrawlCheckpoint> {
+    return absl::ResourceExhaustedError("No space left on device");
+  });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.message(), HasSubstr("No space left"));
+  EXPECT_EQ(CurrentFolder(), good);
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->loaded().counters.pages, 42);
+}
+
+TEST_F(StateTest, EveryDamagedFileIsNamed) {
+  for (const char* name :
+       {"MANIFEST", "options.toml", "seeds.txt", "frontier.json", "counters.json"}) {
+    for (const bool truncate : {false, true}) {
+      SCOPED_TRACE(std::string(name) + (truncate ? " truncated" : " byte flipped"));
+      fs::remove_all(StateDir());
+      auto state = CrawlStateDir::Create(StateDir(), false);
+      ASSERT_TRUE(state.ok());
+      WriteSample(**state);
+      const fs::path path = CurrentFolder() / name;
+      std::string bytes = ReadAll(path);
+      ASSERT_GT(bytes.size(), 4u);
+      if (truncate) {
+        bytes.resize(bytes.size() / 2);
+      } else {
+        bytes[bytes.size() / 2] ^= 0x20;
+      }
+      WriteAll(path, bytes);
+      auto opened = CrawlStateDir::Open(StateDir());
+      ASSERT_FALSE(opened.ok());
+      EXPECT_THAT(opened.status().message(), HasSubstr(path.string()));
+      EXPECT_EQ(ReadAll(path), bytes);  // nothing modified
+    }
+  }
+}
+
+TEST_F(StateTest, MissingFileAndBadCurrentAreNamed) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  fs::remove(CurrentFolder() / "frontier.json");
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(opened.status().message(), HasSubstr("frontier.json"));
+
+  WriteAll(fs::path(StateDir()) / "CURRENT", "garbage\n");
+  opened = CrawlStateDir::Open(StateDir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(opened.status().message(), HasSubstr("CURRENT"));
+}
+
+TEST_F(StateTest, OtherFormatVersionIsRefused) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  const fs::path path = CurrentFolder() / "MANIFEST";
+  std::string bytes = ReadAll(path);
+  bytes.replace(0, 14, "crawl-state 9\n");
+  WriteAll(path, bytes);  // checksum now wrong too: either way refused, file named
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(opened.status().message(), HasSubstr("MANIFEST"));
+}
+
+TEST_F(StateTest, RepairPageLogCutsOnlyATornLastLine) {
+  const std::string path = (root_ / "pages.jsonl").string();
+  WriteAll(path, "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n{\"d\":");
+  absl::StatusOr<int64_t> kept = RepairPageLog(path, 8);  // checkpoint after line 1
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, 2);
+  EXPECT_EQ(ReadAll(path), "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n");
+
+  kept = RepairPageLog(path, 24);  // nothing after the checkpoint
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, 0);
+  EXPECT_EQ(ReadAll(path).size(), 24u);
+
+  absl::StatusOr<int64_t> shorter = RepairPageLog(path, 1000);
+  ASSERT_FALSE(shorter.ok());
+  EXPECT_THAT(shorter.status().message(), HasSubstr(path));
+
+  EXPECT_TRUE(RepairPageLog((root_ / "none.jsonl").string(), 0).ok());
+}
+
+}  // namespace
+}  // namespace crawler
