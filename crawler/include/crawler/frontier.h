@@ -59,6 +59,15 @@ struct FrontierOptions {
   // host needs many URLs buffered to find others); smaller keeps RAM low and
   // order closer to the Sieve's FIFO. 4096 URLs is ~0.5 MB.
   size_t max_buffered = 4096;
+  // Of those, at most this many per authority count against max_buffered; a
+  // host's URLs beyond it go to an overflow of up to 4 x max_buffered URLs.
+  // Without it a backlog of one slow host fills the whole budget and the URLs
+  // of other hosts behind it in the Sieve never get in (the crawl then runs at
+  // one host's --delay). The fix is partial: a backlog longer than the
+  // overflow (16384 URLs by default) still blocks until it drains, because
+  // the Sieve's FIFO cannot put URLs back. 64 is a minute of work for a host
+  // at the default 1 s delay. 0 = no per-host cap.
+  size_t max_buffered_per_host = 64;
   // Fetches handed out in total; 0 = unlimited (--max-pages).
   uint64_t max_pages = 0;
   // URLs accepted per authority; 0 = unlimited (--max-pages-per-host). Checked
@@ -120,7 +129,8 @@ class Frontier {
   // authority; InfiniteFuture when that depends on a Release or an Offer.
   absl::Time NextReadyTime();
 
-  // The fetch of `url` ended (frees its authority's connection slot).
+  // The fetch of `url` ended (frees its authority's connection slot). Not for
+  // a URL handed out with drop_reason set: it holds no slot.
   void Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now);
 
   // `url` is finished: fetched, parsed and its links offered. Call once per

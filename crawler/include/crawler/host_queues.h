@@ -13,9 +13,16 @@
 //   ... queues.Release(next->authority, outcome, absl::Now());
 //   absl::Time wake = queues.NextReadyTime();   // when to look again
 //
-// Memory: one small record per authority ever queued (~100 bytes plus its
-// name) and the queued URLs themselves; the caller bounds the latter by how
-// much it adds (the Frontier pulls from the Sieve only up to a budget).
+// Dropped hosts: when the policy's DropReason names a reason for an
+// authority, its queued and later URLs are handed out at once, without a
+// slot or a delay, with CrawlUrl::drop_reason set: the caller records them
+// instead of fetching them (and does not Release them).
+//
+// Memory: one small record per authority with URLs queued, in flight or
+// waiting out a pause (~100 bytes plus its name; idle ones are swept and the
+// policy told to Forget them) and the queued URLs themselves; the caller
+// bounds the latter by how much it adds (the Frontier pulls from the Sieve
+// only up to a budget, see over_cap()).
 //
 // Threading: not thread-safe; the Frontier serializes access under its lock.
 #ifndef CRAWLER_HOST_QUEUES_H_
@@ -42,6 +49,9 @@ struct CrawlUrl {
   int depth = 0;          // hops from a seed through links; redirects keep the depth
   std::string parent;     // the page that linked or redirected here; "" for seeds
   int redirect_hops = 0;  // redirects followed to reach this URL
+  // Set by HostQueues when the authority was dropped (HostPolicy::DropReason):
+  // record the URL with error "host_dropped: <reason>", do not fetch it.
+  std::string drop_reason;
 };
 
 // How one fetch of an authority ended; what a HostPolicy may react to.
@@ -49,6 +59,11 @@ struct FetchOutcome {
   int status = 0;          // HTTP status, 0 when no response
   bool failed = false;     // transport error (timeout, reset, ...)
   absl::Duration elapsed;  // transfer time
+  // The fetch error's kind ("timeout", "connect", "reset", "dns", ...; see
+  // fetch.h), "" when a response arrived whole.
+  std::string error_kind;
+  // Retry-After of a 429 or 503 response (RetryAfterFromHeaders), uncapped.
+  std::optional<absl::Duration> retry_after;
 };
 
 // When an authority may be fetched, and how many at once. One interface, so
@@ -65,6 +80,12 @@ class HostPolicy {
   // next one may start (now for "no extra wait"; later to back off).
   virtual absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
                                    absl::Time now) = 0;
+  // Why `authority` must not be fetched any more, or null. Asked after each
+  // NextFetchTime and when an authority's record is created.
+  virtual const std::string* DropReason(const std::string& /*authority*/) { return nullptr; }
+  // HostQueues swept `authority` (nothing queued, in flight or pending): the
+  // policy may drop what it keeps for it, so per-host state stays bounded.
+  virtual void Forget(const std::string& /*authority*/) {}
 };
 
 // The default policy (--per-host, --delay): `connections` per authority and
@@ -91,7 +112,10 @@ std::string AuthorityOf(const std::string& url);
 
 class HostQueues {
  public:
-  explicit HostQueues(HostPolicy* policy) : policy_(policy) {}
+  // `max_queued_per_host`: URLs of one authority beyond this many count as
+  // over_cap() instead of queued-under-cap (see Frontier's refill); 0 = no cap.
+  explicit HostQueues(HostPolicy* policy, size_t max_queued_per_host = 0)
+      : policy_(policy), cap_(max_queued_per_host) {}
 
   // Queues `url` behind the others of its authority (url.authority; filled in
   // with AuthorityOf when empty).
@@ -110,6 +134,8 @@ class HostQueues {
   absl::Time NextReadyTime() const;
 
   size_t queued() const { return queued_; }
+  // Queued URLs beyond their authority's first max_queued_per_host.
+  size_t over_cap() const { return over_cap_; }
   size_t in_flight() const { return in_flight_; }
   size_t authorities() const { return hosts_.size(); }
 
@@ -119,6 +145,7 @@ class HostQueues {
     int in_flight = 0;
     absl::Time next_allowed = absl::InfinitePast();
     bool in_heap = false;
+    std::string drop_reason;  // non-empty: hand URLs out as dropped
   };
   struct HeapEntry {
     absl::Time ready;
@@ -134,13 +161,19 @@ class HostQueues {
   // Drops idle authorities whose wait has passed, every kSweepEvery releases,
   // so a long crawl of millions of hosts does not keep one record per host.
   void MaybeSweep(absl::Time now);
+  // Hands out the front URL of a dropped authority (no slot, no delay).
+  CrawlUrl TakeDropped(const std::string& authority, Host& host);
+  // Pops the front URL, keeping queued_ and over_cap_ right.
+  CrawlUrl PopFront(Host& host);
   static constexpr uint64_t kSweepEvery = 4096;
 
   HostPolicy* const policy_;
+  const size_t cap_;
   absl::flat_hash_map<std::string, Host> hosts_;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap_;
   uint64_t order_ = 0;
   size_t queued_ = 0;
+  size_t over_cap_ = 0;
   size_t in_flight_ = 0;
   uint64_t releases_ = 0;
 };

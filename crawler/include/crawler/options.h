@@ -37,6 +37,16 @@ std::string_view ScopeName(Scope scope);
 // Inverse of ScopeName; any other text is an InvalidArgumentError.
 absl::StatusOr<Scope> ParseScope(std::string_view text);
 
+// One [[hosts]] table of the config file: per_host and delay for the hosts
+// matching `pattern` (a glob: "*.example.org", "127.0.0.1:8080"; see
+// polite_policy.h). The first matching table wins. File only, no flag.
+struct HostRule {
+  std::string pattern;
+  int per_host = 0;     // 0 = the global per_host
+  double delay_s = -1;  // < 0 = the global delay
+  bool operator==(const HostRule&) const = default;
+};
+
 // TOML section and key in comments: [section] key. Flags are --kebab-case.
 struct CrawlOptions {
   // ---- [seeds] ----
@@ -104,6 +114,8 @@ struct CrawlOptions {
   // Refuse private, loopback and link-local addresses: "on", "off", or "auto"
   // (refused unless a seed itself is such an address, so local tests work).
   std::string block_private = "auto";
+  // [[hosts]] overrides of per_host and delay (array of tables; see HostRule).
+  std::vector<HostRule> hosts;
 
   // ---- [queue] ----
   // Memory for the in-RAM part of the to-visit queue ("64MiB"); beyond it the

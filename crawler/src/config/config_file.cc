@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "config/host_rules.h"
 #include "config/option_table.h"
 #include "config/read_file.h"
 #include "config/strings.h"
@@ -196,6 +197,11 @@ absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOption
   absl::StatusOr<toml::table> document = ParseToml(path, *text);
   if (!document.ok()) return document.status();
   for (const auto& [name, node] : *document) {
+    if (name.str() == config_internal::kHostsKey) {  // [[hosts]]: see host_rules.h
+      absl::Status applied = config_internal::ApplyHostRules(path, node, base);
+      if (!applied.ok()) return applied;
+      continue;
+    }
     if (!IsSection(name.str())) {
       return absl::InvalidArgumentError(
           Cat(path, ": unknown key '", name.str(), "'", LineOf(node)));

@@ -29,7 +29,10 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Create(sieve::Sieve* sieve,
 
 Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
                    std::unique_ptr<HostPolicy> policy)
-    : sieve_(sieve), options_(options), policy_(std::move(policy)), queues_(policy_.get()) {}
+    : sieve_(sieve),
+      options_(options),
+      policy_(std::move(policy)),
+      queues_(policy_.get(), options.max_buffered_per_host) {}
 
 Frontier::~Frontier() = default;
 
@@ -87,7 +90,11 @@ size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
 }
 
 void Frontier::RefillLocked(absl::Time now) {
-  while (queues_.queued() < options_.max_buffered) {
+  // URLs over their host's cap do not count against max_buffered (so other
+  // hosts behind them still get in) but have their own, larger budget.
+  const size_t max_over_cap = 4 * options_.max_buffered;
+  while (queues_.queued() - queues_.over_cap() < options_.max_buffered &&
+         queues_.over_cap() < max_over_cap) {
     std::optional<std::string> popped = sieve_->TryPop();
     if (!popped.has_value()) return;
     CrawlUrl url;

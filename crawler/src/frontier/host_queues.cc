@@ -1,6 +1,9 @@
 // HostQueues: per-authority FIFOs and a min-heap of ready times. Each authority
 // is in the heap at most once (Host::in_heap); an entry whose time became
 // stale (the authority's next_allowed moved later) is re-pushed when popped.
+// A dropped authority is pushed at InfinitePast so its URLs drain at once; a
+// duplicate heap entry that this may create is harmless (popped, found with
+// nothing to do, skipped).
 #include "crawler/host_queues.h"
 
 #include <algorithm>
@@ -25,13 +28,22 @@ void HostQueues::Add(CrawlUrl url, absl::Time now) {
   if (url.authority.empty()) url.authority = AuthorityOf(url.url);
   auto [it, inserted] = hosts_.try_emplace(url.authority);
   Host& host = it->second;
+  if (inserted) {
+    if (const std::string* reason = policy_->DropReason(it->first)) host.drop_reason = *reason;
+  }
   host.urls.push_back(std::move(url));
   ++queued_;
+  if (cap_ > 0 && host.urls.size() > cap_) ++over_cap_;
   MaybeSchedule(it->first, host);
 }
 
 void HostQueues::MaybeSchedule(const std::string& authority, Host& host) {
   if (host.in_heap || host.urls.empty()) return;
+  if (!host.drop_reason.empty()) {
+    host.in_heap = true;
+    heap_.push(HeapEntry{absl::InfinitePast(), order_++, authority});
+    return;
+  }
   if (host.in_flight >= policy_->MaxConnections(authority)) return;
   host.in_heap = true;
   heap_.push(HeapEntry{host.next_allowed, order_++, authority});
@@ -45,14 +57,16 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
     if (it == hosts_.end()) continue;
     Host& host = it->second;
     host.in_heap = false;
+    if (!host.drop_reason.empty()) {
+      if (host.urls.empty()) continue;
+      return TakeDropped(it->first, host);
+    }
     if (host.next_allowed > entry.ready) {  // stale: a fetch ended and pushed it later
       MaybeSchedule(it->first, host);
       continue;
     }
     if (host.urls.empty() || host.in_flight >= policy_->MaxConnections(it->first)) continue;
-    CrawlUrl url = std::move(host.urls.front());
-    host.urls.pop_front();
-    --queued_;
+    CrawlUrl url = PopFront(host);
     ++host.in_flight;
     ++in_flight_;
     host.next_allowed = std::max(host.next_allowed, now + policy_->StartInterval(it->first));
@@ -60,6 +74,21 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
     return url;
   }
   return std::nullopt;
+}
+
+CrawlUrl HostQueues::PopFront(Host& host) {
+  if (cap_ > 0 && host.urls.size() > cap_) --over_cap_;
+  CrawlUrl url = std::move(host.urls.front());
+  host.urls.pop_front();
+  --queued_;
+  return url;
+}
+
+CrawlUrl HostQueues::TakeDropped(const std::string& authority, Host& host) {
+  CrawlUrl url = PopFront(host);
+  url.drop_reason = host.drop_reason;
+  MaybeSchedule(authority, host);
+  return url;
 }
 
 void HostQueues::Release(const std::string& authority, const FetchOutcome& outcome,
@@ -70,14 +99,23 @@ void HostQueues::Release(const std::string& authority, const FetchOutcome& outco
   --host.in_flight;
   --in_flight_;
   host.next_allowed = std::max(host.next_allowed, policy_->NextFetchTime(authority, outcome, now));
+  if (host.drop_reason.empty()) {
+    if (const std::string* reason = policy_->DropReason(authority)) {
+      host.drop_reason = *reason;
+      host.in_heap = false;  // its entry waits for a later time: push one for now
+    }
+  }
   MaybeSchedule(it->first, host);
   if (++releases_ % kSweepEvery == 0) MaybeSweep(now);
 }
 
 void HostQueues::MaybeSweep(absl::Time now) {
-  absl::erase_if(hosts_, [now](const auto& entry) {
+  absl::erase_if(hosts_, [this, now](const auto& entry) {
     const Host& host = entry.second;
-    return host.urls.empty() && host.in_flight == 0 && !host.in_heap && host.next_allowed <= now;
+    const bool idle =
+        host.urls.empty() && host.in_flight == 0 && !host.in_heap && host.next_allowed <= now;
+    if (idle) policy_->Forget(entry.first);
+    return idle;
   });
 }
 

@@ -168,6 +168,47 @@ TEST(Frontier, BuffersAtMostMaxBufferedFromTheSieve) {
   EXPECT_EQ(sieve->Stats().queued, 100u - 6u);
 }
 
+// Our choice (issue #5, "a host with a huge backlog does not starve others"):
+// URLs of one host beyond max_buffered_per_host do not count against the
+// buffer, so the URLs of another host behind them in the Sieve still get in.
+TEST(Frontier, BacklogOfOneHostDoesNotStarveOthers) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.delay = absl::Seconds(10);
+  options.max_buffered = 8;
+  options.max_buffered_per_host = 4;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 30; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  for (int i = 0; i < 3; ++i) urls.push_back(absl::StrCat("http://b/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  auto first = (*frontier)->Next(kT0);
+  auto second = (*frontier)->Next(kT0);
+  ASSERT_TRUE(first.has_value());
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(first->url, "http://a/0");
+  EXPECT_EQ(second->url, "http://b/0");
+  // Bounded all the same: max_buffered under the cap plus 4x that over it.
+  EXPECT_LE((*frontier)->Stats().buffered, 8u + 4u * 8u);
+}
+
+TEST(Frontier, WithoutThePerHostCapABacklogFillsTheBuffer) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.delay = absl::Seconds(10);
+  options.max_buffered = 8;
+  options.max_buffered_per_host = 0;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 30; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  urls.push_back("http://b/0");
+  (*frontier)->OfferLinks(urls, 0, "");
+  ASSERT_TRUE((*frontier)->Next(kT0).has_value());
+  EXPECT_FALSE((*frontier)->Next(kT0).has_value());  // b is stuck behind a in the Sieve
+}
+
 TEST(Frontier, KeepsTheSievesFifoOrderWithinAHost) {
   auto sieve = MakeSieve();
   auto frontier = Frontier::Create(sieve.get(), NoDelay(1));

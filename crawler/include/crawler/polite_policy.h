@@ -1,0 +1,137 @@
+// PolitePolicy: the crawl's HostPolicy. It decides, per authority, how many
+// fetches may run at once and how far apart they start, and reacts to what
+// the host answers:
+//   - --per-host and --delay, overridable per host pattern ([[hosts]] in the
+//     config file; the first matching rule wins);
+//   - robots.txt Crawl-delay, when larger than the configured delay (capped at
+//     max_crawl_delay);
+//   - 429/503 with Retry-After: the host pauses that long (capped at
+//     max_retry_after, 1 h: a server asking for a day would otherwise hold the
+//     crawl's end hostage);
+//   - 5xx and connection failures (timeout, connect, reset, dns): exponential
+//     back-off, backoff_base x 2^(n-1) after the n-th consecutive one (1 s, 2 s,
+//     4 s ... capped at backoff_max); after drop_after of them in a row the host
+//     is dropped for the rest of the crawl. Any other answer resets the count.
+//     429 without Retry-After backs off the same way but never drops a host
+//     (it asks us to slow down, it does not say the host is broken).
+//
+//   crawler::PolitePolicyOptions options;
+//   options.per_host = 1;
+//   options.delay = absl::Milliseconds(200);
+//   crawler::HostOverride rule;
+//   rule.pattern = "*.example.org";
+//   rule.per_host = 4;
+//   options.rules.push_back(rule);
+//   auto policy = crawler::PolitePolicy::Create(options);      // StatusOr
+//   auto frontier = crawler::Frontier::Create(sieve, {}, std::move(*policy));
+//
+// Memory: a record per authority seen since the last HostQueues sweep (the
+// sweep calls Forget), plus one name and reason per dropped authority, kept
+// for the whole crawl so that its later URLs are not fetched. A forgotten
+// host also forgets its failure count: a host that failed four times, then
+// idled with nothing queued past its pause, starts again from zero.
+//
+// Threading: every method is safe to call concurrently (one internal lock;
+// the crawl-delay callback is called under it, so it must not call back).
+#ifndef CRAWLER_POLITE_POLICY_H_
+#define CRAWLER_POLITE_POLICY_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "crawler/host_queues.h"
+
+namespace crawler {
+
+// One [[hosts]] rule. `pattern` is a glob ('*' = any run of characters,
+// matched case-insensitively) against the host, or against "host:port" when
+// the pattern has a ':' (the port is explicit or the scheme's default), or
+// against the whole authority "scheme://host:port" when it has "://".
+struct HostOverride {
+  std::string pattern;
+  std::optional<int> per_host;          // unset: PolitePolicyOptions::per_host
+  std::optional<absl::Duration> delay;  // unset: PolitePolicyOptions::delay
+};
+
+// True when `pattern` (as above) matches `authority` ("scheme://host[:port]").
+bool HostPatternMatches(std::string_view pattern, std::string_view authority);
+
+struct PolitePolicyOptions {
+  int per_host = 2;                         // --per-host; >= 1
+  absl::Duration delay = absl::Seconds(1);  // --delay; >= 0
+  std::vector<HostOverride> rules;          // first match wins
+  // Crawl-delay of an authority's robots.txt in seconds, nullopt when unknown
+  // or absent (RobotsCache::CrawlDelay). Empty function: not asked. Known
+  // values are cached per authority; unknown ones are asked again every 16th
+  // start (robots.txt may arrive after the first fetch was scheduled).
+  std::function<std::optional<double>(const std::string& authority)> crawl_delay;
+  // A Crawl-delay above this is taken as this: "Crawl-delay: 86400" would
+  // otherwise take a day per page.
+  absl::Duration max_crawl_delay = absl::Seconds(60);
+  absl::Duration max_retry_after = absl::Hours(1);
+  absl::Duration backoff_base = absl::Seconds(1);
+  absl::Duration backoff_max = absl::Minutes(5);
+  // Consecutive 5xx / connection failures that drop a host; 0 = never drop.
+  int drop_after = 5;
+};
+
+class PolitePolicy : public HostPolicy {
+ public:
+  // Validates: per_host >= 1, delays >= 0, each rule with a pattern and
+  // per_host >= 1 when set, backoff_base > 0, drop_after >= 0.
+  static absl::StatusOr<std::unique_ptr<PolitePolicy>> Create(PolitePolicyOptions options);
+
+  int MaxConnections(const std::string& authority) override;
+  absl::Duration StartInterval(const std::string& authority) override;
+  absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
+                           absl::Time now) override;
+  // The pointer stays valid for the policy's lifetime (dropped hosts are never
+  // forgotten).
+  const std::string* DropReason(const std::string& authority) override;
+  void Forget(const std::string& authority) override;
+
+  // Dropped authorities and why ("5 consecutive failures, last: http 500").
+  std::map<std::string, std::string> Dropped() const;
+  // Authorities with state held now (for tests of the memory bound).
+  size_t TrackedHosts() const;
+
+ private:
+  struct HostState {
+    int rule = -1;  // index into options_.rules; -1 = none
+    std::optional<absl::Duration> crawl_delay;
+    int crawl_delay_asks = 0;
+    int failures = 0;   // consecutive 5xx / connection failures
+    int throttled = 0;  // consecutive 429s without Retry-After
+  };
+
+  explicit PolitePolicy(PolitePolicyOptions options) : options_(std::move(options)) {}
+  HostState& StateLocked(const std::string& authority);  // requires mu_
+  absl::Duration CrawlDelayLocked(const std::string& authority, HostState& state);
+  absl::Duration Backoff(int consecutive) const;
+  absl::Time OnFailureLocked(const std::string& authority, HostState& state,
+                             const FetchOutcome& outcome, absl::Time now);
+
+  const PolitePolicyOptions options_;
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, HostState> hosts_;  // guarded by mu_
+  // Node-based so DropReason's pointers stay valid; guarded by mu_.
+  std::map<std::string, std::string> dropped_;
+};
+
+// Whether an outcome counts towards back-off and dropping: a 5xx, or a
+// transport failure that says the host is unreachable or broken (timeout,
+// connect, reset, dns). TLS errors, oversized bodies and aborts do not.
+bool IsHostFailure(const FetchOutcome& outcome);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_POLITE_POLICY_H_

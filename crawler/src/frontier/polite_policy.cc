@@ -1,0 +1,156 @@
+// PolitePolicy: per-host rules, Crawl-delay, Retry-After, back-off and drops,
+// all under one lock (the Frontier already serializes its calls; the lock is
+// for Dropped() and tests reading from other threads).
+#include "crawler/polite_policy.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler {
+namespace {
+
+// Unknown Crawl-delays are asked again on every kCrawlDelayRecheck-th start:
+// RobotsCache::CrawlDelay locks, and robots.txt usually arrives early.
+constexpr int kCrawlDelayRecheck = 16;
+
+std::string DescribeFailure(const FetchOutcome& outcome) {
+  if (!outcome.error_kind.empty()) return outcome.error_kind;
+  return absl::StrCat("http ", outcome.status);
+}
+
+}  // namespace
+
+bool IsHostFailure(const FetchOutcome& outcome) {
+  if (outcome.status >= 500) return true;
+  const std::string& kind = outcome.error_kind;
+  return kind == "timeout" || kind == "connect" || kind == "reset" || kind == "dns";
+}
+
+absl::StatusOr<std::unique_ptr<PolitePolicy>> PolitePolicy::Create(PolitePolicyOptions options) {
+  if (options.per_host < 1) return absl::InvalidArgumentError("per_host must be >= 1");
+  if (options.delay < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("delay must be >= 0");
+  }
+  for (const HostOverride& rule : options.rules) {
+    if (rule.pattern.empty()) return absl::InvalidArgumentError("a hosts rule has no pattern");
+    if (rule.per_host.has_value() && *rule.per_host < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hosts rule '", rule.pattern, "': per_host must be >= 1"));
+    }
+    if (rule.delay.has_value() && *rule.delay < absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hosts rule '", rule.pattern, "': delay must be >= 0"));
+    }
+  }
+  if (options.backoff_base <= absl::ZeroDuration() || options.backoff_max < options.backoff_base) {
+    return absl::InvalidArgumentError("backoff_base must be > 0 and <= backoff_max");
+  }
+  if (options.drop_after < 0) return absl::InvalidArgumentError("drop_after must be >= 0");
+  return std::unique_ptr<PolitePolicy>(new PolitePolicy(std::move(options)));
+}
+
+PolitePolicy::HostState& PolitePolicy::StateLocked(const std::string& authority) {
+  auto [it, inserted] = hosts_.try_emplace(authority);
+  if (inserted) {
+    for (size_t i = 0; i < options_.rules.size(); ++i) {
+      if (HostPatternMatches(options_.rules[i].pattern, authority)) {
+        it->second.rule = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  return it->second;
+}
+
+int PolitePolicy::MaxConnections(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const HostState& state = StateLocked(authority);
+  if (state.rule >= 0 && options_.rules[state.rule].per_host.has_value()) {
+    return *options_.rules[state.rule].per_host;
+  }
+  return options_.per_host;
+}
+
+absl::Duration PolitePolicy::CrawlDelayLocked(const std::string& authority, HostState& state) {
+  if (!options_.crawl_delay || state.crawl_delay.has_value()) {
+    return state.crawl_delay.value_or(absl::ZeroDuration());
+  }
+  if (state.crawl_delay_asks++ % kCrawlDelayRecheck != 0) return absl::ZeroDuration();
+  const std::optional<double> seconds = options_.crawl_delay(authority);
+  if (!seconds.has_value()) return absl::ZeroDuration();
+  state.crawl_delay =
+      std::clamp(absl::Seconds(*seconds), absl::ZeroDuration(), options_.max_crawl_delay);
+  return *state.crawl_delay;
+}
+
+absl::Duration PolitePolicy::StartInterval(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HostState& state = StateLocked(authority);
+  absl::Duration delay = options_.delay;
+  if (state.rule >= 0 && options_.rules[state.rule].delay.has_value()) {
+    delay = *options_.rules[state.rule].delay;
+  }
+  return std::max(delay, CrawlDelayLocked(authority, state));
+}
+
+absl::Duration PolitePolicy::Backoff(int consecutive) const {
+  absl::Duration wait = options_.backoff_base;
+  for (int i = 1; i < consecutive && wait < options_.backoff_max; ++i) wait *= 2;
+  return std::min(wait, options_.backoff_max);
+}
+
+absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState& state,
+                                         const FetchOutcome& outcome, absl::Time now) {
+  ++state.failures;
+  if (options_.drop_after > 0 && state.failures >= options_.drop_after) {
+    dropped_.try_emplace(
+        authority,
+        absl::StrCat(state.failures, " consecutive failures, last: ", DescribeFailure(outcome)));
+  }
+  if (outcome.retry_after.has_value()) {
+    return now + std::min(*outcome.retry_after, options_.max_retry_after);
+  }
+  return now + Backoff(state.failures);
+}
+
+absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
+                                       absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HostState& state = StateLocked(authority);
+  if (IsHostFailure(outcome)) return OnFailureLocked(authority, state, outcome, now);
+  state.failures = 0;
+  if (outcome.status == 429) {
+    if (outcome.retry_after.has_value()) {
+      state.throttled = 0;
+      return now + std::min(*outcome.retry_after, options_.max_retry_after);
+    }
+    return now + Backoff(++state.throttled);
+  }
+  state.throttled = 0;
+  return now;
+}
+
+const std::string* PolitePolicy::DropReason(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = dropped_.find(authority);
+  return it == dropped_.end() ? nullptr : &it->second;
+}
+
+void PolitePolicy::Forget(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hosts_.erase(authority);
+}
+
+std::map<std::string, std::string> PolitePolicy::Dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_;
+}
+
+size_t PolitePolicy::TrackedHosts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hosts_.size();
+}
+
+}  // namespace crawler

@@ -1,0 +1,86 @@
+// [[hosts]] in crawl.toml (issue #5: per_host and delay "configurable per host
+// pattern in the config file"): every form loads, the shipped file's
+// commented example stays a comment, and each bad input is an error naming
+// the file, the table and the key.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "crawler/config/temp_files.h"
+#include "crawler/options.h"
+
+namespace crawler {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<CrawlOptions> LoadText(const testing::TempDir& dir, const std::string& toml) {
+  return LoadConfigFile(dir.Write("crawl.toml", toml), CrawlOptions{});
+}
+
+std::string ErrorOf(const testing::TempDir& dir, const std::string& toml) {
+  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, toml);
+  if (loaded.ok()) return "(loaded fine)";
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+  std::string message(loaded.status().message());
+  const std::string prefix = dir.Path("");
+  return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+}
+
+TEST(HostRules, LoadsEveryFormInFileOrder) {
+  testing::TempDir dir;
+  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(
+[fetch]
+per_host = 2
+
+[[hosts]]
+pattern = "*.example.org"
+per_host = 4
+delay = "250ms"
+
+[[hosts]]
+pattern = "127.0.0.1:8080"
+delay = 0.5
+
+[[hosts]]
+pattern = "slow.net"
+delay = 3
+)");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->hosts.size(), 3u);
+  EXPECT_EQ(loaded->hosts[0], (HostRule{"*.example.org", 4, 0.25}));
+  EXPECT_EQ(loaded->hosts[1], (HostRule{"127.0.0.1:8080", 0, 0.5}));
+  EXPECT_EQ(loaded->hosts[2], (HostRule{"slow.net", 0, 3.0}));
+  EXPECT_EQ(loaded->per_host, 2);
+}
+
+TEST(HostRules, ShippedFileHasNoActiveRules) {
+  absl::StatusOr<CrawlOptions> loaded =
+      LoadConfigFile(CRAWL_SOURCE_DIR "/config/crawl.toml", CrawlOptions{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->hosts.empty());
+}
+
+TEST(HostRules, ErrorsNameFileTableAndKey) {
+  testing::TempDir dir;
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nspeed = 1\n"),
+              HasSubstr("crawl.toml: unknown key 'hosts[0].speed' (line 3)"));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\n[[hosts]]\nper_host = 2\n"),
+              HasSubstr("crawl.toml: hosts[1]: missing key 'pattern'"));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nper_host = 0\n"),
+              HasSubstr("crawl.toml: hosts[0].per_host: "));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nper_host = -1\n"),
+              HasSubstr("crawl.toml: hosts[0].per_host: -1 is negative"));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\ndelay = \"soon\"\n"),
+              HasSubstr("crawl.toml: hosts[0].delay: "));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\ndelay = -2\n"),
+              HasSubstr("crawl.toml: hosts[0].delay: "));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = 5\n"),
+              HasSubstr("crawl.toml: hosts[0].pattern: expected a string"));
+  EXPECT_THAT(ErrorOf(dir, "hosts = 3\n"),
+              HasSubstr("crawl.toml: hosts: expected an array of tables"));
+}
+
+}  // namespace
+}  // namespace crawler

@@ -1,0 +1,255 @@
+// PolitePolicy: [[hosts]] patterns, Crawl-delay, Retry-After, the back-off
+// sequence, dropping a failing host, and the bound on per-host state. Rules
+// from issue #5 are named after it; the numbers (1 s x 2^n, 5 failures, 1 h
+// cap) are our documented choices.
+#include "crawler/polite_policy.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "crawler/frontier.h"
+#include "gtest/gtest.h"
+#include "sieve/sieve.h"
+
+namespace crawler {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(3'000'000);
+
+std::unique_ptr<PolitePolicy> Make(PolitePolicyOptions options) {
+  auto policy = PolitePolicy::Create(std::move(options));
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  return policy.ok() ? std::move(*policy) : nullptr;
+}
+
+HostOverride Rule(std::string pattern, std::optional<int> per_host,
+                  std::optional<absl::Duration> delay) {
+  HostOverride rule;
+  rule.pattern = std::move(pattern);
+  rule.per_host = per_host;
+  rule.delay = delay;
+  return rule;
+}
+
+FetchOutcome Answer(int status, std::string error_kind = "") {
+  FetchOutcome outcome;
+  outcome.status = status;
+  outcome.error_kind = std::move(error_kind);
+  outcome.failed = !outcome.error_kind.empty();
+  return outcome;
+}
+
+TEST(HostPatternMatches, GlobOnHostHostPortOrAuthority) {
+  EXPECT_TRUE(HostPatternMatches("*.example.org", "https://www.example.org"));
+  EXPECT_TRUE(HostPatternMatches("*.example.org", "http://a.b.example.org:8080"));
+  EXPECT_FALSE(HostPatternMatches("*.example.org", "http://example.org"));
+  EXPECT_TRUE(HostPatternMatches("EXAMPLE.org", "http://example.ORG"));
+  EXPECT_TRUE(HostPatternMatches("127.0.0.1:8080", "http://127.0.0.1:8080"));
+  EXPECT_FALSE(HostPatternMatches("127.0.0.1:8080", "http://127.0.0.1:8081"));
+  EXPECT_TRUE(HostPatternMatches("a.com:443", "https://a.com"));  // the scheme's default port
+  EXPECT_TRUE(HostPatternMatches("a.com:80", "http://a.com"));
+  EXPECT_TRUE(HostPatternMatches("[::1]:*", "http://[::1]:9000"));
+  EXPECT_TRUE(HostPatternMatches("[::1]", "http://[::1]:9000"));
+  EXPECT_TRUE(HostPatternMatches("https://*", "https://a.com"));
+  EXPECT_FALSE(HostPatternMatches("https://*", "http://a.com"));
+  EXPECT_TRUE(HostPatternMatches("*", "http://anything"));
+  EXPECT_FALSE(HostPatternMatches("a*c", "http://abd"));
+}
+
+TEST(PolitePolicy, RejectsBadOptions) {
+  PolitePolicyOptions options;
+  options.per_host = 0;
+  EXPECT_FALSE(PolitePolicy::Create(options).ok());
+  options = {};
+  options.rules.push_back(Rule("", std::nullopt, std::nullopt));
+  EXPECT_FALSE(PolitePolicy::Create(options).ok());
+  options = {};
+  options.rules.push_back(Rule("a", 0, std::nullopt));
+  EXPECT_FALSE(PolitePolicy::Create(options).ok());
+  options = {};
+  options.rules.push_back(Rule("a", std::nullopt, absl::Seconds(-1)));
+  EXPECT_FALSE(PolitePolicy::Create(options).ok());
+}
+
+TEST(PolitePolicy, Issue5PerHostAndDelayOverridablePerPatternFirstMatchWins) {
+  PolitePolicyOptions options;
+  options.per_host = 2;
+  options.delay = absl::Seconds(1);
+  options.rules.push_back(Rule("fast.example.org", std::nullopt, absl::ZeroDuration()));
+  options.rules.push_back(Rule("*.example.org", 4, absl::Milliseconds(250)));
+  auto policy = Make(options);
+  EXPECT_EQ(policy->MaxConnections("http://other.net"), 2);
+  EXPECT_EQ(policy->StartInterval("http://other.net"), absl::Seconds(1));
+  EXPECT_EQ(policy->MaxConnections("http://www.example.org"), 4);
+  EXPECT_EQ(policy->StartInterval("http://www.example.org"), absl::Milliseconds(250));
+  // The first rule matches and leaves per_host unset: the global value.
+  EXPECT_EQ(policy->MaxConnections("http://fast.example.org"), 2);
+  EXPECT_EQ(policy->StartInterval("http://fast.example.org"), absl::ZeroDuration());
+}
+
+TEST(PolitePolicy, Issue5CrawlDelayHonoredOnlyWhenLarger) {
+  int asks = 0;
+  PolitePolicyOptions options;
+  options.delay = absl::Seconds(1);
+  options.crawl_delay = [&asks](const std::string& authority) -> std::optional<double> {
+    ++asks;
+    if (authority == "http://slow") return 5.0;
+    if (authority == "http://quick") return 0.5;
+    if (authority == "http://huge") return 86400.0;
+    return std::nullopt;
+  };
+  auto policy = Make(options);
+  EXPECT_EQ(policy->StartInterval("http://slow"), absl::Seconds(5));
+  EXPECT_EQ(policy->StartInterval("http://quick"), absl::Seconds(1));
+  EXPECT_EQ(policy->StartInterval("http://huge"), absl::Seconds(60));  // max_crawl_delay
+  const int after_first = asks;
+  for (int i = 0; i < 10; ++i) policy->StartInterval("http://slow");
+  EXPECT_EQ(asks, after_first);  // a known value is cached, not asked again
+}
+
+TEST(PolitePolicy, UnknownCrawlDelayIsAskedAgainLater) {
+  bool known = false;
+  int asks = 0;
+  PolitePolicyOptions options;
+  options.delay = absl::ZeroDuration();
+  options.crawl_delay = [&](const std::string&) -> std::optional<double> {
+    ++asks;
+    return known ? std::optional<double>(2.0) : std::nullopt;
+  };
+  auto policy = Make(options);
+  EXPECT_EQ(policy->StartInterval("http://a"), absl::ZeroDuration());
+  known = true;  // robots.txt arrived
+  absl::Duration interval = absl::ZeroDuration();
+  for (int i = 0; i < 20 && interval == absl::ZeroDuration(); ++i) {
+    interval = policy->StartInterval("http://a");
+  }
+  EXPECT_EQ(interval, absl::Seconds(2));
+  EXPECT_LE(asks, 3);  // not on every start
+}
+
+TEST(PolitePolicy, Issue5RetryAfterPausesTheHostCapped) {
+  auto policy = Make({});
+  FetchOutcome throttled = Answer(429);
+  throttled.retry_after = absl::Seconds(30);
+  EXPECT_EQ(policy->NextFetchTime("http://a", throttled, kT0), kT0 + absl::Seconds(30));
+  FetchOutcome busy = Answer(503);
+  busy.retry_after = absl::Hours(48);
+  EXPECT_EQ(policy->NextFetchTime("http://b", busy, kT0), kT0 + absl::Hours(1));
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), kT0), kT0);
+}
+
+TEST(PolitePolicy, BackOffDoublesFromOneSecondUpToTheCap) {
+  PolitePolicyOptions options;
+  options.drop_after = 0;  // never drop: watch the sequence
+  options.backoff_max = absl::Seconds(10);
+  auto policy = Make(options);
+  std::vector<absl::Duration> waits;
+  for (int i = 0; i < 6; ++i) {
+    waits.push_back(policy->NextFetchTime("http://a", Answer(500), kT0) - kT0);
+  }
+  const std::vector<absl::Duration> expected = {absl::Seconds(1),  absl::Seconds(2),
+                                                absl::Seconds(4),  absl::Seconds(8),
+                                                absl::Seconds(10), absl::Seconds(10)};
+  EXPECT_EQ(waits, expected);
+  // A success resets the count: the next failure waits 1 s again.
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), kT0), kT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "timeout"), kT0), kT0 + absl::Seconds(1));
+}
+
+TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
+  auto policy = Make({});
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(404), kT0), kT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200, "body_too_large"), kT0), kT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "tls"), kT0), kT0);
+  for (const char* kind : {"timeout", "connect", "reset", "dns"}) {
+    EXPECT_TRUE(IsHostFailure(Answer(0, kind))) << kind;
+  }
+  EXPECT_TRUE(IsHostFailure(Answer(502)));
+  EXPECT_FALSE(IsHostFailure(Answer(429)));
+}
+
+TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
+  auto policy = Make({});
+  for (int i = 0; i < 4; ++i) {
+    policy->NextFetchTime("http://bad", Answer(500), kT0);
+    EXPECT_EQ(policy->DropReason("http://bad"), nullptr) << i;
+  }
+  policy->NextFetchTime("http://bad", Answer(0, "connect"), kT0);
+  const std::string* reason = policy->DropReason("http://bad");
+  ASSERT_NE(reason, nullptr);
+  EXPECT_EQ(*reason, "5 consecutive failures, last: connect");
+  EXPECT_EQ(policy->Dropped().size(), 1u);
+  policy->Forget("http://bad");  // a dropped host stays dropped
+  EXPECT_NE(policy->DropReason("http://bad"), nullptr);
+}
+
+TEST(PolitePolicy, ThrottlingWithoutRetryAfterBacksOffButNeverDrops) {
+  auto policy = Make({});
+  absl::Duration last;
+  for (int i = 0; i < 8; ++i) last = policy->NextFetchTime("http://a", Answer(429), kT0) - kT0;
+  EXPECT_EQ(last, absl::Seconds(128));
+  EXPECT_EQ(policy->DropReason("http://a"), nullptr);
+}
+
+TEST(PolitePolicy, ForgetBoundsPerHostState) {
+  auto policy = Make({});
+  for (int i = 0; i < 100; ++i) policy->StartInterval(absl::StrCat("http://h", i));
+  EXPECT_EQ(policy->TrackedHosts(), 100u);
+  for (int i = 0; i < 100; ++i) policy->Forget(absl::StrCat("http://h", i));
+  EXPECT_EQ(policy->TrackedHosts(), 0u);
+}
+
+// Through the Frontier: the dropped host's queued URLs come out at once,
+// marked, without a slot; the other host is unaffected.
+TEST(PolitePolicy, Issue5FrontierHandsOutADroppedHostsUrlsMarked) {
+  sieve::SieveOptions sieve_options;
+  sieve_options.expected_count = 1000;
+  auto sieve = sieve::Sieve::Create(sieve_options);
+  ASSERT_TRUE(sieve.ok());
+  PolitePolicyOptions options;
+  options.per_host = 1;
+  options.delay = absl::ZeroDuration();
+  options.drop_after = 2;
+  auto frontier = Frontier::Create(sieve->get(), {}, Make(options));
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 5; ++i) urls.push_back(absl::StrCat("http://bad/", i));
+  urls.push_back("http://good/0");
+  (*frontier)->OfferLinks(urls, 0, "");
+  absl::Time now = kT0;
+  int fetched_bad = 0, dropped = 0, good = 0;
+  for (int step = 0; step < 100 && !(*frontier)->Exhausted(); ++step) {
+    std::optional<CrawlUrl> url = (*frontier)->Next(now);
+    if (!url.has_value()) {
+      now = std::max(now, (*frontier)->NextReadyTime());
+      continue;
+    }
+    if (!url->drop_reason.empty()) {
+      EXPECT_EQ(url->drop_reason, "2 consecutive failures, last: http 500");
+      ++dropped;
+    } else if (url->authority == "http://bad") {
+      ++fetched_bad;
+      (*frontier)->Release(*url, Answer(500), now);
+    } else {
+      ++good;
+      (*frontier)->Release(*url, Answer(200), now);
+    }
+    (*frontier)->Done(*url);
+  }
+  EXPECT_TRUE((*frontier)->Exhausted());
+  EXPECT_EQ(fetched_bad, 2);
+  EXPECT_EQ(dropped, 3);
+  EXPECT_EQ(good, 1);
+  // A URL of the dropped host offered later is not fetched either.
+  CrawlUrl late_url;
+  late_url.url = "http://bad/late";
+  (*frontier)->Offer(late_url);
+  std::optional<CrawlUrl> late = (*frontier)->Next(now);
+  ASSERT_TRUE(late.has_value());
+  EXPECT_FALSE(late->drop_reason.empty());
+}
+
+}  // namespace
+}  // namespace crawler
