@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -101,6 +102,16 @@ class PageLog {
   absl::Status error_ ABSL_GUARDED_BY(mu_);
 };
 
+// One authority's line in summary.json's "hosts" object.
+struct HostSummary {
+  std::string authority;       // the key: "http://host:port"
+  int64_t pages = 0;           // records of its URLs (errors and robots included)
+  int64_t errors = 0;          // records with an error
+  int64_t robots_blocked = 0;  // records with error kind "robots"
+  double mean_delay_ms = 0;    // mean gap between consecutive request starts, as scheduled
+  std::string dropped;         // why the host was dropped; "" (null in JSON) if not
+};
+
 // What summary.json holds. Filter fields come from the Sieve's Stats().
 struct CrawlSummary {
   int64_t pages = 0;     // records written (every fetch attempt)
@@ -125,6 +136,10 @@ struct CrawlSummary {
   double filter_fill = 0;
   bool interrupted = false;  // SIGINT/SIGTERM ended the crawl
   std::string stop_reason;   // "drained", "max-pages", "signal"
+  // Per-host counters, busiest first, at most 10 000 (see app/host_stats.h);
+  // hosts_not_listed counts the others.
+  std::vector<HostSummary> hosts;
+  int64_t hosts_not_listed = 0;
 };
 
 std::string CrawlSummaryToJson(const CrawlSummary& summary);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "app/host_stats.h"
 #include "crawler/output.h"
 
 namespace crawler {
@@ -24,6 +25,7 @@ struct LinkCounts {
 class CrawlStats {
  public:
   void Add(const PageRecord& record, const LinkCounts& links) {
+    hosts_.Add(record);  // its own lock
     std::lock_guard<std::mutex> lock(mu_);
     ++s_.pages;
     if (record.status >= 200 && record.status < 300 && record.error.empty()) ++s_.pages_ok;
@@ -56,6 +58,9 @@ class CrawlStats {
     return n;
   }
 
+  // Per-host counters of summary.json, fed by Add.
+  HostStats& hosts() { return hosts_; }
+
  private:
   void AddLinksLocked(const LinkCounts& links) {
     s_.off_scope += links.off_scope;
@@ -65,6 +70,7 @@ class CrawlStats {
     s_.nofollow_skipped += links.nofollow_skipped;
   }
 
+  HostStats hosts_;
   mutable std::mutex mu_;
   CrawlSummary s_;  // guarded by mu_
 };

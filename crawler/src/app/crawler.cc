@@ -27,6 +27,7 @@
 #include "app/crawl_stats.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
+#include "app/politeness.h"
 #include "app/warc_sink.h"
 #include "crawler/crawl.h"
 #include "crawler/fetch.h"
@@ -74,6 +75,7 @@ class Crawler::Impl {
   void WaitForEvent();
   void ReportProgress(bool final_line);
   CrawlSummary Summarize(const std::string& stop_reason);
+  void RecordDropped(const CrawlUrl& url);  // host dropped: record, do not fetch
   double CrawlSeconds() const {
     return checkpointer_->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
   }
@@ -82,6 +84,7 @@ class Crawler::Impl {
   const absl::Time start_ = absl::Now();
   std::unique_ptr<sieve::Sieve> sieve_;
   std::unique_ptr<Frontier> frontier_;
+  PolitePolicy* policy_ = nullptr;  // owned by frontier_
   std::unique_ptr<LinkFilter> filter_;
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
@@ -114,8 +117,11 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   filter_ = std::move(*filter);
 
   sieve_ = std::move(start->sieve);
+  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy = MakePolitePolicy(options_, {});
+  if (!policy.ok()) return policy.status();
+  policy_ = policy->get();
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
-      Frontier::Create(sieve_.get(), FrontierOptionsOf(options_));
+      Frontier::Create(sieve_.get(), FrontierOptionsOf(options_), std::move(*policy));
   if (!frontier.ok()) return frontier.status();
   frontier_ = std::move(*frontier);
 
@@ -173,11 +179,7 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
     url = std::move(it->second);
     in_flight_.erase(it);
   }
-  FetchOutcome outcome;
-  outcome.status = static_cast<int>(result.status);
-  outcome.failed = !result.error.empty();
-  outcome.elapsed = absl::Milliseconds(result.fetch_ms);
-  frontier_->Release(url, outcome, absl::Now());
+  frontier_->Release(url, FetchOutcomeOf(result, absl::Now()), absl::Now());
   fetching_.fetch_sub(1);
   if (checkpointer_->KeepForResume(stop_.load(), result)) {  // not Done: queued on resume
     cv_.notify_all();
@@ -227,6 +229,11 @@ bool Crawler::Impl::SubmitReady() {
     std::optional<CrawlUrl> url = retries_->TakeDue(absl::Now());  // already handed out once
     if (!url.has_value()) url = frontier_->Next(absl::Now());
     if (!url.has_value()) break;
+    if (!url->drop_reason.empty()) {
+      RecordDropped(*url);
+      continue;
+    }
+    stats_.hosts().Started(url->authority, absl::Now());
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request{url->url, tag};
     {
@@ -346,7 +353,20 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   summary.filter_fill = sieve.fill_ratio;
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
+  stats_.hosts().Fill(policy_->Dropped(), &summary);
   return summary;
+}
+
+void Crawler::Impl::RecordDropped(const CrawlUrl& url) {
+  const PageRecord record = HostDroppedRecord(url, absl::Now());
+  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
+  absl::Status written = log_->Append(record);
+  if (!written.ok()) {
+    spdlog::error("{}", std::string(written.message()));
+    RequestStop();
+  }
+  stats_.Add(record, LinkCounts{});
+  frontier_->Done(url);
 }
 
 // ---- Crawler ----

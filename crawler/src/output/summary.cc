@@ -12,6 +12,24 @@
 
 namespace crawler {
 
+namespace {
+
+nlohmann::ordered_json HostsToJson(const std::vector<HostSummary>& hosts) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const HostSummary& h : hosts) {
+    nlohmann::ordered_json& one = out[h.authority];
+    one["pages"] = h.pages;
+    one["errors"] = h.errors;
+    one["robots_blocked"] = h.robots_blocked;
+    one["mean_delay_ms"] = h.mean_delay_ms;
+    one["dropped"] =
+        h.dropped.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(h.dropped);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string CrawlSummaryToJson(const CrawlSummary& s) {
   nlohmann::ordered_json j;
   j["pages"] = s.pages;
@@ -41,6 +59,8 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["filter_fill"] = s.filter_fill;
   j["interrupted"] = s.interrupted;
   j["stop_reason"] = s.stop_reason;
+  j["hosts"] = HostsToJson(s.hosts);
+  j["hosts_not_listed"] = s.hosts_not_listed;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

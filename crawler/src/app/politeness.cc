@@ -1,0 +1,65 @@
+// CrawlOptions -> PolitePolicyOptions, and the small conversions the crawl
+// loop needs around the policy.
+#include "app/politeness.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/retry_after.h"
+#include "crawler/url.h"
+
+namespace crawler {
+
+absl::StatusOr<std::unique_ptr<PolitePolicy>> MakePolitePolicy(
+    const CrawlOptions& options,
+    std::function<std::optional<double>(const std::string& authority)> crawl_delay) {
+  PolitePolicyOptions p;
+  p.per_host = std::max(1, options.per_host);
+  p.delay = absl::Seconds(options.delay_s);
+  for (const HostRule& rule : options.hosts) {
+    HostOverride o;
+    o.pattern = rule.pattern;
+    if (rule.per_host > 0) o.per_host = rule.per_host;
+    if (rule.delay_s >= 0) o.delay = absl::Seconds(rule.delay_s);
+    p.rules.push_back(std::move(o));
+  }
+  // One knob for "how long after a transient failure": the first host
+  // back-off equals the first retry's wait (--retry-backoff, 1 s by default).
+  if (options.retry_backoff_s > 0) {
+    p.backoff_base = absl::Seconds(options.retry_backoff_s);
+    p.backoff_max = std::max(p.backoff_max, p.backoff_base);
+  }
+  p.crawl_delay = std::move(crawl_delay);
+  return PolitePolicy::Create(std::move(p));
+}
+
+std::string RobotsAuthorityOf(const std::string& frontier_authority) {
+  absl::StatusOr<Url> url = Url::Parse(frontier_authority + "/");
+  return url.ok() ? url->Authority() : std::string();
+}
+
+FetchOutcome FetchOutcomeOf(const FetchResult& result, absl::Time now) {
+  FetchOutcome outcome;
+  outcome.status = static_cast<int>(result.status);
+  outcome.failed = !result.error.empty();
+  outcome.error_kind = ErrorKind(result.error);
+  outcome.elapsed = absl::Milliseconds(result.fetch_ms);
+  if (outcome.status == 429 || outcome.status == 503) {
+    outcome.retry_after = RetryAfterFromHeaders(result.headers, now);
+  }
+  return outcome;
+}
+
+PageRecord HostDroppedRecord(const CrawlUrl& url, absl::Time now) {
+  PageRecord record;
+  record.url = url.url;
+  record.final_url = url.url;
+  record.depth = url.depth;
+  record.parent = url.parent;
+  record.fetched_at = now;
+  record.error = absl::StrCat("host_dropped: ", url.drop_reason);
+  return record;
+}
+
+}  // namespace crawler
