@@ -44,6 +44,7 @@ struct ParseJob {
   CrawlUrl url;
   FetchResult result;
   int attempts = 1;  // fetches of url.url, retries included (see RetryQueue)
+  std::optional<WarcLocation> warc;  // where --warc archived it
 };
 
 // How long in-flight transfers may finish after a stop request.
@@ -192,23 +193,25 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
     cv_.notify_all();  // not Done: it comes back through SubmitReady
     return;
   }
-  parsers_->Submit(ParseJob{std::move(url), std::move(result), attempts});
-  cv_.notify_all();
-}
-
-void Crawler::Impl::OnParsed(ParseJob&& job) {
-  LinkCounts counts;
-  std::optional<WarcLocation> archived;  // before Process, which takes the body
+  // Archived here, not on the parser threads: parsing is the crawl's
+  // bottleneck, fetcher threads mostly wait on sockets (bench/warc-crawl).
+  std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at = warc_->Archive(job.result);
+    absl::StatusOr<std::optional<WarcLocation>> at = warc_->Archive(result);
     if (at.ok()) {
       archived = std::move(*at);
     } else {
       RequestStop();  // the sink logged why
     }
   }
+  parsers_->Submit(ParseJob{std::move(url), std::move(result), attempts, std::move(archived)});
+  cv_.notify_all();
+}
+
+void Crawler::Impl::OnParsed(ParseJob&& job) {
+  LinkCounts counts;
   PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
-  NoteWarcLocation(archived, &record);
+  NoteWarcLocation(job.warc, &record);
   record.attempts = job.attempts;
   const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);
