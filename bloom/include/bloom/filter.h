@@ -98,8 +98,11 @@ class BloomFilter {
 
   // --- Batched operations -------------------------------------------------
   // Same results as calling the single operation on each key in order, but
-  // the keys' cache lines are prefetched ahead of use, so many memory misses
-  // are in flight at once. `out` must have keys.size() elements.
+  // the keys' cache lines are prefetched ahead of use (a pipeline 32 keys
+  // deep for the blocked layout), so many memory misses are in flight at
+  // once: ~4x the throughput of single calls on a large filter (README).
+  // Same threading rules as the single calls. `out` must have keys.size()
+  // elements.
   void AddBatch(absl::Span<const std::string_view> keys);
   void MayContainBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) const;
   void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);
