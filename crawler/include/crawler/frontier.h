@@ -137,6 +137,12 @@ class Frontier {
   // URL from Next, after Release.
   void Done(const CrawlUrl& url);
 
+  // Gives `url`, handed out by Next and not fetched, back to its host queue:
+  // it is no longer counted as handed out and comes out of Next again when
+  // its host is ready. Its slot must have been released first (the robots
+  // gate fetched robots.txt in that slot instead of the page).
+  void Requeue(const CrawlUrl& url, absl::Time now);
+
   // True when no more URLs will come: the page limit is reached, or the Sieve
   // and the host queues are empty; in both cases with nothing unfinished.
   bool Exhausted();

@@ -111,6 +111,14 @@ struct CrawlOptions {
   double retry_backoff_s = 1.0;
   // Obey robots.txt ("on"/"off" on the command line, true/false in TOML).
   bool robots = true;
+  // First wait before refetching an unreachable robots.txt (5xx, timeout);
+  // doubles per failure up to an hour. After `retries` + 1 unreachable
+  // answers in a row the host's URLs are recorded "robots_unreachable".
+  // Whole seconds (at least 1): shorter finds a recovered host sooner.
+  double robots_retry_s = 60;
+  // Fetch the Sitemap: files named in robots.txt (indexes 3 levels deep,
+  // plain or gzip) and crawl their URLs at depth 1, in scope rules applied.
+  bool sitemaps = false;
   // Refuse private, loopback and link-local addresses: "on", "off", or "auto"
   // (refused unless a seed itself is such an address, so local tests work).
   std::string block_private = "auto";

@@ -27,6 +27,7 @@
 #include "app/crawl_stats.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
+#include "app/robots_wiring.h"
 #include "app/politeness.h"
 #include "app/warc_sink.h"
 #include "crawler/crawl.h"
@@ -94,6 +95,7 @@ class Crawler::Impl {
   std::unique_ptr<Checkpointer> checkpointer_;  // checkpoint and resume (--state)
   absl::Status checkpoint_failed_;
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
+  RobotsParts robots_;  // robots.txt gate; passes everything with --robots off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
   std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
 
@@ -159,6 +161,12 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   }
   stats_.AddLinks(seed_counts);
 
+  absl::StatusOr<RobotsParts> robots = MakeRobots(
+      options_, {frontier_.get(), processor_.get(), log_.get(), &stats_,
+                 [this](FetchRequest r) { return fetcher_->Submit(std::move(r)); },
+                 [this] { cv_.notify_all(); }, nullptr});
+  if (!robots.ok()) return robots.status();
+  robots_ = std::move(*robots);
   retries_ = std::make_unique<RetryQueue>(
       RetryOptions{options_.retries, absl::Seconds(options_.retry_backoff_s)});
   parsers_ = std::make_unique<ParsePool<ParseJob>>(
@@ -172,6 +180,7 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
 }
 
 void Crawler::Impl::OnFetched(FetchResult&& result) {
+  if (robots_.Owns(result.tag)) return robots_.gate->OnFetched(std::move(result));
   CrawlUrl url;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -230,8 +239,10 @@ bool Crawler::Impl::SubmitReady() {
   while (!stop_.load() && fetching_.load() < options_.connections &&
          static_cast<int64_t>(parsers_->Backlog()) < max_backlog) {
     std::optional<CrawlUrl> url = retries_->TakeDue(absl::Now());  // already handed out once
+    if (!url.has_value()) url = robots_.TakeReady(absl::Now());  // parked on robots.txt
     if (!url.has_value()) url = frontier_->Next(absl::Now());
     if (!url.has_value()) break;
+    if (url = robots_.Admit(std::move(*url), absl::Now()); !url.has_value()) continue;
     if (!url->drop_reason.empty()) {
       RecordDropped(*url);
       continue;
@@ -262,6 +273,7 @@ void Crawler::Impl::WaitForEvent() {
   absl::Duration wait = absl::Milliseconds(100);
   wait = std::min(wait, std::max(absl::ZeroDuration(), frontier_->NextReadyTime() - now));
   wait = std::min(wait, std::max(absl::ZeroDuration(), retries_->NextDueTime() - now));
+  wait = std::min(wait, std::max(absl::ZeroDuration(), robots_.NextWakeTime() - now));
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, absl::ToChronoMilliseconds(std::max(wait, absl::Milliseconds(1))));
 }
@@ -277,7 +289,8 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
       break;
     }
     SubmitReady();
-    if (fetching_.load() == 0 && parsers_->Backlog() == 0 && frontier_->Exhausted()) {
+    if (fetching_.load() == 0 && parsers_->Backlog() == 0 && frontier_->Exhausted() &&
+        robots_.Idle()) {
       if (frontier_->PageLimitReached()) stop_reason = "max-pages";
       break;
     }
@@ -348,6 +361,7 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   const sieve::SieveStats sieve = sieve_->Stats();
   summary.duration_s = CrawlSeconds();  // all runs of a resumed crawl
   summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
+  robots_.AddStats(&summary);
   const FrontierStats frontier = frontier_->Stats();
   summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);
   summary.over_host_limit = static_cast<int64_t>(frontier.over_host_limit);

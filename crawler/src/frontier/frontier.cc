@@ -141,6 +141,12 @@ void Frontier::Done(const CrawlUrl& url) {
   meta_.erase(url.url);
 }
 
+void Frontier::Requeue(const CrawlUrl& url, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  --stats_.handed_out;
+  queues_.Add(url, now);
+}
+
 bool Frontier::Exhausted() {
   std::lock_guard<std::mutex> lock(mu_);
   const bool unfinished = stats_.done < stats_.handed_out;

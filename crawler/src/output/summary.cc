@@ -52,6 +52,10 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["rejected"] = s.rejected;
   j["nofollow_skipped"] = s.nofollow_skipped;
   j["redirects"] = s.redirects;
+  j["robots_fetches"] = s.robots_fetches;
+  j["robots_blocked"] = s.robots_blocked;
+  j["sitemap_fetches"] = s.sitemap_fetches;
+  j["sitemap_urls"] = s.sitemap_urls;
   j["seen_estimate"] = s.seen_estimate;
   j["queued_at_end"] = s.queued_at_end;
   j["filter_bytes"] = s.filter_bytes;
