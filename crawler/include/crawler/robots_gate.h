@@ -1,0 +1,173 @@
+// RobotsGate: robots.txt between the Frontier and the Fetcher. Every URL the
+// Frontier hands out passes Admit before it is fetched; the gate fetches each
+// authority's /robots.txt itself (through the crawl's Fetcher, with its own
+// tags), follows its redirects (up to 5 hops, RFC 9309 2.3.1.2), records the
+// outcome in the RobotsCache, and keeps the URLs that must wait.
+//
+//   scheduler:  url = gate.TakeReady(now) or frontier.Next(now)
+//               if (auto go = gate.Admit(url, now)) fetcher.Submit(*go)
+//   fetchers:   if (gate.OwnsTag(result.tag)) gate.OnFetched(result)
+//   loop ends:  only when gate.Idle() too
+//
+// What happens to an admitted URL, by the cache's verdict:
+//   kAllowed      returned: fetch it (it keeps its Frontier slot).
+//   kDisallowed   not fetched: slot released, hooks.on_blocked (error
+//                 "robots"), Frontier::Done.
+//   kFetchRobots  /robots.txt is fetched IN THIS URL'S SLOT (it is a request to
+//                 that host, so it counts against --per-host and --delay).
+//                 When the outcome is recorded, the slot is released with the
+//                 robots.txt response's outcome and the URL is put back into
+//                 its host queue (Frontier::Requeue): its page is fetched when
+//                 the host's politeness next allows, like any other URL.
+//   kWait         parked (keeping its slot) until the authority's outcome is
+//                 recorded; then it is ready again (TakeReady) and re-checked.
+//   kUnreachable  parked (keeping its slot: the host is closed anyway) until
+//                 the cache's retry time, then re-checked; one of them then
+//                 refetches robots.txt. After `max_tries` unreachable answers
+//                 in a row, the authority is given up for this crawl: its URLs
+//                 are recorded with error "robots_unreachable", not fetched.
+// Nothing busy-loops: parked URLs leave the scheduler until their wake time
+// (NextWakeTime) or an outcome (hooks.wake), and other hosts go on.
+//
+// With `sitemaps`, each parsed robots.txt's Sitemap: lines are fetched once
+// per crawl, sitemap indexes followed `max_sitemap_depth` levels, and the
+// <loc> URLs handed to hooks.on_sitemap_urls (the crawl filters and offers
+// them at depth 1). Sitemap fetches bypass the per-host politeness (a few
+// requests per host and crawl).
+//
+// Threading: all methods are safe to call concurrently; Admit and TakeReady
+// are meant for the scheduler thread, OnFetched for fetcher threads. Hooks are
+// called without the gate's lock held; submit may run the fetch callback
+// before it returns only on another thread (the Fetcher's rule).
+#ifndef CRAWLER_ROBOTS_GATE_H_
+#define CRAWLER_ROBOTS_GATE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/time.h"
+#include "crawler/fetch.h"
+#include "crawler/frontier.h"
+#include "crawler/robots_cache.h"
+#include "crawler/sitemap.h"
+
+namespace crawler {
+
+struct RobotsGateOptions {
+  // Unreachable robots.txt answers (5xx, 429, network errors) in a row after
+  // which an authority's URLs are given up. The cache's back-off between
+  // tries is RobotsCacheOptions::first_retry, doubling. Must be >= 1.
+  int max_tries = 3;
+  // Fetch the Sitemap: lines of robots.txt files (--sitemaps).
+  bool sitemaps = false;
+  // Sitemap index levels followed below a robots.txt's Sitemap: line.
+  int max_sitemap_depth = 3;
+  // Sitemap files fetched per crawl, all hosts together (a bound on a
+  // hostile index of indexes).
+  int max_sitemap_files = 1000;
+  SitemapLimits sitemap_limits;
+};
+
+struct RobotsGateHooks {
+  // Required: queues a fetch (Fetcher::Submit). False once shut down.
+  std::function<bool(FetchRequest)> submit;
+  // Required: `url` is not fetched; write its record with `error` ("robots:
+  // ..." or "robots_unreachable: ..."). The gate releases its slot before and
+  // calls Frontier::Done after.
+  std::function<void(const CrawlUrl& url, const std::string& error)> on_blocked;
+  // Optional: something became ready (wake the scheduler).
+  std::function<void()> wake;
+  // Optional: every robots.txt response (each redirect hop too), e.g. for the
+  // WARC file; `for_url` is the URL whose check triggered the fetch.
+  std::function<void(const FetchResult& result, const CrawlUrl& for_url)> on_robots_fetched;
+  // Optional: every sitemap response, as above (for_url.url is the sitemap).
+  std::function<void(const FetchResult& result, const CrawlUrl& for_url)> on_sitemap_fetched;
+  // Optional (needed with sitemaps): page URLs listed by `sitemap_url`, raw
+  // as written in the file.
+  std::function<void(const std::vector<std::string>& urls, const std::string& sitemap_url)>
+      on_sitemap_urls;
+};
+
+struct RobotsGateStats {
+  uint64_t robots_fetches = 0;   // robots.txt requests (redirect hops included)
+  uint64_t blocked = 0;          // URLs not fetched: disallowed
+  uint64_t gave_up = 0;          // URLs not fetched: robots.txt unreachable
+  uint64_t sitemap_fetches = 0;  // sitemap requests
+  uint64_t sitemap_urls = 0;     // page URLs found in sitemaps
+  size_t parked = 0;             // URLs waiting now
+};
+
+class RobotsGate {
+ public:
+  // `cache` and `frontier` must outlive the gate.
+  RobotsGate(RobotsCache* cache, Frontier* frontier, RobotsGateOptions options,
+             RobotsGateHooks hooks);
+  RobotsGate(const RobotsGate&) = delete;
+  RobotsGate& operator=(const RobotsGate&) = delete;
+
+  // Tags the gate uses for its own fetches have this bit set.
+  static constexpr uint64_t kTagBit = uint64_t{1} << 63;
+  static bool OwnsTag(uint64_t tag) { return (tag & kTagBit) != 0; }
+
+  // `url` (from Frontier::Next or TakeReady) if it may be fetched now;
+  // otherwise the gate takes it (see the table above) and returns nullopt.
+  std::optional<CrawlUrl> Admit(CrawlUrl url, absl::Time now);
+  // A parked URL whose wait is over, to pass to Admit again; nullopt if none.
+  std::optional<CrawlUrl> TakeReady(absl::Time now);
+  // The earliest time TakeReady may return something; InfiniteFuture when
+  // that depends on a fetch still running.
+  absl::Time NextWakeTime();
+  // A response to one of the gate's fetches (fetcher threads).
+  void OnFetched(FetchResult&& result);
+  // No parked URL and no fetch of the gate's running: the crawl may end.
+  bool Idle();
+  RobotsGateStats Stats();
+
+ private:
+  // One of the gate's fetches in flight.
+  struct Pending {
+    enum class Kind { kRobots, kSitemap } kind = Kind::kRobots;
+    std::string authority;  // robots: whose rules these are
+    CrawlUrl for_url;       // robots: the URL holding the slot; sitemap: url = the sitemap
+    int hops = 0;           // robots: redirects followed so far
+    int depth = 0;          // sitemap: index levels below robots.txt
+  };
+
+  void Block(const CrawlUrl& url, const std::string& error);
+  bool Submit(const std::string& url, Pending pending);
+  void OnRobotsFetched(FetchResult&& result, Pending pending);
+  void RecordRobots(const Pending& pending, int status, const FetchResult& result);
+  void QueueSitemaps(const std::string& authority);
+  void OnSitemapFetched(FetchResult&& result, const Pending& pending);
+  void Wake();
+
+  RobotsCache* const cache_;
+  Frontier* const frontier_;
+  const RobotsGateOptions options_;
+  const RobotsGateHooks hooks_;
+
+  std::mutex mu_;
+  uint64_t next_tag_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // URLs waiting for their authority's robots.txt outcome.
+  absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);
+  // URLs ready at a time (an outcome arrived, or an unreachable retry time).
+  std::multimap<absl::Time, CrawlUrl> ready_ ABSL_GUARDED_BY(mu_);
+  // Unreachable answers in a row, and the authorities given up.
+  absl::flat_hash_map<std::string, int> failures_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> given_up_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> sitemaps_seen_ ABSL_GUARDED_BY(mu_);
+  RobotsGateStats stats_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler
+
+#endif  // CRAWLER_ROBOTS_GATE_H_

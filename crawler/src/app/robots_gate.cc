@@ -1,0 +1,259 @@
+// RobotsGate: the verdict table, robots.txt fetches with their redirects, and
+// sitemap fetches.
+#include "crawler/robots_gate.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/robots_outcome.h"
+#include "crawler/url.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+// The cache's retry time (steady clock) on the crawl's wall clock.
+absl::Time ToAbslTime(RobotsClock::TimePoint at, absl::Time now) {
+  const auto left = at - RobotsClock::System().Now();
+  return now + absl::FromChrono(std::chrono::duration_cast<std::chrono::microseconds>(left));
+}
+
+FetchOutcome OutcomeOf(const FetchResult& result) {
+  FetchOutcome outcome;
+  outcome.status = static_cast<int>(result.status);
+  outcome.failed = !result.error.empty();
+  outcome.elapsed = absl::Milliseconds(result.fetch_ms);
+  return outcome;
+}
+
+// What an unreachable robots.txt answered, for the record of a given-up URL.
+std::string UnreachableReason(const FetchResult& result, int tries) {
+  const std::string what =
+      result.error.empty() ? absl::StrCat("answered ", result.status) : result.error;
+  return absl::StrCat("robots_unreachable: robots.txt ", what, " (", tries, " tries)");
+}
+
+}  // namespace
+
+RobotsGate::RobotsGate(RobotsCache* cache, Frontier* frontier, RobotsGateOptions options,
+                       RobotsGateHooks hooks)
+    : cache_(cache), frontier_(frontier), options_(std::move(options)), hooks_(std::move(hooks)) {}
+
+std::optional<CrawlUrl> RobotsGate::Admit(CrawlUrl url, absl::Time now) {
+  absl::StatusOr<Url> parsed = Url::Parse(url.url);
+  if (!parsed.ok()) return url;  // the fetcher reports what is wrong with it
+  const std::string authority = parsed->Authority();
+  RobotsCheck check{RobotsVerdict::kAllowed};
+  std::string gave_up;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto given_up = given_up_.find(authority);
+    if (given_up != given_up_.end()) {
+      gave_up = given_up->second;
+    } else {
+      // Checked under our lock so that an outcome recorded meanwhile cannot
+      // miss a URL parked below (RecordRobots drains under the same lock).
+      check = cache_->Check(*parsed);
+      if (check.verdict == RobotsVerdict::kWait) {
+        waiting_[authority].push_back(std::move(url));
+        ++stats_.parked;
+        return std::nullopt;
+      }
+      if (check.verdict == RobotsVerdict::kUnreachable) {
+        ready_.emplace(ToAbslTime(check.retry_at, now), std::move(url));
+        ++stats_.parked;
+        return std::nullopt;
+      }
+    }
+  }
+  if (!gave_up.empty()) {
+    Block(url, gave_up);
+    return std::nullopt;
+  }
+  switch (check.verdict) {
+    case RobotsVerdict::kAllowed:
+      return url;
+    case RobotsVerdict::kDisallowed:
+      Block(url, "robots");
+      return std::nullopt;
+    default:
+      break;  // kFetchRobots; kWait and kUnreachable were parked above
+  }
+  Pending pending;
+  pending.authority = authority;
+  pending.for_url = std::move(url);
+  const std::string robots_url = authority + "/robots.txt";
+  if (!Submit(robots_url, pending)) {  // shutting down: nobody will fetch it
+    FetchResult aborted;
+    aborted.error = std::string(kFetchAborted);
+    RecordRobots(pending, 0, aborted);
+  }
+  return std::nullopt;
+}
+
+void RobotsGate::Block(const CrawlUrl& url, const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error == "robots") {
+      ++stats_.blocked;
+    } else {
+      ++stats_.gave_up;
+    }
+  }
+  frontier_->Release(url, FetchOutcome{}, absl::Now());  // not fetched: no status
+  hooks_.on_blocked(url, error);
+  frontier_->Done(url);
+}
+
+bool RobotsGate::Submit(const std::string& url, Pending pending) {
+  uint64_t tag = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tag = kTagBit | next_tag_++;
+    if (pending.kind == Pending::Kind::kRobots) {
+      ++stats_.robots_fetches;
+    } else {
+      ++stats_.sitemap_fetches;
+    }
+    pending_.emplace(tag, std::move(pending));
+  }
+  if (hooks_.submit(FetchRequest{url, tag})) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.erase(tag);
+  return false;
+}
+
+void RobotsGate::OnFetched(FetchResult&& result) {
+  Pending pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(result.tag);
+    if (it == pending_.end()) return;  // cannot happen: registered before Submit
+    pending = std::move(it->second);
+    pending_.erase(it);
+  }
+  if (pending.kind == Pending::Kind::kRobots) {
+    OnRobotsFetched(std::move(result), std::move(pending));
+  } else {
+    OnSitemapFetched(std::move(result), pending);
+  }
+  Wake();
+}
+
+void RobotsGate::OnRobotsFetched(FetchResult&& result, Pending pending) {
+  if (hooks_.on_robots_fetched) hooks_.on_robots_fetched(result, pending.for_url);
+  const int status = result.error.empty() ? static_cast<int>(result.status) : 0;
+  if (!result.location.empty() &&
+      RobotsRedirectStep(status, pending.hops) == RobotsRedirectAction::kFollow) {
+    // The rules found at the target still belong to the original authority.
+    ++pending.hops;
+    const std::string target = result.location;
+    if (Submit(target, pending)) return;
+  }
+  RecordRobots(pending, status, result);
+}
+
+void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchResult& result) {
+  const bool unreachable = ClassifyRobotsFetch(status) == RobotsFetchOutcome::kUnreachable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cache_->Record(pending.authority, status, result.body);
+    int& failures = failures_[pending.authority];
+    failures = unreachable ? failures + 1 : 0;
+    if (unreachable && failures >= options_.max_tries) {
+      given_up_[pending.authority] = UnreachableReason(result, failures);
+      spdlog::warn("robots.txt of {} unreachable {} times: its URLs are not crawled",
+                   pending.authority, failures);
+    }
+    // Everything parked on this outcome is re-checked now.
+    auto waiting = waiting_.find(pending.authority);
+    if (waiting != waiting_.end()) {
+      const absl::Time now = absl::Now();
+      for (CrawlUrl& url : waiting->second) ready_.emplace(now, std::move(url));
+      waiting_.erase(waiting);
+    }
+  }
+  // The robots.txt request used the trigger's slot: it ends like a fetch
+  // (the host's politeness sees its outcome), and the URL waits its turn in
+  // its host queue again.
+  frontier_->Release(pending.for_url, OutcomeOf(result), absl::Now());
+  frontier_->Requeue(pending.for_url, absl::Now());
+  if (options_.sitemaps && !unreachable) QueueSitemaps(pending.authority);
+}
+
+void RobotsGate::QueueSitemaps(const std::string& authority) {
+  for (const std::string& sitemap : cache_->Sitemaps(authority)) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (sitemaps_seen_.size() >= static_cast<size_t>(options_.max_sitemap_files)) return;
+      if (!sitemaps_seen_.insert(sitemap).second) continue;
+    }
+    Pending pending;
+    pending.kind = Pending::Kind::kSitemap;
+    pending.for_url.url = sitemap;
+    Submit(sitemap, std::move(pending));
+  }
+}
+
+void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) {
+  if (hooks_.on_sitemap_fetched) hooks_.on_sitemap_fetched(result, pending.for_url);
+  if (!result.error.empty() || result.status < 200 || result.status >= 300) {
+    spdlog::debug("sitemap {}: {} {}", pending.for_url.url, result.status, result.error);
+    return;
+  }
+  absl::StatusOr<Sitemap> map = ParseSitemap(result.body, options_.sitemap_limits);
+  if (!map.ok()) {
+    spdlog::debug("sitemap {}: {}", pending.for_url.url, std::string(map.status().message()));
+    return;
+  }
+  if (!map->urls.empty() && hooks_.on_sitemap_urls) {
+    hooks_.on_sitemap_urls(map->urls, pending.for_url.url);
+  }
+  std::vector<std::string> children;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.sitemap_urls += map->urls.size();
+    if (pending.depth >= options_.max_sitemap_depth) return;
+    for (const std::string& child : map->sitemaps) {
+      if (sitemaps_seen_.size() >= static_cast<size_t>(options_.max_sitemap_files)) break;
+      if (sitemaps_seen_.insert(child).second) children.push_back(child);
+    }
+  }
+  for (const std::string& child : children) {
+    Pending next;
+    next.kind = Pending::Kind::kSitemap;
+    next.for_url.url = child;
+    next.depth = pending.depth + 1;
+    Submit(child, std::move(next));
+  }
+}
+
+std::optional<CrawlUrl> RobotsGate::TakeReady(absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ready_.empty() || ready_.begin()->first > now) return std::nullopt;
+  CrawlUrl url = std::move(ready_.begin()->second);
+  ready_.erase(ready_.begin());
+  --stats_.parked;
+  return url;
+}
+
+absl::Time RobotsGate::NextWakeTime() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
+}
+
+bool RobotsGate::Idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_.empty() && waiting_.empty() && ready_.empty();
+}
+
+RobotsGateStats RobotsGate::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void RobotsGate::Wake() {
+  if (hooks_.wake) hooks_.wake();
+}
+
+}  // namespace crawler

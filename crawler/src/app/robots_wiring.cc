@@ -1,0 +1,113 @@
+// MakeRobots: RobotsCache and RobotsGate options from CrawlOptions, and the
+// gate's hooks into the crawl.
+#include "app/robots_wiring.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "crawler/url.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+RobotsCacheOptions CacheOptionsOf(const CrawlOptions& options) {
+  RobotsCacheOptions cache;
+  cache.agent = options.user_agent;
+  // The cache counts whole seconds; a fraction is rounded up.
+  cache.first_retry = std::chrono::seconds(
+      std::max<int64_t>(1, static_cast<int64_t>(std::ceil(options.robots_retry_s))));
+  cache.max_retry = std::max(cache.max_retry, cache.first_retry);
+  return cache;
+}
+
+RobotsGateOptions GateOptionsOf(const CrawlOptions& options) {
+  RobotsGateOptions gate;
+  gate.max_tries = options.retries + 1;
+  gate.sitemaps = options.sitemaps;
+  return gate;
+}
+
+// A sitemap's <loc> values, normalized, filtered as links of depth 1 and
+// offered to the Frontier with the sitemap as their parent.
+void OfferSitemapUrls(const RobotsWiring& wiring, const NormalizeOptions& normalize,
+                      const std::vector<std::string>& urls, const std::string& sitemap) {
+  LinkCounts counts;
+  std::vector<std::string> candidates;
+  candidates.reserve(urls.size());
+  for (const std::string& raw : urls) {
+    absl::StatusOr<Url> url = Url::Parse(raw);
+    absl::StatusOr<std::string> normalized =
+        url.ok() ? NormalizeForSeen(*url, normalize) : url.status();
+    if (normalized.ok()) {
+      candidates.push_back(std::move(*normalized));
+    } else {
+      ++counts.rejected;
+    }
+  }
+  const std::vector<std::string> follow = wiring.processor->Filter(candidates, 1, &counts);
+  if (!follow.empty()) wiring.frontier->OfferLinks(follow, 1, sitemap);
+  wiring.stats->AddLinks(counts);
+}
+
+RobotsGateHooks HooksOf(const CrawlOptions& options, const RobotsWiring& wiring) {
+  RobotsGateHooks hooks;
+  hooks.submit = wiring.submit;
+  hooks.wake = wiring.wake;
+  hooks.on_robots_fetched = wiring.on_robots_fetched;
+  hooks.on_sitemap_fetched = wiring.on_robots_fetched;
+  hooks.on_blocked = [wiring](const CrawlUrl& url, const std::string& error) {
+    const PageRecord record = RobotsBlockedRecord(url, error);
+    absl::Status written = wiring.log->Append(record);
+    // A failed log stays failed: the next page's Append reports it and stops.
+    if (!written.ok()) spdlog::error("{}", std::string(written.message()));
+    wiring.stats->Add(record, LinkCounts{});
+  };
+  NormalizeOptions normalize;
+  normalize.max_length = options.max_url_length;
+  hooks.on_sitemap_urls = [wiring, normalize](const std::vector<std::string>& urls,
+                                              const std::string& sitemap) {
+    OfferSitemapUrls(wiring, normalize, urls, sitemap);
+  };
+  return hooks;
+}
+
+}  // namespace
+
+absl::StatusOr<RobotsParts> MakeRobots(const CrawlOptions& options, RobotsWiring wiring) {
+  RobotsParts parts;
+  if (!options.robots) {
+    spdlog::warn("robots.txt ignored: only crawl sites you own or may crawl this way");
+    return parts;
+  }
+  absl::StatusOr<std::unique_ptr<RobotsCache>> cache = RobotsCache::Create(CacheOptionsOf(options));
+  if (!cache.ok()) return cache.status();
+  parts.cache = std::move(*cache);
+  parts.gate = std::make_unique<RobotsGate>(parts.cache.get(), wiring.frontier,
+                                            GateOptionsOf(options), HooksOf(options, wiring));
+  return parts;
+}
+
+PageRecord RobotsBlockedRecord(const CrawlUrl& url, const std::string& error) {
+  PageRecord record;
+  record.url = url.url;
+  record.depth = url.depth;
+  record.parent = url.parent;
+  record.fetched_at = absl::Now();
+  record.error = error;
+  return record;
+}
+
+void RobotsParts::AddStats(CrawlSummary* summary) {
+  if (gate == nullptr) return;
+  const RobotsGateStats stats = gate->Stats();
+  summary->robots_fetches = static_cast<int64_t>(stats.robots_fetches);
+  summary->robots_blocked = static_cast<int64_t>(stats.blocked + stats.gave_up);
+  summary->sitemap_fetches = static_cast<int64_t>(stats.sitemap_fetches);
+  summary->sitemap_urls = static_cast<int64_t>(stats.sitemap_urls);
+}
+
+}  // namespace crawler
