@@ -54,8 +54,8 @@ std::string RawGet(const TestSite& site, const std::string& path, size_t limit) 
 TEST(HostileCases, RootLinksToEveryEnabledCaseAndPageSetsDoNotChange) {
   SiteOptions all;
   all.resets = all.drip = all.flaky = all.redirect_traps = all.huge_body = all.gzip_bomb =
-      all.bad_content = all.deep_nesting = all.million_links = all.calendar = all.odd_schemes =
-          true;
+      all.bad_content = all.deep_nesting = all.million_links = all.calendar = all.growing_urls =
+          all.odd_schemes = true;
   auto site = StartOrDie(all);
   ASSERT_NE(site, nullptr);
   auto plain = StartOrDie({});
@@ -70,8 +70,8 @@ TEST(HostileCases, RootLinksToEveryEnabledCaseAndPageSetsDoNotChange) {
         std::string("/loop/a"), std::string("/chain/0"), std::string("/huge"),
         site->RawBaseUrl() + "/bomb", site->RawBaseUrl() + "/ct/missing", std::string("/ct/wrong"),
         std::string("/cs/bad-utf8"), std::string("/cs/unknown"), std::string("/deep"),
-        std::string("/million"), std::string("/cal/2000-01-01"), std::string("mailto:"),
-        std::string("gopher://")}) {
+        std::string("/million"), std::string("/cal/2000-01-01"), std::string("/grow/"),
+        std::string("mailto:"), std::string("gopher://")}) {
     EXPECT_THAT(root->body, HasSubstr("href=\"" + href)) << href;
   }
   EXPECT_EQ(plain->RawBaseUrl(), "");

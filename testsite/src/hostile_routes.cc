@@ -105,6 +105,7 @@ std::string HostileRoutes::RootLinksHtml() const {
   if (options_.deep_nesting) add("/deep");
   if (options_.million_links) add("/million");
   if (options_.calendar) add(kCalendarStart);
+  if (options_.growing_urls) add("/grow/");
   if (options_.odd_schemes) {
     for (const char* href :
          {"mailto:someone@example.invalid", "javascript:alert(1)", "data:text/html,hello",
@@ -134,7 +135,7 @@ bool HostileRoutes::Serve(const std::string& path, httplib::Response& response) 
   }
   return ServeFlaky(path, response) || ServeRedirectTrap(path, response) ||
          ServeBadContent(path, response) || ServeDeep(path, response) ||
-         ServeCalendar(path, response);
+         ServeCalendar(path, response) || ServeGrowing(path, response);
 }
 
 bool HostileRoutes::FailsThisTime(const std::string& path) const {
@@ -236,6 +237,16 @@ bool HostileRoutes::ServeCalendar(const std::string& path, httplib::Response& re
   if (!next) return false;
   response.status = 200;
   SetBody(response, SmallPage(path.substr(5), Anchor(*next)), kHtml);
+  return true;
+}
+
+bool HostileRoutes::ServeGrowing(const std::string& path, httplib::Response& response) const {
+  if (!options_.growing_urls || !absl::StartsWith(path, "/grow/")) return false;
+  for (size_t i = 6; i < path.size(); i += 2) {
+    if (path.compare(i, 2, "x/") != 0) return false;
+  }
+  response.status = 200;
+  SetBody(response, SmallPage("Growing", Anchor("x/")), kHtml);
   return true;
 }
 

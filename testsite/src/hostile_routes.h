@@ -55,6 +55,7 @@ class HostileRoutes {
   bool ServeBadContent(const std::string& path, httplib::Response& response) const;
   bool ServeDeep(const std::string& path, httplib::Response& response) const;
   bool ServeCalendar(const std::string& path, httplib::Response& response) const;
+  bool ServeGrowing(const std::string& path, httplib::Response& response) const;
   // Counts a request to `path`; true while it must still fail.
   bool FailsThisTime(const std::string& path) const;
 

@@ -33,6 +33,7 @@
 //   /deep             HTML nested `nesting_depth` deep          (with `deep_nesting`)
 //   /million          `million_links_count` links, streamed     (with `million_links`)
 //   /cal/<yyyy-mm-dd> links to the next day, forever            (with `calendar`)
+//   /grow/, /grow/x/, /grow/x/x/ ...: each links to "x/"        (with `growing_urls`)
 // RAW is a second listener on the same host (TestSite::RawBaseUrl) that writes
 // bytes by hand, for what cpp-httplib cannot send.
 // Anything else is 404. Routes added with TestSite::Handle win over these.
@@ -150,6 +151,9 @@ struct SiteOptions {
   // /cal/2000-01-01 links to the next day, which links to the next...: an
   // infinite trap that depth or per-host limits must stop.
   bool calendar = false;
+  // /grow/ links to the relative "x/", and so does every /grow/x/.../x/: a URL
+  // two bytes longer per hop, forever, that --max-url-length must stop.
+  bool growing_urls = false;
   // The root links to mailto:, javascript:, data:, tel:, ftp://, file://,
   // ws:// and gopher:// URLs, which a crawler must not fetch.
   bool odd_schemes = false;
