@@ -164,7 +164,10 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   absl::StatusOr<RobotsParts> robots = MakeRobots(
       options_, {frontier_.get(), processor_.get(), log_.get(), &stats_,
                  [this](FetchRequest r) { return fetcher_->Submit(std::move(r)); },
-                 [this] { cv_.notify_all(); }, nullptr});
+                 [this] { cv_.notify_all(); },
+                 [this](const FetchResult& r, const CrawlUrl&) {  // robots.txt, sitemaps
+                   if (warc_ != nullptr && !warc_->Archive(r).ok()) RequestStop();
+                 }});
   if (!robots.ok()) return robots.status();
   robots_ = std::move(*robots);
   retries_ = std::make_unique<RetryQueue>(
