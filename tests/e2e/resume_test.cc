@@ -71,16 +71,28 @@ class Child {
       ::_exit(127);
     }
   }
+  // A failed assertion must not leave a crawler running.
+  ~Child() {
+    if (!waited_) {
+      ::kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
   void Signal(int signal) { ::kill(pid_, signal); }
   // Exit code, or 128 + signal.
   int Wait() {
     int status = 0;
     ::waitpid(pid_, &status, 0);
+    waited_ = true;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
  private:
   pid_t pid_ = -1;
+  bool waited_ = false;
 };
 
 std::string ReadAll(const fs::path& path) {
@@ -88,6 +100,16 @@ std::string ReadAll(const fs::path& path) {
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
+}
+
+// Waits until the crawl wrote its first checkpoint (slow to start under the
+// sanitizers); false after 30 s.
+bool WaitForCheckpoint(const fs::path& state) {
+  for (int i = 0; i < 3000; ++i) {
+    if (fs::exists(state / "CURRENT")) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 struct RunResult {
@@ -148,6 +170,9 @@ TEST(Resume, SurvivesKillNineAtSeveralMoments) {
     Child child(
         i == 0 ? args : std::vector<std::string>{"--resume", "--state", out + "/state", "--quiet"},
         dir + "/stderr.txt");
+    if (i == 0) {  // the others resume it
+      ASSERT_TRUE(WaitForCheckpoint(out + "/state"));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms[i]));
     child.Signal(SIGKILL);
     const int code = child.Wait();
@@ -184,7 +209,8 @@ TEST(Resume, SigintThenResumeFetchesNothingTwiceBeyondInFlight) {
   const std::string seeds = e2e::WriteFile(dir, "seeds.txt", site->RootUrl() + "\n");
   {
     Child child(CrawlArgs(out, seeds), dir + "/stderr.txt");
-    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    ASSERT_TRUE(WaitForCheckpoint(out + "/state"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
     child.Signal(SIGINT);
     ASSERT_EQ(child.Wait(), 0) << ReadAll(dir + "/stderr.txt");
   }
@@ -294,7 +320,8 @@ TEST(Resume, LostStateDirectoryStopsTheCrawlWithItsLastCheckpointWhole) {
   const std::string seeds = e2e::WriteFile(dir, "seeds.txt", site->RootUrl() + "\n");
   const fs::path state = out + "/state";
   Child child(CrawlArgs(out, seeds), dir + "/stderr.txt");
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(WaitForCheckpoint(state));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // The state folder moves away and a FILE takes its place: the next
   // checkpoint cannot be written (chmod would not stop root).
   fs::rename(state, dir + "/state-moved");
