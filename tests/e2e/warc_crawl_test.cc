@@ -211,6 +211,33 @@ TEST_F(WarcCrawl, ATinyMaxSizeRotatesIntoFilesThatEachStartWithWarcinfo) {
   EXPECT_EQ(report["requests"], pages.size());
 }
 
+TEST(WarcCrawlRobots, RobotsTxtIsArchivedOnceAndDisallowedPagesAreNot) {
+  testsite::SiteOptions site_options;
+  site_options.pages = 20;
+  site_options.robots_txt = "User-agent: *\nDisallow: /p/1.html\n";
+  auto site = testsite::TestSite::Start(site_options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  crawler::CrawlOptions options = e2e::FastOptions("warc-robots");
+  options.robots = true;
+  options.warc_prefix = options.out_dir + "/crawl";
+  ASSERT_TRUE(e2e::Crawl(options, {(*site)->RootUrl()}).ok());
+  EXPECT_EQ((*site)->RequestCount("/robots.txt"), 1u);
+  EXPECT_EQ((*site)->RequestCount("/p/1.html"), 0u);
+
+  nlohmann::json expect;
+  const std::string robots = (*site)->BaseUrl() + "/robots.txt";
+  expect["pages"][robots] = {{"sha1", Sha1Base32(site_options.robots_txt)}, {"truncated", false}};
+  const std::string path = e2e::WriteFile(options.out_dir, "expect.json", expect.dump());
+  const ShellRun run = Shell("node " + kValidator + " --expect " + path + " " +
+                             options.warc_prefix + "-00000.warc.gz");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(run.output);
+  // Every fetched page and the robots.txt, each with its request.
+  const size_t fetched = e2e::ReadPages(options.out_dir).size() - 1;  // minus the blocked one
+  EXPECT_EQ(report["requests"], fetched + 1);
+  EXPECT_NE(run.output.find("\"errors\":[]"), std::string::npos) << run.output;
+}
+
 TEST_F(WarcCrawl, AnUncreatableFolderFailsAtStartNamingTheFlag) {
   e2e::WriteFile(options_.out_dir, "a-file", "x");
   options_.warc_prefix = options_.out_dir + "/a-file/crawl";  // under a regular file
