@@ -120,7 +120,11 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   filter_ = std::move(*filter);
 
   sieve_ = std::move(start->sieve);
-  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy = MakePolitePolicy(options_, {});
+  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy =
+      MakePolitePolicy(options_, [this](const std::string& authority) -> std::optional<double> {
+        if (robots_.cache == nullptr) return std::nullopt;  // --robots off, or not built yet
+        return robots_.cache->CrawlDelay(RobotsAuthorityOf(authority));
+      });
   if (!policy.ok()) return policy.status();
   policy_ = policy->get();
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
