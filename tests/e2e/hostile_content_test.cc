@@ -172,6 +172,21 @@ TEST(HostileContent, TheCalendarTrapIsStoppedByMaxPagesPerHost) {
   EXPECT_GT(crawl.summary["over_host_limit"].get<int>(), 0);
 }
 
+TEST(HostileContent, EverLongerUrlsAreStoppedByMaxUrlLength) {
+  auto site = StartSite({.growing_urls = true});
+  ASSERT_NE(site, nullptr);
+  const BinaryCrawl crawl =
+      e2e::RunCrawlBinary("growing", {site->RootUrl()}, {"--max-url-length", "100"});
+  ExpectSiteCrawled(*site, crawl);
+  // "http://127.0.0.1:PORT/grow/" plus "x/" per hop, up to 100 bytes.
+  const size_t base = (site->BaseUrl() + "/grow/").size();
+  const size_t hops = (100 - base) / 2;
+  EXPECT_EQ(site->RequestCountWithPrefix("/grow/"), hops + 1);
+  // The extractor drops a link too long once normalized ("rejected"); the
+  // filter drops the others ("too_long").
+  EXPECT_GE(crawl.summary["too_long"].get<int>() + crawl.summary["rejected"].get<int>(), 1);
+}
+
 TEST(HostileContent, LinksToOtherSchemesAreNeverFetched) {
   auto site = StartSite({.odd_schemes = true});
   ASSERT_NE(site, nullptr);
