@@ -97,7 +97,7 @@ struct FrontierStats {
 // side-table entries of every URL the Sieve holds, queued or handed out and
 // not yet Done, and the counters a resumed crawl continues from.
 struct FrontierSnapshot {
-  std::vector<CrawlUrl> pending;  // url, depth, parent, redirect_hops
+  std::vector<CrawlUrl> pending;                           // url, depth, parent, redirect_hops
   std::vector<std::pair<std::string, uint64_t>> per_host;  // accepted per authority
   FrontierStats stats;  // offered, accepted, done, over_host_limit are restored
 };

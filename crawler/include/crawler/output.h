@@ -128,13 +128,13 @@ struct CrawlSummary {
   int64_t over_host_limit = 0;  // links dropped by --max-pages-per-host
   int64_t rejected = 0;         // links that did not resolve to an http(s) URL
   int64_t nofollow_skipped = 0;
-  int64_t redirects = 0;      // 3xx responses with a Location
+  int64_t redirects = 0;        // 3xx responses with a Location
   int64_t robots_fetches = 0;   // robots.txt requests (not pages; redirect hops included)
   int64_t robots_blocked = 0;   // URLs not fetched: disallowed or robots.txt unreachable
   int64_t sitemap_fetches = 0;  // sitemap files requested (--sitemaps; not pages)
   int64_t sitemap_urls = 0;     // page URLs listed in them, before scope and dedup
-  int64_t seen_estimate = 0;  // the Sieve's estimate of distinct URLs accepted
-  int64_t queued_at_end = 0;  // URLs still queued (page limit or interrupt)
+  int64_t seen_estimate = 0;    // the Sieve's estimate of distinct URLs accepted
+  int64_t queued_at_end = 0;    // URLs still queued (page limit or interrupt)
   int64_t filter_bytes = 0;
   double filter_fp_rate = 0;  // current false-positive rate of the filter
   double filter_fill = 0;

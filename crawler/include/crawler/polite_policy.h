@@ -12,6 +12,9 @@
 //     back-off, backoff_base x 2^(n-1) after the n-th consecutive one (1 s, 2 s,
 //     4 s ... capped at backoff_max); after drop_after of them in a row the host
 //     is dropped for the rest of the crawl. Any other answer resets the count.
+//     A failure that ends while a back-off is running was in flight when it
+//     began (the host's other connections failing at once): it is part of
+//     that failure, neither counted nor extending the wait.
 //     429 without Retry-After backs off the same way but never drops a host
 //     (it asks us to slow down, it does not say the host is broken).
 //
@@ -109,7 +112,11 @@ class PolitePolicy : public HostPolicy {
     int rule = -1;  // index into options_.rules; -1 = none
     std::optional<absl::Duration> crawl_delay;
     int crawl_delay_asks = 0;
-    int failures = 0;   // consecutive 5xx / connection failures
+    int failures = 0;  // consecutive 5xx / connection failures
+    // End of the back-off the last counted failure started. Failures that
+    // end before it were in flight when it began (several connections to a
+    // host fail together): they extend nothing and are not counted again.
+    absl::Time backoff_until = absl::InfinitePast();
     int throttled = 0;  // consecutive 429s without Retry-After
   };
 

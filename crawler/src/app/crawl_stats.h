@@ -57,7 +57,6 @@ class CrawlStats {
     for (const auto& [kind, count] : s_.errors_by_kind) n += count;
     return n;
   }
-
   // Per-host counters of summary.json, fed by Add.
   HostStats& hosts() { return hosts_; }
 

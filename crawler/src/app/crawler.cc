@@ -27,8 +27,8 @@
 #include "app/crawl_stats.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
-#include "app/robots_wiring.h"
 #include "app/politeness.h"
+#include "app/robots_wiring.h"
 #include "app/warc_sink.h"
 #include "crawler/crawl.h"
 #include "crawler/fetch.h"
@@ -44,9 +44,14 @@ namespace {
 struct ParseJob {
   CrawlUrl url;
   FetchResult result;
-  int attempts = 1;  // fetches of url.url, retries included (see RetryQueue)
+  int attempts = 1;                  // fetches of url.url, retries included (see RetryQueue)
   std::optional<WarcLocation> warc;  // where --warc archived it
 };
+
+// Bodies waiting for a parser, at most: 16 MiB is over a second of work for
+// two parser threads, so they never starve, while a burst of big pages
+// (3.9 MB Python changelog, 1.7 MB indexes) cannot pile up 64 of them.
+constexpr int64_t kMaxParseBacklogBytes = int64_t{16} << 20;
 
 // How long in-flight transfers may finish after a stop request.
 constexpr std::chrono::milliseconds kStopGrace{3000};
@@ -95,12 +100,15 @@ class Crawler::Impl {
   std::unique_ptr<Checkpointer> checkpointer_;  // checkpoint and resume (--state)
   absl::Status checkpoint_failed_;
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
-  RobotsParts robots_;  // robots.txt gate; passes everything with --robots off
+  RobotsParts robots_;                   // robots.txt gate; passes everything with --robots off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
   std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
 
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> fetching_{0};
+  // Body bytes fetched and not yet parsed: bounded as well as the job count,
+  // so a run of multi-MB pages waits for the parsers instead of piling up.
+  std::atomic<int64_t> parse_backlog_bytes_{0};
   std::atomic<uint64_t> next_tag_{1};
   std::mutex mu_;  // guards in_flight_ and pairs with cv_
   std::condition_variable cv_;
@@ -137,9 +145,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   link_options.normalize.max_length = options_.max_url_length;
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
                                                options_.max_redirects);
-  checkpointer_ = std::make_unique<Checkpointer>(
-      options_, *seeds, std::move(start->state),
-      Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_});
+  checkpointer_ =
+      std::make_unique<Checkpointer>(options_, *seeds, std::move(start->state),
+                                     Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;
@@ -165,13 +173,13 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   }
   stats_.AddLinks(seed_counts);
 
-  absl::StatusOr<RobotsParts> robots = MakeRobots(
-      options_, {frontier_.get(), processor_.get(), log_.get(), &stats_,
-                 [this](FetchRequest r) { return fetcher_->Submit(std::move(r)); },
-                 [this] { cv_.notify_all(); },
-                 [this](const FetchResult& r, const CrawlUrl&) {  // robots.txt, sitemaps
-                   if (warc_ != nullptr && !warc_->Archive(r).ok()) RequestStop();
-                 }});
+  absl::StatusOr<RobotsParts> robots =
+      MakeRobots(options_, {frontier_.get(), processor_.get(), log_.get(), &stats_,
+                            [this](FetchRequest r) { return fetcher_->Submit(std::move(r)); },
+                            [this] { cv_.notify_all(); },
+                            [this](const FetchResult& r, const CrawlUrl&) {  // robots.txt, sitemaps
+                              if (warc_ != nullptr && !warc_->Archive(r).ok()) RequestStop();
+                            }});
   if (!robots.ok()) return robots.status();
   robots_ = std::move(*robots);
   retries_ = std::make_unique<RetryQueue>(
@@ -209,6 +217,11 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
     cv_.notify_all();  // not Done: it comes back through SubmitReady
     return;
   }
+  // curl's appends leave up to half a body's capacity unused until parsed.
+  if (result.body.capacity() > result.body.size() + result.body.size() / 4) {
+    result.body.shrink_to_fit();
+  }
+  parse_backlog_bytes_.fetch_add(static_cast<int64_t>(result.body.capacity()));
   // Archived here, not on the parser threads: parsing is the crawl's
   // bottleneck, fetcher threads mostly wait on sockets (bench/warc-crawl).
   std::optional<WarcLocation> archived;
@@ -225,6 +238,7 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
 }
 
 void Crawler::Impl::OnParsed(ParseJob&& job) {
+  const int64_t body_bytes = static_cast<int64_t>(job.result.body.capacity());
   LinkCounts counts;
   PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
   NoteWarcLocation(job.warc, &record);
@@ -237,6 +251,7 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   }
   stats_.Add(record, counts);
   frontier_->Done(job.url);
+  parse_backlog_bytes_.fetch_sub(body_bytes);
   cv_.notify_all();
 }
 
@@ -244,16 +259,21 @@ bool Crawler::Impl::SubmitReady() {
   const int64_t max_backlog = 2 * static_cast<int64_t>(options_.connections);
   bool submitted = false;
   while (!stop_.load() && fetching_.load() < options_.connections &&
-         static_cast<int64_t>(parsers_->Backlog()) < max_backlog) {
-    std::optional<CrawlUrl> url = retries_->TakeDue(absl::Now());  // already handed out once
-    if (!url.has_value()) url = robots_.TakeReady(absl::Now());  // parked on robots.txt
+         static_cast<int64_t>(parsers_->Backlog()) < max_backlog &&
+         parse_backlog_bytes_.load() < kMaxParseBacklogBytes) {
+    // A retry whose back-off is over goes back to its host queue, so it waits
+    // for a free per-host slot and the host's delay like any other URL.
+    while (std::optional<CrawlUrl> retry = retries_->TakeDue(absl::Now())) {
+      frontier_->Requeue(*retry, absl::Now());
+    }
+    std::optional<CrawlUrl> url = robots_.TakeReady(absl::Now());  // parked on robots.txt
     if (!url.has_value()) url = frontier_->Next(absl::Now());
     if (!url.has_value()) break;
-    if (url = robots_.Admit(std::move(*url), absl::Now()); !url.has_value()) continue;
     if (!url->drop_reason.empty()) {
       RecordDropped(*url);
       continue;
     }
+    if (url = robots_.Admit(std::move(*url), absl::Now()); !url.has_value()) continue;
     stats_.hosts().Started(url->authority, absl::Now());
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request{url->url, tag};

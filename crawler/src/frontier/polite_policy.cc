@@ -103,16 +103,17 @@ absl::Duration PolitePolicy::Backoff(int consecutive) const {
 
 absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState& state,
                                          const FetchOutcome& outcome, absl::Time now) {
+  if (now < state.backoff_until) return state.backoff_until;
   ++state.failures;
   if (options_.drop_after > 0 && state.failures >= options_.drop_after) {
     dropped_.try_emplace(
         authority,
         absl::StrCat(state.failures, " consecutive failures, last: ", DescribeFailure(outcome)));
   }
-  if (outcome.retry_after.has_value()) {
-    return now + std::min(*outcome.retry_after, options_.max_retry_after);
-  }
-  return now + Backoff(state.failures);
+  state.backoff_until = outcome.retry_after.has_value()
+                            ? now + std::min(*outcome.retry_after, options_.max_retry_after)
+                            : now + Backoff(state.failures);
+  return state.backoff_until;
 }
 
 absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const FetchOutcome& outcome,

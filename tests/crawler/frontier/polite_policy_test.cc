@@ -146,16 +146,33 @@ TEST(PolitePolicy, BackOffDoublesFromOneSecondUpToTheCap) {
   options.backoff_max = absl::Seconds(10);
   auto policy = Make(options);
   std::vector<absl::Duration> waits;
-  for (int i = 0; i < 6; ++i) {
-    waits.push_back(policy->NextFetchTime("http://a", Answer(500), kT0) - kT0);
+  absl::Time now = kT0;
+  for (int i = 0; i < 6; ++i) {  // each attempt right after the previous back-off
+    const absl::Time next = policy->NextFetchTime("http://a", Answer(500), now);
+    waits.push_back(next - now);
+    now = next;
   }
   const std::vector<absl::Duration> expected = {absl::Seconds(1),  absl::Seconds(2),
                                                 absl::Seconds(4),  absl::Seconds(8),
                                                 absl::Seconds(10), absl::Seconds(10)};
   EXPECT_EQ(waits, expected);
   // A success resets the count: the next failure waits 1 s again.
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), kT0), kT0);
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "timeout"), kT0), kT0 + absl::Seconds(1));
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), now), now);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "timeout"), now), now + absl::Seconds(1));
+}
+
+TEST(PolitePolicy, FailuresInFlightDuringABackOffAreOneFailure) {
+  auto policy = Make({});  // drops after 5
+  const absl::Time until = policy->NextFetchTime("http://a", Answer(503), kT0);
+  EXPECT_EQ(until, kT0 + absl::Seconds(1));
+  // Four more transfers started before the first failure end during its back-off.
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "reset"), kT0 + absl::Milliseconds(i)),
+              until);
+  }
+  EXPECT_EQ(policy->DropReason("http://a"), nullptr);
+  // The next attempt, after the back-off, is the second failure: 2 s.
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(500), until), until + absl::Seconds(2));
 }
 
 TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
@@ -172,11 +189,12 @@ TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
 
 TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
   auto policy = Make({});
+  absl::Time now = kT0;
   for (int i = 0; i < 4; ++i) {
-    policy->NextFetchTime("http://bad", Answer(500), kT0);
+    now = policy->NextFetchTime("http://bad", Answer(500), now);
     EXPECT_EQ(policy->DropReason("http://bad"), nullptr) << i;
   }
-  policy->NextFetchTime("http://bad", Answer(0, "connect"), kT0);
+  policy->NextFetchTime("http://bad", Answer(0, "connect"), now);
   const std::string* reason = policy->DropReason("http://bad");
   ASSERT_NE(reason, nullptr);
   EXPECT_EQ(*reason, "5 consecutive failures, last: connect");
