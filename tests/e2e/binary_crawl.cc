@@ -1,5 +1,7 @@
 #include "e2e/binary_crawl.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 
 #include "absl/strings/str_join.h"
@@ -51,6 +53,21 @@ BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::
     crawl.summary = ReadSummary(crawl.out_dir);
   }
   return crawl;
+}
+
+std::unique_ptr<testsite::TestSite> StartSmallSite(testsite::SiteOptions options) {
+  options.pages = 30;
+  auto site = testsite::TestSite::Start(options);
+  EXPECT_TRUE(site.ok()) << site.status();
+  return site.ok() ? std::move(*site) : nullptr;
+}
+
+void ExpectSiteCrawled(const testsite::TestSite& site, const BinaryCrawl& crawl) {
+  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
+  for (const std::string& url : site.PageUrls()) {
+    EXPECT_EQ(site.RequestCount(PathOf(url)), 1u) << url;
+  }
+  EXPECT_EQ(crawl.summary["stop_reason"], "drained");
 }
 
 }  // namespace e2e

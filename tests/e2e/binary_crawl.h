@@ -5,11 +5,13 @@
 #define TESTS_E2E_BINARY_CRAWL_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "e2e/e2e_util.h"
 #include "nlohmann/json.hpp"
+#include "testsite/test_site.h"
 
 namespace e2e {
 
@@ -31,6 +33,13 @@ struct BinaryCrawl {
 // back-off), then `extra` (later flags win), seeds written to a file.
 BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
                            const std::vector<std::string>& extra = {});
+
+// A 30-page testsite with `options` (its odd cases), or null after a failure.
+std::unique_ptr<testsite::TestSite> StartSmallSite(testsite::SiteOptions options);
+
+// Exit 0, the crawl drained, and every page of the generated site fetched
+// exactly once.
+void ExpectSiteCrawled(const testsite::TestSite& site, const BinaryCrawl& crawl);
 
 }  // namespace e2e
 

@@ -20,26 +20,11 @@
 namespace {
 
 using e2e::BinaryCrawl;
+using e2e::ExpectSiteCrawled;
 using e2e::PathOf;
 
-std::unique_ptr<testsite::TestSite> StartSite(testsite::SiteOptions options) {
-  options.pages = 30;
-  auto site = testsite::TestSite::Start(options);
-  EXPECT_TRUE(site.ok()) << site.status();
-  return site.ok() ? std::move(*site) : nullptr;
-}
-
-// Exit 0 and every page of the generated site fetched exactly once.
-void ExpectSiteCrawled(const testsite::TestSite& site, const BinaryCrawl& crawl) {
-  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
-  for (const std::string& url : site.PageUrls()) {
-    EXPECT_EQ(site.RequestCount(PathOf(url)), 1u) << url;
-  }
-  EXPECT_EQ(crawl.summary["stop_reason"], "drained");
-}
-
 TEST(HostileTransport, ResetsMidHeadersAndMidBodyAreRetriedThenRecorded) {
-  auto site = StartSite({.resets = true});
+  auto site = e2e::StartSmallSite({.resets = true});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl = e2e::RunCrawlBinary("resets", {site->RootUrl()});
   ExpectSiteCrawled(*site, crawl);
@@ -67,7 +52,7 @@ int ClosedPort() {
 }
 
 TEST(HostileTransport, ConnectionRefusedIsRetriedThenRecorded) {
-  auto site = StartSite({});
+  auto site = e2e::StartSmallSite({});
   ASSERT_NE(site, nullptr);
   const std::string refused = "http://127.0.0.1:" + std::to_string(ClosedPort()) + "/gone";
   const BinaryCrawl crawl = e2e::RunCrawlBinary("refused", {site->RootUrl(), refused});
@@ -78,7 +63,7 @@ TEST(HostileTransport, ConnectionRefusedIsRetriedThenRecorded) {
 }
 
 TEST(HostileTransport, AcceptAndNeverAnswerTimesOut) {
-  auto site = StartSite({.stalled = true});
+  auto site = e2e::StartSmallSite({.stalled = true});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl =
       e2e::RunCrawlBinary("stalled", {site->RootUrl()}, {"--timeout", "1s", "--retries", "0"});
@@ -91,7 +76,7 @@ TEST(HostileTransport, AcceptAndNeverAnswerTimesOut) {
 }
 
 TEST(HostileTransport, ADripOfOneByteASecondIsCutByTheTimeout) {
-  auto site = StartSite({.drip = true, .drip_interval_ms = 1000});
+  auto site = e2e::StartSmallSite({.drip = true, .drip_interval_ms = 1000});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl =
       e2e::RunCrawlBinary("drip", {site->RootUrl()}, {"--timeout", "2s", "--retries", "0"});
@@ -116,7 +101,7 @@ std::vector<double> RequestOffsetsMs(const testsite::TestSite& site, const std::
 }
 
 TEST(HostileTransport, FiveHundredsAndResetsHealWithRetriesAndBackOff) {
-  auto site = StartSite({.flaky = true, .flaky_failures = 2});
+  auto site = e2e::StartSmallSite({.flaky = true, .flaky_failures = 2});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl = e2e::RunCrawlBinary("flaky-healed", {site->RootUrl()},
                                                 {"--retries", "2", "--retry-backoff", "200ms"});
@@ -139,7 +124,7 @@ TEST(HostileTransport, FiveHundredsAndResetsHealWithRetriesAndBackOff) {
 }
 
 TEST(HostileTransport, RetriesRunOutAndTheLastFailureIsRecorded) {
-  auto site = StartSite({.flaky = true, .flaky_failures = 5});
+  auto site = e2e::StartSmallSite({.flaky = true, .flaky_failures = 5});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl =
       e2e::RunCrawlBinary("flaky-failed", {site->RootUrl()}, {"--retries", "1"});
@@ -160,7 +145,7 @@ TEST(HostileTransport, RetriesRunOutAndTheLastFailureIsRecorded) {
 }
 
 TEST(HostileTransport, RedirectLoopsEndAndLongChainsStopAtMaxRedirects) {
-  auto site = StartSite({.redirect_traps = true, .redirect_chain = 10});
+  auto site = e2e::StartSmallSite({.redirect_traps = true, .redirect_chain = 10});
   ASSERT_NE(site, nullptr);
   const BinaryCrawl crawl =
       e2e::RunCrawlBinary("redirect-traps", {site->RootUrl()}, {"--max-redirects", "3"});
@@ -183,7 +168,7 @@ TEST(HostileTransport, RedirectLoopsEndAndLongChainsStopAtMaxRedirects) {
 // test cannot show a redirect from a public host to a private one, since its
 // own seed is private too.
 TEST(HostileTransport, BlockPrivateRefusesLoopbackByAddressAndByName) {
-  auto site = StartSite({.redirect_traps = true});
+  auto site = e2e::StartSmallSite({.redirect_traps = true});
   ASSERT_NE(site, nullptr);
   const std::string by_name = "http://localhost:" + std::to_string(site->port()) + "/p/1.html";
   const BinaryCrawl crawl =
