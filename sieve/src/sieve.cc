@@ -190,6 +190,20 @@ bool Sieve::MarkDone(std::string_view url) {
   return true;
 }
 
+bool Sieve::Defer(std::string_view url) {
+  State& s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.in_flight.find(std::string(url));
+    if (it == s.in_flight.end()) return false;
+    s.in_flight.erase(it);
+    s.queue.Push(url);
+    ++s.deferred;
+  }
+  s.changed.notify_all();
+  return true;
+}
+
 void Sieve::Close() {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -214,6 +228,7 @@ SieveStats Sieve::Stats() const {
     stats.popped = s.popped;
     stats.done = s.done;
     stats.lost = s.lost;
+    stats.deferred = s.deferred;
     stats.closed = s.closed.load(std::memory_order_relaxed);
     stats.queue_memory_bytes = s.queue.MemoryBytes();
     stats.queue_disk_bytes = s.queue.DiskBytes();

@@ -78,6 +78,7 @@ struct Sieve::State {
   uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t lost ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t deferred ABSL_GUARDED_BY(mutex) = 0;  // not saved: a runtime figure
 };
 
 }  // namespace sieve

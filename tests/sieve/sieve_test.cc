@@ -3,7 +3,9 @@
 // policy.
 #include "sieve/sieve.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../../sieve/src/overflow_warning.h"
@@ -111,6 +113,46 @@ TEST(SieveTest, PopReturnsEmptyOnlyWhenDrainedAndNothingInFlight) {
   SieveStats stats = sieve->Stats();
   EXPECT_EQ(stats.done, 1u);
   EXPECT_EQ(stats.in_flight, 0u);
+}
+
+TEST(SieveTest, DeferSendsAnInFlightUrlToTheTailWithoutForgettingIt) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  sieve->Push("https://a.example/1");
+  sieve->Push("https://b.example/1");
+  std::optional<std::string> first = sieve->TryPop();
+  ASSERT_EQ(first, "https://a.example/1");
+  EXPECT_FALSE(sieve->Defer("https://c.example/never-popped"));
+  EXPECT_TRUE(sieve->Defer(*first));
+  EXPECT_FALSE(sieve->Defer(*first));  // no longer in flight
+  EXPECT_FALSE(sieve->Push(*first));   // still seen: deferring is not forgetting
+  sieve->Push("https://c.example/1");
+  EXPECT_EQ(sieve->TryPop(), "https://b.example/1");
+  EXPECT_EQ(sieve->TryPop(), "https://a.example/1");  // behind what was queued before it
+  EXPECT_EQ(sieve->TryPop(), "https://c.example/1");
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.deferred, 1u);
+  EXPECT_EQ(stats.in_flight, 3u);
+  EXPECT_EQ(stats.queued, 0u);
+  for (const char* url : {"https://a.example/1", "https://b.example/1", "https://c.example/1"}) {
+    EXPECT_TRUE(sieve->MarkDone(url));
+  }
+  EXPECT_TRUE(sieve->IsFinished());
+}
+
+TEST(SieveTest, DeferWakesAWaitingPop) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  sieve->Push("https://a.example/");
+  std::optional<std::string> url = sieve->Pop();
+  ASSERT_TRUE(url);
+  std::thread deferrer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    sieve->Defer(*url);
+  });
+  // Blocks (the URL in flight may bring links) until Defer queues it again.
+  EXPECT_EQ(sieve->PopFor(std::chrono::seconds(10)), *url);
+  deferrer.join();
 }
 
 TEST(SieveTest, TryPopNeverBlocks) {

@@ -85,6 +85,13 @@ class Sieve {
   // in-flight URL is done and the queue is empty.
   bool MarkDone(std::string_view url);
 
+  // Gives a popped, in-flight `url` back: it goes to the tail of the queue (the
+  // filter is not touched; it stays seen) and comes out of a later Pop again.
+  // For a consumer that cannot take a URL now without blocking the URLs behind
+  // it (the crawler's per-host budget: one host's backlog must not hold the
+  // queue's head). Returns false if `url` was not in flight.
+  bool Defer(std::string_view url);
+
   // Wakes every blocked Pop (they return nullopt) and refuses further pushes
   // and pops. Queued and in-flight URLs stay and can be saved.
   void Close();

@@ -21,6 +21,7 @@ struct SieveStats {
   uint64_t dropped = 0;    // pushes dropped as (probably) seen
   uint64_t popped = 0;     // successful pops
   uint64_t done = 0;       // MarkDone calls that matched an in-flight URL
+  uint64_t deferred = 0;   // Defer calls that matched (not kept in checkpoints)
   // URLs lost because a spill file could not be read back (disk errors).
   uint64_t lost = 0;
   bool closed = false;
