@@ -27,3 +27,15 @@ foreach(lib bloom sieve)
     DESTINATION ${CRAWL_CMAKE_DIR}/${lib})
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindxxHash.cmake DESTINATION ${CRAWL_CMAKE_DIR}/bloom)
+
+# sieve's optional component `redis`: its own export set, so that
+# sieveTargets.cmake does not name hiredis.
+if(TARGET sieve_redis)
+  install(TARGETS sieve_redis EXPORT sieveRedisTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT sieveRedisTargets NAMESPACE sieve::
+    DESTINATION ${CRAWL_CMAKE_DIR}/sieve)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/Findhiredis.cmake DESTINATION ${CRAWL_CMAKE_DIR}/sieve)
+endif()

@@ -1,4 +1,4 @@
-// Sieve::Save and Sieve::Open: the checkpoint file.
+// MemorySieve::Save and MemorySieve::Open: the checkpoint file.
 //
 // Format (version 1), all integers little-endian, followed by the 8-byte
 // XXH3-64 of everything before it (file_io.h):
@@ -18,7 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "file_io.h"
-#include "sieve/sieve.h"
+#include "sieve/memory_sieve.h"
 #include "sieve_state.h"
 #include "validate_options.h"
 
@@ -40,7 +40,7 @@ void WriteUrl(std::ostream& out, std::string_view url) {
 
 // In-flight URLs sorted by when they were popped, so a restore queues them
 // again in their original order.
-std::vector<std::string_view> InFlightInPopOrder(const Sieve::State& s)
+std::vector<std::string_view> InFlightInPopOrder(const MemorySieve::State& s)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   std::vector<std::pair<uint64_t, std::string_view>> by_seq;
   by_seq.reserve(s.in_flight.size());
@@ -52,7 +52,7 @@ std::vector<std::string_view> InFlightInPopOrder(const Sieve::State& s)
   return urls;
 }
 
-absl::Status WriteBody(const Sieve::State& s, std::ostream& out)
+absl::Status WriteBody(const MemorySieve::State& s, std::ostream& out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   out.write(kCheckpointMagic.data(), kCheckpointMagic.size());
   internal::WriteU32(out, kCheckpointVersion);
@@ -112,7 +112,7 @@ absl::Status ReadQueue(BodyReader& in, internal::SpillQueue& queue) {
 
 fs::path Sieve::CheckpointPath(const fs::path& dir) { return dir / "sieve.checkpoint"; }
 
-absl::Status Sieve::Save(const fs::path& dir) const {
+absl::Status MemorySieve::Save(const fs::path& dir) const {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
@@ -127,8 +127,8 @@ absl::Status Sieve::Save(const fs::path& dir) const {
       [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS { return WriteBody(*state_, out); });
 }
 
-absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Open(const fs::path& dir,
-                                                   const SieveOptions& runtime) {
+absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& dir,
+                                                               const SieveOptions& runtime) {
   const fs::path path = CheckpointPath(dir);
   std::error_code error;
   if (!fs::exists(path, error)) {
@@ -155,7 +155,7 @@ absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Open(const fs::path& dir,
     return ReadQueue(in, state->queue);
   });
   if (!status.ok()) return status;
-  return std::unique_ptr<Sieve>(new Sieve(std::move(state)));
+  return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 
 }  // namespace sieve

@@ -1,4 +1,4 @@
-// The Sieve's state, shared by sieve.cc (push/pop) and checkpoint.cc (save/open).
+// The in-memory Sieve's state, shared by memory_sieve.cc (push/pop) and checkpoint.cc (save/open).
 //
 // Locks, always taken in this order: one stripe lock (by the URL's hash), then
 // `mutex`. A push holds its stripe across the filter's check-and-insert *and*
@@ -19,7 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "overflow_warning.h"
 #include "seen_filter.h"
-#include "sieve/sieve.h"
+#include "sieve/memory_sieve.h"
 #include "spill_queue.h"
 
 namespace sieve {
@@ -57,7 +57,7 @@ struct SieveCounters {
   uint64_t overflow_warnings = 0;
 };
 
-struct Sieve::State {
+struct MemorySieve::State {
   State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
         const SieveCounters& counters);
 

@@ -4,6 +4,12 @@
 // Pop hands URLs to many fetcher threads, the queue spills to disk past its
 // memory budget, and Save/Open checkpoint the whole state.
 //
+// `Sieve` is the contract; two implementations keep it: the in-memory one
+// (sieve/memory_sieve.h, what Create and Open return: one process, spills to
+// disk, checkpoints) and RedisSieve (sieve/redis_sieve.h, in the optional
+// `sieve::redis` library: the filter and queue live in Redis and are shared by
+// many processes). Code written against `Sieve` works with either.
+//
 //   auto sieve = sieve::Sieve::Create({.expected_count = 1'000'000});
 //   if (!sieve.ok()) return sieve.status();
 //   (*sieve)->Push("https://example.com/");
@@ -15,7 +21,8 @@
 //   // Every thread's Pop returns nullopt once the queue is empty and no URL is
 //   // in flight: the crawl is complete.
 //
-// Threading: every method is safe to call concurrently. Pushes of the same new
+// Threading: every method of every implementation is safe to call
+// concurrently. What follows is the in-memory Sieve's detail: Pushes of the same new
 // URL from many threads at once enqueue it exactly once (the filter's
 // check-and-insert runs under one of 32 locks striped by the URL's hash). Save
 // briefly stops pushes and pops (it holds every lock while it copies the state).
@@ -43,8 +50,9 @@ namespace sieve {
 
 class Sieve {
  public:
-  // Validates the options (InvalidArgument naming the bad field) and allocates
-  // the filter (its full size at once: see SieveOptions::expected_count).
+  // The in-memory Sieve (MemorySieve). Validates the options (InvalidArgument
+  // naming the bad field) and allocates the filter (its full size at once: see
+  // SieveOptions::expected_count).
   static absl::StatusOr<std::unique_ptr<Sieve>> Create(const SieveOptions& options);
 
   // Restores a Sieve saved with Save(dir): the filter, the queue in the same
@@ -55,67 +63,62 @@ class Sieve {
   static absl::StatusOr<std::unique_ptr<Sieve>> Open(const std::filesystem::path& dir,
                                                      const SieveOptions& runtime = {});
 
-  ~Sieve();
+  Sieve() = default;
+  virtual ~Sieve() = default;
   Sieve(const Sieve&) = delete;
   Sieve& operator=(const Sieve&) = delete;
 
   // Enqueues `url` and returns true if it was not seen before; returns false
   // and drops it if it (probably) was, or if the Sieve is closed.
-  bool Push(std::string_view url);
+  virtual bool Push(std::string_view url) = 0;
   // Push for each URL, in order (a URL repeated in the batch is new only the
   // first time). Faster than single pushes (about 2x on a filter larger than
   // the CPU cache): the filter prefetches the URLs' cache lines so their misses
   // overlap, and the locks are taken once per 512 URLs (every stripe at once). `accepted`, if not
   // empty, must have urls.size() elements and receives each result. Returns
   // the number accepted.
-  size_t PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted = {});
+  virtual size_t PushBatch(absl::Span<const std::string_view> urls,
+                           absl::Span<bool> accepted = {}) = 0;
 
   // The oldest queued URL, which is then in flight until MarkDone(url). Blocks
   // while the queue is empty and another URL is in flight (its page may yield
   // more links). Returns nullopt once Close() was called, or once the queue is
   // empty and nothing is in flight: the crawl is complete.
-  std::optional<std::string> Pop();
+  virtual std::optional<std::string> Pop() = 0;
   // Pop without blocking: nullopt if nothing is queued right now.
-  std::optional<std::string> TryPop();
+  virtual std::optional<std::string> TryPop() = 0;
   // Pop that waits at most `timeout`; nullopt on timeout too (see IsFinished).
-  std::optional<std::string> PopFor(std::chrono::milliseconds timeout);
+  virtual std::optional<std::string> PopFor(std::chrono::milliseconds timeout) = 0;
 
   // Marks a popped URL as handled (fetched, failed, skipped: anything final).
   // Returns false if `url` was not in flight. Wakes blocked Pops when the last
   // in-flight URL is done and the queue is empty.
-  bool MarkDone(std::string_view url);
+  virtual bool MarkDone(std::string_view url) = 0;
 
   // Gives a popped, in-flight `url` back: it goes to the tail of the queue (the
   // filter is not touched; it stays seen) and comes out of a later Pop again.
   // For a consumer that cannot take a URL now without blocking the URLs behind
   // it (the crawler's per-host budget: one host's backlog must not hold the
   // queue's head). Returns false if `url` was not in flight.
-  bool Defer(std::string_view url);
+  virtual bool Defer(std::string_view url) = 0;
 
   // Wakes every blocked Pop (they return nullopt) and refuses further pushes
   // and pops. Queued and in-flight URLs stay and can be saved.
-  void Close();
+  virtual void Close() = 0;
   // True once closed, or when the queue is empty and nothing is in flight.
-  bool IsFinished() const;
+  virtual bool IsFinished() const = 0;
 
-  SieveStats Stats() const;
+  virtual SieveStats Stats() const = 0;
 
   // Writes a checkpoint into `dir` (created if missing) as one file,
   // dir/sieve.checkpoint, atomically (temporary name, fsync, rename, fsync of
   // the directory): a crash during Save leaves the previous checkpoint whole.
   // In-flight URLs are saved as queued. Stops pushes and pops while it runs.
-  absl::Status Save(const std::filesystem::path& dir) const;
+  // RedisSieve keeps its state in Redis and returns Unimplemented here.
+  virtual absl::Status Save(const std::filesystem::path& dir) const = 0;
 
-  // The checkpoint file Save writes in `dir`.
+  // The checkpoint file the in-memory Sieve's Save writes in `dir`.
   static std::filesystem::path CheckpointPath(const std::filesystem::path& dir);
-
-  // Opaque to embedders: defined in src/sieve_state.h.
-  struct State;
-
- private:
-  explicit Sieve(std::unique_ptr<State> state);
-
-  std::unique_ptr<State> state_;
 };
 
 }  // namespace sieve

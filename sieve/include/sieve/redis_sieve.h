@@ -1,0 +1,161 @@
+// sieve/redis_sieve.h: RedisSieve, the Sieve whose filter and queue live in
+// Redis, so that many crawl processes on many machines share one frontier:
+// a URL pushed by any of them is enqueued once for the whole fleet, and each
+// queued URL is handed to one of them.
+//
+//   sieve::RedisSieveOptions options;
+//   options.host = "10.0.0.5";
+//   options.name = "news-crawl";        // every key starts with "news-crawl:"
+//   options.expected_count = 200'000'000;
+//   absl::StatusOr<std::unique_ptr<sieve::RedisSieve>> sieve =
+//       sieve::RedisSieve::Connect(options);
+//   if (!sieve.ok()) return sieve.status();
+//   (*sieve)->Push("https://example.com/");   // then use it as any sieve::Sieve
+//
+// In Redis (NAME is options.name):
+//   NAME:meta      the filter's parameters, written once (SET NX); a client
+//                  whose options give other parameters is refused.
+//   NAME:bits:I    the filter's bits, shard I (shard_bytes each, <= 512 MiB,
+//                  the cap of one Redis string). A URL's bit positions are
+//                  bloom's (bloom/hash.h, bloom/params.h): XXH3-128 with the
+//                  fixed seed, the layout's probe derivation.
+//   NAME:queue     the FIFO (a list of URLs).
+//   NAME:leases    popped URLs in flight (a sorted set scored by the lease's
+//                  deadline, in Redis's clock) and NAME:owners (URL -> the
+//                  client holding it).
+// Every change is one Lua script run by the server (sieve/src/redis/
+// scripts.cc): push = test-and-set of the k bits and the enqueue, atomically,
+// for a whole batch of URLs (one round trip per batch); pop = move URLs from
+// the queue (or from expired leases) into the leases, atomically, so a URL
+// popped is either still queued or leased to the client that got the reply.
+//
+// Differences from the in-memory Sieve:
+//  - Pop leases URLs in batches of pop_batch_size; a client that dies loses
+//    nothing: its leases expire after lease_time and the URLs are handed out
+//    again. (So a URL can be fetched twice, never lost.) MarkDone acks are
+//    sent with the next round trip (at most done_batch_size or one second
+//    late); IsFinished and the destructor send them at once.
+//  - IsFinished is fleet-wide: the queue is empty and no lease is held
+//    (an expired lease counts until it is handed out again and done).
+//  - Close is local: this client stops; the fleet is unaffected.
+//  - Stats: queued, in_flight and the filter's figures are fleet-wide (the
+//    filter's from BITCOUNT over the shards, cached for stats_cache); the
+//    counters (accepted, dropped, popped, done, deferred) are this client's.
+//  - Save returns Unimplemented: the state lives in Redis (persist it with
+//    Redis's own AOF/RDB). Open/Create are the in-memory Sieve's.
+//  - Failures: each command is retried with exponential back-off (retry).
+//    When the retries are exhausted, or Redis restarted and lost the
+//    frontier, the client enters a sticky failed state: health() returns
+//    the error, every call returns false / nullopt, and IsFinished returns
+//    true (so consumers stop), as if closed.
+//
+// Threading: every method is safe to call concurrently; one connection per
+// RedisSieve, used under one mutex (run one RedisSieve per process, or more
+// for more connections).
+#ifndef SIEVE_REDIS_SIEVE_H_
+#define SIEVE_REDIS_SIEVE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "bloom/params.h"
+#include "sieve/sieve.h"
+#include "sieve/stats.h"
+
+namespace sieve {
+
+// How a command that failed on the network is retried: up to max_attempts
+// tries in all, waiting first_backoff, then twice as long each time, at most
+// max_backoff. The defaults ride out a Redis restart of ~10 s.
+struct RedisRetryPolicy {
+  int max_attempts = 8;
+  std::chrono::milliseconds first_backoff{50};
+  std::chrono::milliseconds max_backoff{4000};
+};
+
+struct RedisSieveOptions {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  // Prefix of every key; the processes of one crawl share it. Non-empty.
+  std::string name = "crawl";
+  // The filter, as SieveOptions: n, p and layout give m and k (bloom/params.h).
+  // Size n for the whole fleet's distinct URLs: 1e9 at 1% is ~1.25 GB of
+  // Redis memory in 3 shards.
+  uint64_t expected_count = 10'000'000;
+  double fp_rate = 0.01;
+  bloom::Layout layout = bloom::Layout::kBlocked;
+  // Bytes per bitmap key: a multiple of 64, at most 512 MiB (Redis's cap on a
+  // string). Smaller shards spread a big filter over more keys (and more
+  // cluster slots); tests use tiny ones to exercise sharding.
+  uint64_t shard_bytes = uint64_t{512} << 20;
+  // URLs per push script call. Bigger: fewer round trips; each call blocks
+  // Redis for its duration (~5 ms at 1024).
+  size_t push_batch_size = 1024;
+  // URLs leased per pop round trip; the extra ones wait in this client.
+  // Bigger: fewer round trips; smaller: fairer sharing between processes.
+  size_t pop_batch_size = 16;
+  // MarkDone acks held before they are sent (they also go with the next pop).
+  size_t done_batch_size = 64;
+  // How long a popped URL stays leased before it is handed out again. Longer
+  // than any fetch with its retries, or pages are fetched twice.
+  std::chrono::milliseconds lease_time{std::chrono::minutes(10)};
+  // Connect / read / write timeout of one attempt.
+  std::chrono::milliseconds io_timeout{std::chrono::seconds(2)};
+  // How long the fleet-wide filter figures are reused by Stats().
+  std::chrono::milliseconds stats_cache{std::chrono::seconds(2)};
+  // How often a blocked Pop asks Redis again while other processes hold leases.
+  std::chrono::milliseconds poll_interval{50};
+  RedisRetryPolicy retry;
+};
+
+// Parses "redis://HOST:PORT/NAME" (PORT and NAME optional: 6379, "crawl")
+// into `base` with host, port and name replaced. InvalidArgument otherwise.
+absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
+
+class RedisSieve final : public Sieve {
+ public:
+  // Validates the options (InvalidArgument), connects (Unavailable after the
+  // retries), loads the scripts and writes or checks NAME:meta
+  // (FailedPrecondition naming both parameter sets if they differ).
+  static absl::StatusOr<std::unique_ptr<RedisSieve>> Connect(const RedisSieveOptions& options);
+  // Sends pending acks and gives URLs leased but not yet returned by a pop
+  // back to the queue's head.
+  ~RedisSieve() override;
+
+  bool Push(std::string_view url) override;
+  size_t PushBatch(absl::Span<const std::string_view> urls,
+                   absl::Span<bool> accepted = {}) override;
+  std::optional<std::string> Pop() override;
+  std::optional<std::string> TryPop() override;
+  std::optional<std::string> PopFor(std::chrono::milliseconds timeout) override;
+  bool MarkDone(std::string_view url) override;
+  bool Defer(std::string_view url) override;
+  void Close() override;
+  bool IsFinished() const override;
+  SieveStats Stats() const override;
+  absl::Status Save(const std::filesystem::path& dir) const override;
+
+  // OK, or the error that put this client in its failed state.
+  absl::Status health() const;
+  // The filter's bit count m and hash count k, as written in NAME:meta.
+  uint64_t bit_count() const;
+  uint32_t hash_count() const;
+
+  struct State;  // sieve/src/redis/redis_state.h
+
+ private:
+  explicit RedisSieve(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sieve
+
+#endif  // SIEVE_REDIS_SIEVE_H_

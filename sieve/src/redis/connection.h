@@ -1,0 +1,85 @@
+// One hiredis connection with the retry policy of RedisSieveOptions: commands
+// go out pipelined (all written, then all replies read: one round trip for
+// the lot); on a network error the connection is dropped, re-opened after a
+// back-off and the commands sent again, up to the policy's attempts. Every
+// command sent through here must therefore be safe to run twice (RedisSieve's
+// scripts are: a push sent twice finds its bits set, an ack twice finds no
+// lease).
+//
+//   absl::StatusOr<RedisConnection> c = RedisConnection::Open(options);
+//   absl::StatusOr<std::vector<RedisReply>> r = c->Run({{"LLEN", "q"}});
+//
+// Scripts: Register(source) keeps the source and returns its SHA1; a reply
+// NOSCRIPT (Redis restarted, or SCRIPT FLUSH) makes Run load every registered
+// script again and resend.
+//
+// Threading: none; RedisSieve uses it under its mutex.
+#ifndef SIEVE_SRC_REDIS_CONNECTION_H_
+#define SIEVE_SRC_REDIS_CONNECTION_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sieve/redis_sieve.h"
+
+struct redisContext;
+struct redisReply;
+
+namespace sieve::internal {
+
+struct ReplyDeleter {
+  void operator()(redisReply* reply) const;
+};
+using RedisReply = std::unique_ptr<redisReply, ReplyDeleter>;
+using RedisCommand = std::vector<std::string>;
+
+// Reply accessors: InternalError if the reply is not of the expected kind
+// (an error reply's text is in the message).
+absl::StatusOr<long long> ReplyInteger(const redisReply* reply);
+absl::StatusOr<std::string> ReplyString(const redisReply* reply);  // nil: ""
+bool ReplyIsNil(const redisReply* reply);
+absl::Status ReplyError(const redisReply* reply);  // OK unless an error reply
+
+class RedisConnection {
+ public:
+  static absl::StatusOr<std::unique_ptr<RedisConnection>> Open(const RedisSieveOptions& options);
+  ~RedisConnection();
+
+  // After every re-connection (not the first), GET `key` must return `value`;
+  // otherwise Run returns DataLoss (RedisSieve checks so that the frontier
+  // survived: a Redis restarted without persistence lost it).
+  void RequireOnReconnect(std::string key, std::string value);
+  // Remembers a Lua script and loads it now; returns its SHA1 for EVALSHA.
+  absl::StatusOr<std::string> Register(const std::string& source);
+
+  // Sends the commands pipelined and returns one reply per command (error
+  // replies included: check them). Unavailable after the retries.
+  absl::StatusOr<std::vector<RedisReply>> Run(const std::vector<RedisCommand>& commands);
+  // Run of one command, its error reply turned into a status.
+  absl::StatusOr<RedisReply> Call(const RedisCommand& command);
+
+ private:
+  explicit RedisConnection(const RedisSieveOptions& options);
+  absl::Status Connect();
+  absl::Status LoadScripts();
+  // One attempt: writes and reads everything, or fails on the network.
+  absl::StatusOr<std::vector<RedisReply>> SendOnce(const std::vector<RedisCommand>& commands);
+
+  std::string host_;
+  int port_;
+  std::chrono::milliseconds io_timeout_;
+  RedisRetryPolicy retry_;
+  redisContext* context_ = nullptr;
+  bool connected_once_ = false;
+  std::vector<std::string> scripts_;
+  std::string required_key_;
+  std::string required_value_;
+};
+
+}  // namespace sieve::internal
+
+#endif  // SIEVE_SRC_REDIS_CONNECTION_H_

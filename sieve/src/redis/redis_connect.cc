@@ -1,0 +1,103 @@
+// RedisSieve::Connect: options, connection, scripts, and the parameters in
+// NAME:meta that every process of the fleet must share.
+#include <unistd.h>
+
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "redis_state.h"
+#include "scripts.h"
+#include "spdlog/spdlog.h"
+
+namespace sieve {
+namespace {
+
+absl::Status Validate(const RedisSieveOptions& o) {
+  auto bad = [](const char* field, const char* why) {
+    return absl::InvalidArgumentError(absl::StrCat("RedisSieveOptions.", field, " ", why));
+  };
+  if (o.name.empty()) return bad("name", "must not be empty");
+  if (o.host.empty()) return bad("host", "must not be empty");
+  if (o.port < 1 || o.port > 65535) return bad("port", "must be in [1, 65535]");
+  if (o.push_batch_size < 1) return bad("push_batch_size", "must be >= 1");
+  if (o.pop_batch_size < 1) return bad("pop_batch_size", "must be >= 1");
+  if (o.done_batch_size < 1) return bad("done_batch_size", "must be >= 1");
+  if (o.lease_time.count() < 1) return bad("lease_time", "must be >= 1 ms");
+  if (o.io_timeout.count() < 1) return bad("io_timeout", "must be >= 1 ms");
+  if (o.retry.max_attempts < 1) return bad("retry.max_attempts", "must be >= 1");
+  return absl::OkStatus();
+}
+
+// hostname:pid:random, unique across the fleet and across restarts.
+std::string ClientId() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  std::random_device random;
+  const uint64_t nonce = (uint64_t{random()} << 32) | random();
+  return absl::StrFormat("%s:%d:%016x", host, getpid(), nonce);
+}
+
+// Writes the parameters if this is the first process (SET NX), then checks
+// that what is there is what these options give.
+absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& keys,
+                               const RedisSieveOptions& options, const std::string& ours) {
+  absl::StatusOr<std::vector<internal::RedisReply>> replies =
+      c.Run({{"SET", keys.meta, ours, "NX"}, {"GET", keys.meta}});
+  if (!replies.ok()) return replies.status();
+  absl::StatusOr<std::string> stored = internal::ReplyString((*replies)[1].get());
+  if (!stored.ok()) return stored.status();
+  if (*stored == ours) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "redis frontier '", options.name, "' at ", options.host, ":", options.port,
+      " was created with parameters '", *stored, "' but these options give '", ours,
+      "': every process must use the same expected_count, fp_rate, layout and shard size "
+      "(or choose another name)"));
+}
+
+}  // namespace
+
+RedisKeys::RedisKeys(const std::string& name)
+    : prefix(name),
+      meta(name + ":meta"),
+      queue(name + ":queue"),
+      leases(name + ":leases"),
+      owners(name + ":owners") {}
+
+std::string RedisKeys::ShardKey(uint64_t shard) const {
+  return absl::StrCat(prefix, ":bits:", shard);
+}
+
+RedisSieve::State::State(const RedisSieveOptions& options_in, internal::FilterLayout layout_in)
+    : options(options_in), layout(layout_in), keys(options_in.name), owner(ClientId()) {}
+
+RedisSieve::RedisSieve(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieveOptions& options) {
+  if (absl::Status s = Validate(options); !s.ok()) return s;
+  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
+  if (!layout.ok()) return layout.status();
+  auto state = std::make_unique<State>(options, *layout);
+  absl::StatusOr<std::unique_ptr<internal::RedisConnection>> connection =
+      internal::RedisConnection::Open(options);
+  if (!connection.ok()) return connection.status();
+  internal::RedisConnection& c = **connection;
+  const std::string meta = layout->MetaString();
+  if (absl::Status s = AgreeOnParameters(c, state->keys, options, meta); !s.ok()) return s;
+  c.RequireOnReconnect(state->keys.meta, meta);
+  for (auto [source, sha] : {std::pair{internal::kPushScript, &state->push_sha},
+                             std::pair{internal::kPopScript, &state->pop_sha},
+                             std::pair{internal::kReleaseScript, &state->release_sha}}) {
+    absl::StatusOr<std::string> loaded = c.Register(source);
+    if (!loaded.ok()) return loaded.status();
+    *sha = *loaded;
+  }
+  spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}", options.name,
+                options.host, options.port, meta, layout->ShardCount(), state->owner);
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->connection = *std::move(connection);
+  return std::unique_ptr<RedisSieve>(new RedisSieve(std::move(state)));
+}
+
+}  // namespace sieve

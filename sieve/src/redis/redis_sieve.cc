@@ -1,0 +1,179 @@
+// RedisSieve's Sieve methods: local bookkeeping around the round trips of
+// round_trips.cc.
+#include "sieve/redis_sieve.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "redis_state.h"
+#include "round_trips.h"
+
+namespace sieve {
+
+using internal::AckAndLease;
+using internal::Usable;
+
+namespace {
+
+// Acks older than this go out with the next call even if few.
+constexpr std::chrono::seconds kMaxAckDelay{1};
+
+bool AcksDue(const RedisSieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  return !s.acks.empty() && (s.acks.size() >= s.options.done_batch_size ||
+                             std::chrono::steady_clock::now() - s.oldest_ack >= kMaxAckDelay);
+}
+
+}  // namespace
+
+RedisSieve::~RedisSieve() {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.failure.ok()) return;
+  if (!s.acks.empty()) AckAndLease(s, 0);
+  // Unreturned leases and undone pops go back to the head: another client
+  // takes them now rather than after their leases expire.
+  std::vector<std::string> give_back(s.leased.begin(), s.leased.end());
+  give_back.insert(give_back.begin(), s.in_flight.begin(), s.in_flight.end());
+  if (!give_back.empty() && s.failure.ok()) internal::Release(s, "head", give_back);
+}
+
+bool RedisSieve::Push(std::string_view url) { return PushBatch({&url, 1}) == 1; }
+
+size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted) {
+  State& s = *state_;
+  std::fill(accepted.begin(), accepted.end(), false);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!Usable(s) || urls.empty()) return 0;
+  std::unique_ptr<bool[]> is_new(new bool[urls.size()]());
+  if (!internal::PushUrls(s, urls, absl::Span<bool>(is_new.get(), urls.size()))) return 0;
+  const size_t count =
+      static_cast<size_t>(std::count(is_new.get(), is_new.get() + urls.size(), true));
+  if (!accepted.empty()) std::copy(is_new.get(), is_new.get() + urls.size(), accepted.begin());
+  s.accepted += count;
+  s.dropped += urls.size() - count;
+  internal::RefreshFleetFigures(s, /*force=*/false);  // for the capacity warning
+  return count;
+}
+
+std::optional<std::string> RedisSieve::TryPop() {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!Usable(s)) return std::nullopt;
+  if (s.leased.empty() || AcksDue(s)) {
+    if (!AckAndLease(s, s.leased.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
+  }
+  if (s.leased.empty()) return std::nullopt;
+  std::string url = std::move(s.leased.front());
+  s.leased.pop_front();
+  s.in_flight.insert(url);
+  ++s.popped;
+  return url;
+}
+
+std::optional<std::string> RedisSieve::PopFor(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (std::optional<std::string> url = TryPop()) return url;
+    if (IsFinished()) return std::nullopt;
+    State& s = *state_;
+    std::unique_lock<std::mutex> lock(s.mutex);
+    const auto wake =
+        std::min(deadline, std::chrono::steady_clock::now() + s.options.poll_interval);
+    s.closed_changed.wait_until(lock, wake,
+                                [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return s.closed; });
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+  }
+}
+
+std::optional<std::string> RedisSieve::Pop() {
+  // Polls: other processes may push at any time, and Redis has no wake-up
+  // this client could wait on without a second connection.
+  for (;;) {
+    if (std::optional<std::string> url = PopFor(std::chrono::hours(1))) return url;
+    if (IsFinished()) return std::nullopt;
+  }
+}
+
+bool RedisSieve::MarkDone(std::string_view url) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.in_flight.find(std::string(url));
+  if (it == s.in_flight.end()) return false;
+  if (s.acks.empty()) s.oldest_ack = std::chrono::steady_clock::now();
+  s.acks.push_back(std::move(s.in_flight.extract(it).value()));
+  ++s.done;
+  if (AcksDue(s) && Usable(s)) AckAndLease(s, 0);
+  return true;
+}
+
+bool RedisSieve::Defer(std::string_view url) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.in_flight.find(std::string(url));
+  if (it == s.in_flight.end() || !Usable(s)) return false;
+  std::vector<std::string> urls = {std::move(s.in_flight.extract(it).value())};
+  std::optional<long long> released = internal::Release(s, "tail", urls);
+  if (!released.has_value() || *released == 0) return false;
+  ++s.deferred;
+  return true;
+}
+
+void RedisSieve::Close() {
+  State& s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.closed = true;
+  }
+  s.closed_changed.notify_all();
+}
+
+bool RedisSieve::IsFinished() const {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!Usable(s)) return true;
+  if (!s.leased.empty() || !s.in_flight.empty()) return false;
+  if (!AckAndLease(s, 0)) return true;  // failed: as closed
+  return s.queued == 0 && s.leases == 0;
+}
+
+absl::Status RedisSieve::Save(const std::filesystem::path&) const {
+  return absl::UnimplementedError(
+      "a Redis frontier keeps its state in Redis: persist it with Redis (AOF or RDB), not Save");
+}
+
+absl::Status RedisSieve::health() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->failure;
+}
+
+uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
+uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
+
+SieveStats RedisSieve::Stats() const {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  internal::RefreshFleetFigures(s, /*force=*/false);
+  SieveStats stats;
+  // URLs leased into this client but not yet returned by a pop are queued
+  // from the caller's point of view.
+  const uint64_t buffered = std::min<uint64_t>(s.leased.size(), s.leases);
+  stats.queued = s.queued + buffered;
+  stats.in_flight = s.leases - buffered;
+  stats.accepted = s.accepted;
+  stats.dropped = s.dropped;
+  stats.popped = s.popped;
+  stats.done = s.done;
+  stats.deferred = s.deferred;
+  stats.closed = s.closed || !s.failure.ok();
+  stats.estimated_count = s.layout.EstimatedCount(s.bits_set);
+  stats.capacity = s.layout.capacity();
+  stats.target_fp_rate = s.layout.target_fp_rate();
+  stats.current_fp_rate = s.layout.FpRate(stats.estimated_count);
+  stats.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(s.layout.bits());
+  stats.overflow_warnings = s.overflow_warnings;
+  stats.filter_bytes = s.layout.bits() / 8;
+  return stats;
+}
+
+}  // namespace sieve

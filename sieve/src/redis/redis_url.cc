@@ -1,0 +1,39 @@
+// ParseRedisUrl: "redis://HOST:PORT/NAME", as given to `crawl --frontier`.
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "sieve/redis_sieve.h"
+
+namespace sieve {
+
+absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base) {
+  const std::string text(url);
+  absl::string_view rest = text;
+  if (!absl::ConsumePrefix(&rest, "redis://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("frontier URL must look like redis://HOST:PORT/NAME, got '", text, "'"));
+  }
+  absl::string_view authority = rest.substr(0, rest.find('/'));
+  if (authority.size() < rest.size()) {
+    absl::string_view name = rest.substr(authority.size() + 1);
+    if (!name.empty()) base.name = std::string(name);
+  }
+  const size_t colon = authority.rfind(':');
+  if (colon != absl::string_view::npos) {
+    int port = 0;
+    if (!absl::SimpleAtoi(authority.substr(colon + 1), &port) || port < 1 || port > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("bad port in frontier URL '", text, "'"));
+    }
+    base.port = port;
+    authority = authority.substr(0, colon);
+  }
+  if (authority.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no host in frontier URL '", text, "'"));
+  }
+  base.host = std::string(authority);
+  return base;
+}
+
+}  // namespace sieve

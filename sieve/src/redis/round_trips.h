@@ -1,0 +1,44 @@
+// RedisSieve's round trips, each a function of the state with its mutex held:
+// the script calls with their argument layout (scripts.cc) and the failure
+// rule (the first error is kept, logged once, and makes the client fail).
+#ifndef SIEVE_SRC_REDIS_ROUND_TRIPS_H_
+#define SIEVE_SRC_REDIS_ROUND_TRIPS_H_
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "redis_state.h"
+
+namespace sieve::internal {
+
+using State = RedisSieve::State;
+
+// True while the client is neither closed nor failed.
+bool Usable(const State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+// Records the first failure (sticky) and logs it.
+void Fail(State& s, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// Runs the push script over `urls` in batches of push_batch_size, pipelined;
+// writes each result into `is_new`. False (and failed) on error.
+bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// Sends the pending acks and leases up to `want` more URLs into s.leased;
+// refreshes s.queued and s.leases. False (and failed) on error.
+bool AckAndLease(State& s, size_t want) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// Runs the release script: URLs back to the queue's 'head' or 'tail'.
+// Returns how many were released, nullopt (and failed) on error.
+std::optional<long long> Release(State& s, std::string_view where,
+                                 const std::vector<std::string>& urls)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// Reads the filter's bit count over every shard, and the queue and lease
+// counts, if the last read is older than stats_cache; warns past capacity.
+void RefreshFleetFigures(State& s, bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+}  // namespace sieve::internal
+
+#endif  // SIEVE_SRC_REDIS_ROUND_TRIPS_H_

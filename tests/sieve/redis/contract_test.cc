@@ -1,0 +1,236 @@
+// The Sieve's contract (sieve/sieve.h), one suite run on both
+// implementations: the in-memory Sieve and RedisSieve on a private
+// redis-server. Only what the contract promises of every implementation is
+// here; the in-memory specifics (spilling, checkpoints, overflow policy) are
+// in tests/sieve/, the Redis specifics in redis_sieve_test.cc.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "sieve/redis/redis_server.h"
+#include "sieve/redis_sieve.h"
+#include "sieve/sieve.h"
+
+namespace sieve {
+namespace {
+
+enum class Kind { kMemory, kRedis };
+
+// One redis-server for the whole suite; each test uses its own frontier name.
+sieve_test::RedisServer* SharedRedis() {
+  static sieve_test::RedisServer* server = [] {
+    auto* s = new sieve_test::RedisServer();
+    absl::Status started = s->Start();
+    EXPECT_TRUE(started.ok()) << started;
+    return s;
+  }();
+  return server;
+}
+
+class SieveContractTest : public testing::TestWithParam<Kind> {
+ protected:
+  static void TearDownTestSuite() {
+    if (GetParamKindUsedRedis()) delete SharedRedis();
+  }
+  static bool& GetParamKindUsedRedis() {
+    static bool used = false;
+    return used;
+  }
+
+  std::unique_ptr<Sieve> Make(uint64_t expected = 10000) {
+    if (GetParam() == Kind::kMemory) {
+      SieveOptions options;
+      options.expected_count = expected;
+      absl::StatusOr<std::unique_ptr<Sieve>> sieve = Sieve::Create(options);
+      EXPECT_TRUE(sieve.ok()) << sieve.status();
+      return sieve.ok() ? *std::move(sieve) : nullptr;
+    }
+    GetParamKindUsedRedis() = true;
+    const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
+    RedisSieveOptions options = SharedRedis()->Options(absl::StrCat(test->name(), ":", ++made_));
+    options.expected_count = expected;
+    absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+    EXPECT_TRUE(sieve.ok()) << sieve.status();
+    return sieve.ok() ? *std::move(sieve) : nullptr;
+  }
+
+  int made_ = 0;
+};
+
+std::string Url(uint64_t i) { return absl::StrCat("https://host", i % 97, ".example/page/", i); }
+
+TEST_P(SieveContractTest, PushDropsSeenUrlsAndPopIsFifo) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  EXPECT_TRUE(sieve->Push("https://a.example/"));
+  EXPECT_TRUE(sieve->Push("https://b.example/"));
+  EXPECT_FALSE(sieve->Push("https://a.example/"));
+  EXPECT_EQ(*sieve->Pop(), "https://a.example/");
+  EXPECT_FALSE(sieve->Push("https://a.example/"));  // seen stays seen after pop
+  EXPECT_EQ(*sieve->Pop(), "https://b.example/");
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.accepted, 2u);
+  EXPECT_EQ(stats.dropped, 2u);
+  EXPECT_EQ(stats.popped, 2u);
+  EXPECT_EQ(stats.in_flight, 2u);
+}
+
+TEST_P(SieveContractTest, ManyUrlsComeOutOnceInPushOrder) {
+  auto sieve = Make(100000);
+  ASSERT_TRUE(sieve);
+  std::vector<std::string> urls;
+  for (uint64_t i = 0; i < 3000; ++i) urls.push_back(Url(i));
+  std::vector<std::string_view> views(urls.begin(), urls.end());
+  EXPECT_EQ(sieve->PushBatch(views), 3000u);
+  EXPECT_EQ(sieve->PushBatch(views), 0u);  // all seen now
+  for (uint64_t i = 0; i < 3000; ++i) {
+    std::optional<std::string> url = sieve->TryPop();
+    ASSERT_EQ(url, urls[i]) << i;
+    EXPECT_TRUE(sieve->MarkDone(*url));
+  }
+  EXPECT_FALSE(sieve->TryPop());
+  EXPECT_TRUE(sieve->IsFinished());
+}
+
+TEST_P(SieveContractTest, PushBatchReportsEachResult) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  sieve->Push("https://a.example/");
+  std::vector<std::string_view> urls = {"https://a.example/", "https://b.example/",
+                                        "https://b.example/", "https://c.example/"};
+  bool accepted[4];
+  EXPECT_EQ(sieve->PushBatch(urls, absl::MakeSpan(accepted)), 2u);
+  EXPECT_FALSE(accepted[0]);
+  EXPECT_TRUE(accepted[1]);
+  EXPECT_FALSE(accepted[2]);
+  EXPECT_TRUE(accepted[3]);
+  EXPECT_EQ(sieve->Stats().queued, 3u);
+}
+
+TEST_P(SieveContractTest, PopReturnsEmptyOnlyWhenDrainedAndNothingInFlight) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  EXPECT_FALSE(sieve->Pop());  // nothing queued, nothing in flight: finished
+  EXPECT_TRUE(sieve->IsFinished());
+  sieve->Push("https://a.example/");
+  std::optional<std::string> url = sieve->Pop();
+  ASSERT_TRUE(url);
+  EXPECT_FALSE(sieve->IsFinished());
+  // A's page is still being fetched: a Pop must wait (it may bring links).
+  EXPECT_FALSE(sieve->PopFor(std::chrono::milliseconds(20)));
+  EXPECT_FALSE(sieve->IsFinished());
+  EXPECT_TRUE(sieve->MarkDone(*url));
+  EXPECT_FALSE(sieve->MarkDone(*url));  // not in flight any more
+  EXPECT_TRUE(sieve->IsFinished());
+  EXPECT_FALSE(sieve->Pop());
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.done, 1u);
+  EXPECT_EQ(stats.in_flight, 0u);
+}
+
+TEST_P(SieveContractTest, DeferSendsAnInFlightUrlToTheTailWithoutForgettingIt) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  sieve->Push("https://a.example/1");
+  sieve->Push("https://b.example/1");
+  std::optional<std::string> first = sieve->TryPop();
+  ASSERT_EQ(first, "https://a.example/1");
+  EXPECT_FALSE(sieve->Defer("https://c.example/never-popped"));
+  EXPECT_TRUE(sieve->Defer(*first));
+  EXPECT_FALSE(sieve->Defer(*first));  // no longer in flight
+  EXPECT_FALSE(sieve->Push(*first));   // still seen: deferring is not forgetting
+  sieve->Push("https://c.example/1");
+  EXPECT_EQ(sieve->TryPop(), "https://b.example/1");
+  EXPECT_EQ(sieve->TryPop(), "https://a.example/1");  // behind what was queued before it
+  EXPECT_EQ(sieve->TryPop(), "https://c.example/1");
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.deferred, 1u);
+  EXPECT_EQ(stats.in_flight, 3u);
+  EXPECT_EQ(stats.queued, 0u);
+  for (const char* url : {"https://a.example/1", "https://b.example/1", "https://c.example/1"}) {
+    EXPECT_TRUE(sieve->MarkDone(url));
+  }
+  EXPECT_TRUE(sieve->IsFinished());
+}
+
+TEST_P(SieveContractTest, DeferWakesAWaitingPop) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  sieve->Push("https://a.example/");
+  std::optional<std::string> url = sieve->Pop();
+  ASSERT_TRUE(url);
+  std::thread deferrer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    sieve->Defer(*url);
+  });
+  // Blocks (the URL in flight may bring links) until Defer queues it again.
+  EXPECT_EQ(sieve->PopFor(std::chrono::seconds(10)), *url);
+  deferrer.join();
+}
+
+TEST_P(SieveContractTest, TryPopNeverBlocks) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  sieve->Push("https://a.example/");
+  ASSERT_TRUE(sieve->TryPop());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(sieve->TryPop());  // one in flight, queue empty: would block
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+TEST_P(SieveContractTest, CloseWakesAndRefuses) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  sieve->Push("https://a.example/");
+  sieve->Push("https://b.example/");
+  ASSERT_TRUE(sieve->Pop());
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    sieve->Close();
+  });
+  std::optional<std::string> second = sieve->Pop();  // b: not blocked yet
+  EXPECT_EQ(second, "https://b.example/");
+  EXPECT_FALSE(sieve->Pop());  // blocks (a and b in flight) until closed
+  closer.join();
+  EXPECT_TRUE(sieve->IsFinished());
+  EXPECT_FALSE(sieve->TryPop());
+  EXPECT_FALSE(sieve->Push("https://c.example/"));
+  SieveStats stats = sieve->Stats();
+  EXPECT_TRUE(stats.closed);
+  EXPECT_EQ(stats.in_flight, 2u);
+}
+
+TEST_P(SieveContractTest, StatsReportTheFilter) {
+  auto sieve = Make(100000);
+  ASSERT_TRUE(sieve);
+  std::vector<std::string> urls;
+  for (uint64_t i = 0; i < 20000; ++i) urls.push_back(Url(i));
+  std::vector<std::string_view> views(urls.begin(), urls.end());
+  sieve->PushBatch(views);
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.capacity, 100000u);
+  EXPECT_DOUBLE_EQ(stats.target_fp_rate, 0.01);
+  EXPECT_NEAR(stats.estimated_count, 20000, 20000 * 0.03);
+  EXPECT_GT(stats.fill_ratio, 0.05);
+  EXPECT_LT(stats.fill_ratio, 0.3);
+  EXPECT_LT(stats.current_fp_rate, 0.01);
+  EXPECT_GT(stats.filter_bytes, 100000u);
+  EXPECT_LT(stats.filter_bytes, 200000u);
+  EXPECT_EQ(stats.queued + stats.dropped, 20000u);
+  EXPECT_EQ(stats.accepted, stats.queued);
+}
+
+INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
+                         testing::Values(Kind::kMemory, Kind::kRedis),
+                         [](const testing::TestParamInfo<Kind>& info) {
+                           return info.param == Kind::kMemory ? "Memory" : "Redis";
+                         });
+
+}  // namespace
+}  // namespace sieve

@@ -1,0 +1,147 @@
+#include "sieve/redis/redis_server.h"
+
+#include <arpa/inet.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace sieve_test {
+namespace {
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  std::string all(path);
+  size_t start = 0;
+  while (start <= all.size()) {
+    size_t end = all.find(':', start);
+    if (end == std::string::npos) end = all.size();
+    if (access((all.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+std::string ReplyText(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_INTEGER:
+      return std::to_string(r->integer);
+    case REDIS_REPLY_NIL:
+      return "";
+    case REDIS_REPLY_ARRAY: {
+      std::vector<std::string> parts;
+      for (size_t i = 0; i < r->elements; ++i) parts.push_back(ReplyText(r->element[i]));
+      return absl::StrJoin(parts, "\n");
+    }
+    default:
+      return std::string(r->str, r->len);
+  }
+}
+
+}  // namespace
+
+RedisServer::RedisServer() {
+  std::random_device random;
+  dir_ = std::filesystem::temp_directory_path() / absl::StrCat("sieve-redis-test-", random());
+  std::filesystem::create_directories(dir_);
+  port_ = FreePort();
+}
+
+RedisServer::~RedisServer() {
+  Kill();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+absl::Status RedisServer::Start() {
+  if (!OnPath("redis-server")) {
+    return absl::FailedPreconditionError(
+        "redis-server is not on PATH: install it (Debian package redis-server, see scripts/setup)");
+  }
+  const std::string port = std::to_string(port_);
+  const std::string dir = dir_.string();
+  pid_ = fork();
+  if (pid_ == 0) {
+    execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save",
+           "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning",
+           static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 500; ++i) {
+    if (Command({"PING"}) == "PONG") return absl::OkStatus();
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return absl::InternalError(absl::StrCat("redis-server exited at start on port ", port));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return absl::DeadlineExceededError("redis-server did not answer PING within 5 s");
+}
+
+void RedisServer::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+sieve::RedisSieveOptions RedisServer::Options(const std::string& name) const {
+  sieve::RedisSieveOptions options;
+  options.host = "127.0.0.1";
+  options.port = port_;
+  options.name = name;
+  options.io_timeout = std::chrono::milliseconds(1000);
+  options.retry.max_attempts = 3;
+  options.retry.first_backoff = std::chrono::milliseconds(10);
+  options.stats_cache = std::chrono::milliseconds(0);
+  options.poll_interval = std::chrono::milliseconds(5);
+  return options;
+}
+
+std::string RedisServer::Command(const std::vector<std::string>& args) const {
+  timeval timeout{1, 0};
+  redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, timeout);
+  if (c == nullptr || c->err != 0) {
+    if (c != nullptr) redisFree(c);
+    return "ERR cannot connect";
+  }
+  std::vector<const char*> argv;
+  std::vector<size_t> lengths;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lengths.push_back(a.size());
+  }
+  auto* reply = static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+  std::string text = reply == nullptr ? "ERR no reply" : ReplyText(reply);
+  if (reply != nullptr) freeReplyObject(reply);
+  redisFree(c);
+  return text;
+}
+
+}  // namespace sieve_test

@@ -1,0 +1,55 @@
+// A private redis-server for a test: started from PATH on 127.0.0.1 on a free
+// port, with no persistence (--save "" --appendonly no), in a scratch
+// directory; killed by the destructor. A missing redis-server is a test
+// failure (Start returns the error), never a skip.
+//
+//   RedisServer redis;
+//   ASSERT_TRUE(redis.Start().ok());
+//   options.port = redis.port();
+//
+// Threading: one thread.
+#ifndef TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+#define TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sieve/redis_sieve.h"
+
+namespace sieve_test {
+
+class RedisServer {
+ public:
+  RedisServer();
+  ~RedisServer();
+  RedisServer(const RedisServer&) = delete;
+  RedisServer& operator=(const RedisServer&) = delete;
+
+  // Starts the server (on the same port again after Kill) and waits until it
+  // answers PING.
+  absl::Status Start();
+  // SIGKILL, and waits for it: the state is gone.
+  void Kill();
+  int port() const { return port_; }
+
+  // Options for a RedisSieve on this server, frontier `name`, with fast
+  // retries and no stats caching (tests read fresh figures).
+  sieve::RedisSieveOptions Options(const std::string& name) const;
+
+  // Runs one command on a fresh connection; the reply as text ("" for nil,
+  // integers in decimal, arrays joined by '\n'); "ERR..." on error.
+  std::string Command(const std::vector<std::string>& args) const;
+
+ private:
+  std::filesystem::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace sieve_test
+
+#endif  // TESTS_SIEVE_REDIS_REDIS_SERVER_H_
