@@ -53,6 +53,8 @@ class Sieve;
 
 namespace crawler {
 
+class HostCountSketch;
+
 struct FrontierOptions {
   // URLs pulled from the Sieve into the per-host queues ahead of fetching.
   // Larger lets more hosts be ready at once (a queue dominated by one slow
@@ -63,11 +65,20 @@ struct FrontierOptions {
   // host's URLs beyond it go to an overflow of up to 4 x max_buffered URLs.
   // Without it a backlog of one slow host fills the whole budget and the URLs
   // of other hosts behind it in the Sieve never get in (the crawl then runs at
-  // one host's --delay). The fix is partial: a backlog longer than the
-  // overflow (16384 URLs by default) still blocks until it drains, because
-  // the Sieve's FIFO cannot put URLs back. 64 is a minute of work for a host
-  // at the default 1 s delay. 0 = no per-host cap.
+  // one host's --delay). When the overflow is full too, the Frontier passes
+  // over the backlog: URLs of hosts at their cap are given back to the
+  // Sieve's tail (Sieve::Defer) until a URL of another host comes up, but
+  // only while URLs of other hosts are known to be queued (a 32 KiB count of
+  // queued URLs per authority hash; a single-host crawl never passes over)
+  // and at most pass_over_per_second of them, so a backlog of any length is
+  // crossed at a bounded cost. 64 is a minute of work for a host at the
+  // default 1 s delay. 0 = no per-host cap (and no passing over).
   size_t max_buffered_per_host = 64;
+  // URLs given back to the Sieve per second at most while passing over a
+  // backlog; a burst of up to max_buffered is allowed. Each costs a pop and a
+  // push of the Sieve (~1 us), so 100,000 is at most ~10% of a core while a
+  // backlog is being crossed: a backlog of 1e6 URLs takes ~10 s.
+  double pass_over_per_second = 100000;
   // Fetches handed out in total; 0 = unlimited (--max-pages).
   uint64_t max_pages = 0;
   // URLs accepted per authority; 0 = unlimited (--max-pages-per-host). Checked
@@ -91,6 +102,7 @@ struct FrontierStats {
   size_t authorities = 0;        // authorities known to the host queues
   size_t pending_meta = 0;       // side-table entries (URLs queued in the Sieve)
   uint64_t over_host_limit = 0;  // offers refused by max_pages_per_host
+  uint64_t passed_over = 0;      // URLs given back to the Sieve's tail (see max_buffered_per_host)
 };
 
 // What a checkpoint keeps of the Frontier (see Frontier::Checkpoint): the
@@ -169,7 +181,11 @@ class Frontier {
   };
 
   Frontier(sieve::Sieve* sieve, const FrontierOptions& options, std::unique_ptr<HostPolicy> policy);
-  void RefillLocked(absl::Time now);                                          // requires mu_
+  void RefillLocked(absl::Time now);  // requires mu_
+  // Whether Refill may give URLs of backlogged hosts back to the Sieve now:
+  // URLs of other hosts are queued there and the rate allows it.
+  bool MayPassOverLocked(absl::Time now);                                     // requires mu_
+  bool OtherHostsQueuedLocked() const;                                        // requires mu_
   bool OfferLocked(const std::string& url, Meta meta);                        // requires mu_
   bool UnderHostLimitLocked(const std::string& url, std::string* authority);  // requires mu_
   std::shared_ptr<const std::string> InternParentLocked(const std::string& parent);
@@ -185,6 +201,11 @@ class Frontier {
   absl::flat_hash_map<std::string, uint64_t> per_host_;
   std::shared_ptr<const std::string> last_parent_;  // guarded by mu_; interning cache
   FrontierStats stats_;                             // guarded by mu_
+  // Queued URLs per authority hash (see max_buffered_per_host); guarded by mu_.
+  std::unique_ptr<HostCountSketch> sieve_hosts_;
+  double pass_over_tokens_ = 0;                           // guarded by mu_; token bucket
+  absl::Time pass_over_refilled_ = absl::InfinitePast();  // guarded by mu_
+  bool pass_over_waiting_ = false;  // guarded by mu_; out of tokens, more to do
 };
 
 }  // namespace crawler

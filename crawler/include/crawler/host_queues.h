@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 
 namespace crawler {
@@ -136,6 +137,10 @@ class HostQueues {
   size_t queued() const { return queued_; }
   // Queued URLs beyond their authority's first max_queued_per_host.
   size_t over_cap() const { return over_cap_; }
+  // Authorities with at least max_queued_per_host URLs queued (another Add
+  // would be over the cap); empty when there is no cap.
+  const absl::flat_hash_set<std::string>& at_cap() const { return at_cap_; }
+  bool AtCap(const std::string& authority) const { return at_cap_.contains(authority); }
   size_t in_flight() const { return in_flight_; }
   size_t authorities() const { return hosts_.size(); }
 
@@ -174,6 +179,7 @@ class HostQueues {
   uint64_t order_ = 0;
   size_t queued_ = 0;
   size_t over_cap_ = 0;
+  absl::flat_hash_set<std::string> at_cap_;
   size_t in_flight_ = 0;
   uint64_t releases_ = 0;
 };

@@ -4,9 +4,12 @@
 // pops a URL whose meta is not there yet.
 #include "crawler/frontier.h"
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+#include "host_count_sketch.h"
 #include "sieve/sieve.h"
 
 namespace crawler {
@@ -22,6 +25,9 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Create(sieve::Sieve* sieve,
   if (options.delay < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("delay must be >= 0");
   }
+  if (!(options.pass_over_per_second > 0)) {
+    return absl::InvalidArgumentError("FrontierOptions.pass_over_per_second must be > 0");
+  }
   if (policy == nullptr)
     policy = std::make_unique<FixedDelayPolicy>(options.per_host, options.delay);
   return std::unique_ptr<Frontier>(new Frontier(sieve, options, std::move(policy)));
@@ -32,7 +38,8 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
     : sieve_(sieve),
       options_(options),
       policy_(std::move(policy)),
-      queues_(policy_.get(), options.max_buffered_per_host) {}
+      queues_(policy_.get(), options.max_buffered_per_host),
+      sieve_hosts_(std::make_unique<HostCountSketch>()) {}
 
 Frontier::~Frontier() = default;
 
@@ -59,6 +66,8 @@ bool Frontier::OfferLocked(const std::string& url, Meta meta) {
   if (!UnderHostLimitLocked(url, &authority)) return false;
   if (!sieve_->Push(url)) return false;
   ++stats_.accepted;
+  if (authority.empty()) authority = AuthorityOf(url);
+  sieve_hosts_->Add(authority);
   if (options_.max_pages_per_host > 0) ++per_host_[authority];
   meta_.insert_or_assign(url, std::move(meta));
   return true;
@@ -84,22 +93,43 @@ size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
   stats_.offered += urls.size();
   stats_.accepted += added;
   for (size_t i = 0; i < urls.size(); ++i) {
-    if (accepted[i]) meta_.insert_or_assign(urls[i], Meta{depth, 0, shared_parent});
+    if (!accepted[i]) continue;
+    meta_.insert_or_assign(urls[i], Meta{depth, 0, shared_parent});
+    sieve_hosts_->Add(AuthorityOf(urls[i]));
   }
   return added;
 }
 
 void Frontier::RefillLocked(absl::Time now) {
   // URLs over their host's cap do not count against max_buffered (so other
-  // hosts behind them still get in) but have their own, larger budget.
+  // hosts behind them still get in) but have their own, larger budget; past
+  // it, URLs of hosts at their cap are passed over (given back to the Sieve).
   const size_t max_over_cap = 4 * options_.max_buffered;
-  while (queues_.queued() - queues_.over_cap() < options_.max_buffered &&
-         queues_.over_cap() < max_over_cap) {
+  pass_over_waiting_ = false;
+  bool may_pass_over = false;
+  bool asked = false;
+  while (queues_.queued() - queues_.over_cap() < options_.max_buffered) {
+    const bool overflow_full = queues_.over_cap() >= max_over_cap;
+    if (overflow_full && !asked) {
+      may_pass_over = MayPassOverLocked(now);
+      asked = true;
+    }
+    if (overflow_full && (!may_pass_over || pass_over_tokens_ < 1)) {
+      pass_over_waiting_ = may_pass_over;
+      return;
+    }
     std::optional<std::string> popped = sieve_->TryPop();
     if (!popped.has_value()) return;
     CrawlUrl url;
     url.url = std::move(*popped);
     url.authority = AuthorityOf(url.url);
+    if (overflow_full && queues_.AtCap(url.authority)) {
+      sieve_->Defer(url.url);  // its count in sieve_hosts_ stays: it is queued again
+      pass_over_tokens_ -= 1;
+      ++stats_.passed_over;
+      continue;
+    }
+    sieve_hosts_->Remove(url.authority);
     if (auto it = meta_.find(url.url); it != meta_.end()) {
       url.depth = it->second.depth;
       url.redirect_hops = it->second.redirect_hops;
@@ -107,7 +137,27 @@ void Frontier::RefillLocked(absl::Time now) {
       // Kept until Done: a checkpoint saves the meta of in-flight URLs too.
     }
     queues_.Add(std::move(url), now);
+    asked = false;  // that host may be at its cap now: ask again
   }
+}
+
+bool Frontier::MayPassOverLocked(absl::Time now) {
+  if (options_.max_buffered_per_host == 0 || !OtherHostsQueuedLocked()) return false;
+  const double burst = static_cast<double>(options_.max_buffered);
+  const double elapsed = std::max(0.0, absl::ToDoubleSeconds(now - pass_over_refilled_));
+  pass_over_tokens_ = std::min(burst, pass_over_tokens_ + elapsed * options_.pass_over_per_second);
+  pass_over_refilled_ = now;
+  return true;
+}
+
+bool Frontier::OtherHostsQueuedLocked() const {
+  absl::flat_hash_set<size_t> buckets;
+  uint64_t backlogged = 0;
+  for (const std::string& authority : queues_.at_cap()) {
+    const size_t bucket = sieve_hosts_->Bucket(authority);
+    if (buckets.insert(bucket).second) backlogged += sieve_hosts_->count(bucket);
+  }
+  return sieve_hosts_->total() > backlogged;
 }
 
 bool Frontier::PageLimitReached() {
@@ -126,7 +176,11 @@ std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
 
 absl::Time Frontier::NextReadyTime() {
   std::lock_guard<std::mutex> lock(mu_);
-  return queues_.NextReadyTime();
+  const absl::Time ready = queues_.NextReadyTime();
+  if (!pass_over_waiting_) return ready;
+  // Out of pass-over tokens with URLs of other hosts still behind a backlog:
+  // look again once a few tokens have come back.
+  return std::min(ready, pass_over_refilled_ + absl::Milliseconds(10));
 }
 
 void Frontier::Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now) {

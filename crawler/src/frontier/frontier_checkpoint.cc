@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "crawler/frontier.h"
+#include "host_count_sketch.h"
 
 namespace crawler {
 
@@ -40,6 +41,7 @@ void Frontier::Restore(const FrontierSnapshot& snapshot) {
       parent = std::make_shared<const std::string>(url.parent);
     }
     meta_.insert_or_assign(url.url, Meta{url.depth, url.redirect_hops, parent});
+    sieve_hosts_->Add(AuthorityOf(url.url));  // every pending URL is queued in the reopened Sieve
   }
   for (const auto& [authority, count] : snapshot.per_host) per_host_[authority] = count;
   stats_.offered = snapshot.stats.offered;

@@ -34,6 +34,7 @@ void HostQueues::Add(CrawlUrl url, absl::Time now) {
   host.urls.push_back(std::move(url));
   ++queued_;
   if (cap_ > 0 && host.urls.size() > cap_) ++over_cap_;
+  if (cap_ > 0 && host.urls.size() == cap_) at_cap_.insert(it->first);
   MaybeSchedule(it->first, host);
 }
 
@@ -78,6 +79,7 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
 
 CrawlUrl HostQueues::PopFront(Host& host) {
   if (cap_ > 0 && host.urls.size() > cap_) --over_cap_;
+  if (cap_ > 0 && host.urls.size() == cap_) at_cap_.erase(host.urls.front().authority);
   CrawlUrl url = std::move(host.urls.front());
   host.urls.pop_front();
   --queued_;

@@ -3,6 +3,7 @@
 // Exhausted turns true only when every handed-out URL is Done.
 #include "crawler/frontier.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <thread>
@@ -191,6 +192,98 @@ TEST(Frontier, BacklogOfOneHostDoesNotStarveOthers) {
   EXPECT_EQ(second->url, "http://b/0");
   // Bounded all the same: max_buffered under the cap plus 4x that over it.
   EXPECT_LE((*frontier)->Stats().buffered, 8u + 4u * 8u);
+}
+
+// Past the overflow, the backlog is passed over: URLs of the host at its cap
+// go back to the Sieve's tail until another host's URL comes up, at most
+// pass_over_per_second of them (a burst of max_buffered at once).
+TEST(Frontier, BacklogLongerThanTheOverflowIsPassedOver) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.delay = absl::Seconds(10);
+  options.max_buffered = 8;
+  options.max_buffered_per_host = 4;  // overflow: 4 x 8 = 32 URLs
+  options.pass_over_per_second = 1000;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 2000; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  for (int i = 0; i < 3; ++i) urls.push_back(absl::StrCat("http://b/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  auto first = (*frontier)->Next(kT0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->url, "http://a/0");
+  // b/0 sits behind ~1960 URLs of a: at 1000 per second, about 2 s to reach.
+  absl::Time now = kT0;
+  std::optional<CrawlUrl> second;
+  int calls = 0;
+  while (!second.has_value() && now < kT0 + absl::Seconds(5)) {
+    now = std::max(now + absl::Milliseconds(1), (*frontier)->NextReadyTime());
+    second = (*frontier)->Next(now);
+    ++calls;
+  }
+  ASSERT_TRUE(second.has_value()) << "b never came out from behind a's backlog";
+  EXPECT_EQ(second->url, "http://b/0");
+  EXPECT_GT(now, kT0 + absl::Seconds(1));  // the rate held: 1960 at 1000/s
+  EXPECT_LT(now, kT0 + absl::Seconds(3));
+  // NextReadyTime said when to look again (every 10 ms: ~200 looks), not a
+  // look every millisecond (~2000).
+  EXPECT_LT(calls, 400);
+  const FrontierStats stats = (*frontier)->Stats();
+  EXPECT_GE(stats.passed_over, 1900u);
+  EXPECT_LE(stats.buffered, 8u + 4u * 8u);
+  EXPECT_EQ(sieve->Stats().deferred, stats.passed_over);
+}
+
+TEST(Frontier, PassingOverLosesAndRepeatsNothing) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.max_buffered = 8;
+  options.max_buffered_per_host = 4;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 3000; ++i) {
+    urls.push_back(absl::StrCat("http://a/", i));
+    if (i % 500 == 499) urls.push_back(absl::StrCat("http://b/", i));
+  }
+  (*frontier)->OfferLinks(urls, 0, "");
+  std::set<std::string> seen;
+  absl::Time now = kT0;
+  for (int step = 0; step < 20000 && !(*frontier)->Exhausted(); ++step) {
+    now += absl::Milliseconds(1);
+    while (auto url = (*frontier)->Next(now)) {
+      EXPECT_TRUE(seen.insert(url->url).second) << "handed out twice: " << url->url;
+      (*frontier)->Release(*url, {}, now);
+      (*frontier)->Done(*url);
+    }
+  }
+  EXPECT_TRUE((*frontier)->Exhausted());
+  EXPECT_EQ(seen.size(), urls.size());
+  EXPECT_GT((*frontier)->Stats().passed_over, 0u);
+}
+
+TEST(Frontier, OneHostAloneIsNeverPassedOver) {
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay(1);
+  options.max_buffered = 8;
+  options.max_buffered_per_host = 4;
+  auto frontier = Frontier::Create(sieve.get(), options);
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 1000; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  (*frontier)->OfferLinks(urls, 0, "");
+  absl::Time now = kT0;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    now += absl::Milliseconds(1);
+    auto url = (*frontier)->Next(now);
+    ASSERT_TRUE(url.has_value());
+    EXPECT_EQ(url->url, urls[i]);  // FIFO kept: nothing went round the Sieve
+    (*frontier)->Release(*url, {}, now);
+    (*frontier)->Done(*url);
+  }
+  EXPECT_EQ((*frontier)->Stats().passed_over, 0u);
+  EXPECT_TRUE((*frontier)->Exhausted());
 }
 
 TEST(Frontier, WithoutThePerHostCapABacklogFillsTheBuffer) {

@@ -52,6 +52,27 @@ TEST(HostQueues, FifoWithinAnAuthority) {
   EXPECT_EQ(q.in_flight(), 1u);
 }
 
+TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {
+  FixedDelayPolicy policy(4, absl::ZeroDuration());
+  HostQueues q(&policy, /*max_queued_per_host=*/2);
+  q.Add(U("http://a/1"), kT0);
+  EXPECT_FALSE(q.AtCap("http://a"));
+  q.Add(U("http://a/2"), kT0);
+  q.Add(U("http://b/1"), kT0);
+  EXPECT_TRUE(q.AtCap("http://a"));
+  EXPECT_FALSE(q.AtCap("http://b"));
+  q.Add(U("http://a/3"), kT0);
+  EXPECT_EQ(q.over_cap(), 1u);
+  EXPECT_EQ(q.at_cap().size(), 1u);
+  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // a/1: a still has 2 queued
+  EXPECT_TRUE(q.AtCap("http://a"));
+  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // b/1
+  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // a/2: one left, under the cap
+  EXPECT_FALSE(q.AtCap("http://a"));
+  EXPECT_TRUE(q.at_cap().empty());
+  EXPECT_EQ(q.over_cap(), 0u);
+}
+
 TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
   FixedDelayPolicy policy(2, absl::ZeroDuration());
   HostQueues q(&policy);
