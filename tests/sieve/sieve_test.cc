@@ -1,6 +1,8 @@
-// The Sieve's single-threaded contract: options validation, dedup, FIFO,
-// task_done-style completion, close, stats, overflow warnings and the grow
-// policy.
+// The in-memory Sieve's single-threaded specifics: options validation, close
+// keeping the state for Save, spilling stats, overflow warnings and the grow
+// policy. The contract both implementations share (dedup, FIFO, batches,
+// pop/done/finished, Defer, close, filter stats) is tests/sieve/redis/
+// contract_test.cc, run on MemorySieve and RedisSieve.
 #include "sieve/sieve.h"
 
 #include <chrono>
@@ -61,106 +63,6 @@ TEST(SieveOptionsTest, PolicyNamesRoundTrip) {
   EXPECT_EQ(*ParseOverflowPolicy("grow"), OverflowPolicy::kGrow);
   EXPECT_STREQ(OverflowPolicyName(OverflowPolicy::kGrow), "grow");
   EXPECT_FALSE(ParseOverflowPolicy("explode").ok());
-}
-
-TEST(SieveTest, PushDropsSeenUrlsAndPopIsFifo) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  EXPECT_TRUE(sieve->Push("https://a.example/"));
-  EXPECT_TRUE(sieve->Push("https://b.example/"));
-  EXPECT_FALSE(sieve->Push("https://a.example/"));
-  EXPECT_EQ(*sieve->Pop(), "https://a.example/");
-  EXPECT_FALSE(sieve->Push("https://a.example/"));  // seen stays seen after pop
-  EXPECT_EQ(*sieve->Pop(), "https://b.example/");
-  SieveStats stats = sieve->Stats();
-  EXPECT_EQ(stats.accepted, 2u);
-  EXPECT_EQ(stats.dropped, 2u);
-  EXPECT_EQ(stats.popped, 2u);
-  EXPECT_EQ(stats.in_flight, 2u);
-}
-
-TEST(SieveTest, PushBatchReportsEachResult) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  sieve->Push("https://a.example/");
-  std::vector<std::string_view> urls = {"https://a.example/", "https://b.example/",
-                                        "https://b.example/", "https://c.example/"};
-  bool accepted[4];
-  EXPECT_EQ(sieve->PushBatch(urls, absl::MakeSpan(accepted)), 2u);
-  EXPECT_FALSE(accepted[0]);
-  EXPECT_TRUE(accepted[1]);
-  EXPECT_FALSE(accepted[2]);
-  EXPECT_TRUE(accepted[3]);
-  EXPECT_EQ(sieve->Stats().queued, 3u);
-}
-
-TEST(SieveTest, PopReturnsEmptyOnlyWhenDrainedAndNothingInFlight) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  EXPECT_FALSE(sieve->Pop());  // nothing queued, nothing in flight: finished
-  EXPECT_TRUE(sieve->IsFinished());
-  sieve->Push("https://a.example/");
-  std::optional<std::string> url = sieve->Pop();
-  ASSERT_TRUE(url);
-  EXPECT_FALSE(sieve->IsFinished());
-  // A's page is still being fetched: a Pop must wait (it may bring links).
-  EXPECT_FALSE(sieve->PopFor(std::chrono::milliseconds(20)));
-  EXPECT_FALSE(sieve->IsFinished());
-  EXPECT_TRUE(sieve->MarkDone(*url));
-  EXPECT_FALSE(sieve->MarkDone(*url));  // not in flight any more
-  EXPECT_TRUE(sieve->IsFinished());
-  EXPECT_FALSE(sieve->Pop());
-  SieveStats stats = sieve->Stats();
-  EXPECT_EQ(stats.done, 1u);
-  EXPECT_EQ(stats.in_flight, 0u);
-}
-
-TEST(SieveTest, DeferSendsAnInFlightUrlToTheTailWithoutForgettingIt) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  sieve->Push("https://a.example/1");
-  sieve->Push("https://b.example/1");
-  std::optional<std::string> first = sieve->TryPop();
-  ASSERT_EQ(first, "https://a.example/1");
-  EXPECT_FALSE(sieve->Defer("https://c.example/never-popped"));
-  EXPECT_TRUE(sieve->Defer(*first));
-  EXPECT_FALSE(sieve->Defer(*first));  // no longer in flight
-  EXPECT_FALSE(sieve->Push(*first));   // still seen: deferring is not forgetting
-  sieve->Push("https://c.example/1");
-  EXPECT_EQ(sieve->TryPop(), "https://b.example/1");
-  EXPECT_EQ(sieve->TryPop(), "https://a.example/1");  // behind what was queued before it
-  EXPECT_EQ(sieve->TryPop(), "https://c.example/1");
-  SieveStats stats = sieve->Stats();
-  EXPECT_EQ(stats.deferred, 1u);
-  EXPECT_EQ(stats.in_flight, 3u);
-  EXPECT_EQ(stats.queued, 0u);
-  for (const char* url : {"https://a.example/1", "https://b.example/1", "https://c.example/1"}) {
-    EXPECT_TRUE(sieve->MarkDone(url));
-  }
-  EXPECT_TRUE(sieve->IsFinished());
-}
-
-TEST(SieveTest, DeferWakesAWaitingPop) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  sieve->Push("https://a.example/");
-  std::optional<std::string> url = sieve->Pop();
-  ASSERT_TRUE(url);
-  std::thread deferrer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    sieve->Defer(*url);
-  });
-  // Blocks (the URL in flight may bring links) until Defer queues it again.
-  EXPECT_EQ(sieve->PopFor(std::chrono::seconds(10)), *url);
-  deferrer.join();
-}
-
-TEST(SieveTest, TryPopNeverBlocks) {
-  ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir));
-  sieve->Push("https://a.example/");
-  ASSERT_TRUE(sieve->TryPop());
-  EXPECT_FALSE(sieve->TryPop());  // one in flight, queue empty: would block
 }
 
 TEST(SieveTest, CloseWakesAndRefuses) {

@@ -18,26 +18,67 @@ namespace {
 // PushBatch does not buffer all its commands at once.
 constexpr size_t kPushPipelineDepth = 8;
 
-// One push script call: the URLs, then per shard the (index, offset) pairs.
+// Probes per BITFIELD call in the push script (Lua's unpack limit).
+constexpr size_t kProbesPerChunk = 1000;
+
+// One shard's probes in URL order: runs of (URL index, probe count) and the
+// BITFIELD arguments.
+struct ShardProbes {
+  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<uint64_t> offsets;
+};
+
+// Appends `probes` as chunks of at most kProbesPerChunk (scripts.cc, PUSH).
+void AppendChunks(RedisCommand& command, const std::string& key, const ShardProbes& probes) {
+  size_t run = 0;
+  size_t used_of_run = 0;  // probes of runs[run] already in earlier chunks
+  size_t next = 0;         // next offset to send
+  while (next < probes.offsets.size()) {
+    const size_t count = std::min(kProbesPerChunk, probes.offsets.size() - next);
+    std::vector<std::pair<size_t, size_t>> runs;
+    for (size_t left = count; left > 0;) {
+      const size_t take = std::min(left, probes.runs[run].second - used_of_run);
+      runs.emplace_back(probes.runs[run].first, take);
+      left -= take;
+      used_of_run += take;
+      if (used_of_run == probes.runs[run].second) {
+        ++run;
+        used_of_run = 0;
+      }
+    }
+    command.push_back(key);
+    command.push_back(std::to_string(count));
+    command.push_back(std::to_string(runs.size()));
+    for (const auto& [index, length] : runs) {
+      command.push_back(std::to_string(index));
+      command.push_back(std::to_string(length));
+    }
+    for (size_t i = next; i < next + count; ++i) {
+      command.insert(command.end(), {"SET", "u1", std::to_string(probes.offsets[i]), "1"});
+    }
+    next += count;
+  }
+}
+
+// One push script call: the URLs, then per shard their probes.
 RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls) {
   RedisCommand command = {"EVALSHA", s.push_sha, "1", s.keys.queue, std::to_string(urls.size())};
-  std::map<uint64_t, std::vector<std::pair<size_t, uint64_t>>> by_shard;
+  std::map<uint64_t, ShardProbes> by_shard;
   std::vector<uint64_t> positions;
   for (size_t i = 0; i < urls.size(); ++i) {
     command.emplace_back(urls[i]);
     s.layout.Positions(bloom::HashKey(urls[i]), positions);
     for (uint64_t p : positions) {
-      by_shard[s.layout.ShardOf(p)].emplace_back(i + 1, s.layout.OffsetInShard(p));
+      ShardProbes& probes = by_shard[s.layout.ShardOf(p)];
+      if (probes.runs.empty() || probes.runs.back().first != i + 1) {
+        probes.runs.emplace_back(i + 1, 0);
+      }
+      ++probes.runs.back().second;
+      probes.offsets.push_back(s.layout.OffsetInShard(p));
     }
   }
-  for (const auto& [shard, probes] : by_shard) {
-    command.push_back(s.keys.ShardKey(shard));
-    command.push_back(std::to_string(probes.size()));
-    for (const auto& [index, offset] : probes) {
-      command.push_back(std::to_string(index));
-      command.push_back(std::to_string(offset));
-    }
-  }
+  for (const auto& [shard, probes] : by_shard)
+    AppendChunks(command, s.keys.ShardKey(shard), probes);
   return command;
 }
 

@@ -5,15 +5,18 @@ namespace sieve::internal {
 // PUSH: test-and-set of each URL's k bits, then the enqueue of the new ones.
 //   KEYS[1]  the queue (list)
 //   ARGV[1]  n, the batch's URL count; ARGV[2..n+1] the URLs, in order
-//   then groups, one per shard the batch touches:
-//     shard key, c, then c pairs (URL index 1..n, bit offset in the shard),
-//     in URL order within the group.
+//   then chunks, each of at most 1000 probes in one shard:
+//     shard key, c (probes), r (runs), r pairs (URL index 1..n, run length),
+//     then 4c ready-made BITFIELD arguments ("SET" "u1" offset "1") whose
+//     runs belong to the URLs in that order.
 //   Reply: a string of n characters, '1' for a URL enqueued, '0' for one
 //   whose bits were all set already (seen, or repeated earlier in the batch).
 // Bits are set with BITFIELD SET u1, which returns each bit's old value: a
-// URL is new iff one of its old bits was 0. The sets of one shard run in URL
-// order, so a URL repeated in the batch finds the first copy's bits. At most
-// 1000 probes per BITFIELD call (Lua's unpack limit is ~8000 values).
+// URL is new iff one of its old bits was 0. Chunks come in URL order per
+// shard, so a URL repeated in the batch finds the first copy's bits set.
+// The BITFIELD arguments are passed through with unpack(ARGV, i, j), never
+// copied into a Lua table: the script's cost is mostly Redis's own BITFIELD
+// work (Lua's unpack limit, ~8000 values, is why chunks stop at 1000 probes).
 const char* const kPushScript = R"lua(
 local n = tonumber(ARGV[1])
 local new = {}
@@ -21,24 +24,19 @@ local p = n + 2
 while p <= #ARGV do
   local key = ARGV[p]
   local c = tonumber(ARGV[p + 1])
-  p = p + 2
-  while c > 0 do
-    local take = math.min(c, 1000)
-    local args, idx = {}, {}
-    for j = 1, take do
-      idx[j] = tonumber(ARGV[p])
-      args[4 * j - 3] = 'SET'
-      args[4 * j - 2] = 'u1'
-      args[4 * j - 1] = ARGV[p + 1]
-      args[4 * j] = '1'
-      p = p + 2
+  local r = tonumber(ARGV[p + 2])
+  local runs = p + 3
+  local first = runs + 2 * r
+  local old = redis.call('BITFIELD', key, unpack(ARGV, first, first + 4 * c - 1))
+  local j = 1
+  for q = runs, first - 1, 2 do
+    local idx = tonumber(ARGV[q])
+    for t = j, j + tonumber(ARGV[q + 1]) - 1 do
+      if old[t] == 0 then new[idx] = true end
     end
-    local old = redis.call('BITFIELD', key, unpack(args))
-    for j = 1, take do
-      if old[j] == 0 then new[idx[j]] = true end
-    end
-    c = c - take
+    j = j + tonumber(ARGV[q + 1])
   end
+  p = first + 4 * c
 end
 local out, urls = {}, {}
 for i = 1, n do

@@ -1,0 +1,41 @@
+// The benchmark's own redis-server (127.0.0.1, a free port, no persistence,
+// killed at exit) and the few raw commands the benchmark needs beside
+// RedisSieve: INFO memory, FLUSHALL, and the SADD baseline.
+//
+// Threading: one thread.
+#ifndef BENCH_REDIS_SIEVE_REDIS_HARNESS_H_
+#define BENCH_REDIS_SIEVE_REDIS_HARNESS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace redis_bench {
+
+class RedisHarness {
+ public:
+  RedisHarness();
+  ~RedisHarness();
+  absl::Status Start();
+  int port() const { return port_; }
+  std::string Version() const;
+  // One command; the reply as text (integers in decimal, "" for nil).
+  std::string Command(const std::vector<std::string>& args) const;
+  uint64_t UsedMemory() const;  // INFO memory: used_memory
+  // SADD of URLs 0..n-1 (bench/sieve's generator) in pipelined batches of 1024.
+  void SaddRange(const std::string& key, uint64_t n) const;
+
+ private:
+  std::filesystem::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace redis_bench
+
+#endif  // BENCH_REDIS_SIEVE_REDIS_HARNESS_H_
