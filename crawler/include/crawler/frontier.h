@@ -155,6 +155,12 @@ class Frontier {
   // gate fetched robots.txt in that slot instead of the page).
   void Requeue(const CrawlUrl& url, absl::Time now);
 
+  // Queues a sitemap fetch (url.url, url.depth = its index level) behind its
+  // host's URLs, so it waits for the host's connection slot and --delay like
+  // a page. Next hands it out with `sitemap` set, without counting it as a
+  // page; the caller fetches it and Releases it (a dropped one: neither).
+  void QueueSitemap(CrawlUrl url, absl::Time now);
+
   // True when no more URLs will come: the page limit is reached, or the Sieve
   // and the host queues are empty; in both cases with nothing unfinished.
   bool Exhausted();
@@ -199,6 +205,7 @@ class Frontier {
   absl::flat_hash_map<std::string, Meta> meta_;  // guarded by mu_
   // Accepted URLs per authority (only with max_pages_per_host); guarded by mu_.
   absl::flat_hash_map<std::string, uint64_t> per_host_;
+  uint64_t sitemaps_queued_ = 0;                    // guarded by mu_; QueueSitemap not handed out
   std::shared_ptr<const std::string> last_parent_;  // guarded by mu_; interning cache
   FrontierStats stats_;                             // guarded by mu_
   // Queued URLs per authority hash (see max_buffered_per_host); guarded by mu_.

@@ -53,6 +53,10 @@ struct CrawlUrl {
   // Set by HostQueues when the authority was dropped (HostPolicy::DropReason):
   // record the URL with error "host_dropped: <reason>", do not fetch it.
   std::string drop_reason;
+  // A request the crawl makes for itself (a sitemap, Frontier::QueueSitemap),
+  // not a page: it waits for its host's slot and delay like a page, but is not
+  // a page of the crawl (no Sieve entry, no page count, no Done).
+  bool sitemap = false;
 };
 
 // How one fetch of an authority ended; what a HostPolicy may react to.

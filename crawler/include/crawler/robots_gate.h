@@ -32,8 +32,10 @@
 // With `sitemaps`, each parsed robots.txt's Sitemap: lines are fetched once
 // per crawl, sitemap indexes followed `max_sitemap_depth` levels, and the
 // <loc> URLs handed to hooks.on_sitemap_urls (the crawl filters and offers
-// them at depth 1). Sitemap fetches bypass the per-host politeness (a few
-// requests per host and crawl).
+// them at depth 1). Sitemap fetches are polite like pages: the gate queues
+// them in the Frontier (QueueSitemap), the scheduler passes what Next hands
+// out with `sitemap` set to FetchSitemap, and the fetch holds its host's slot
+// and counts against its --delay; its outcome reaches the host's politeness.
 //
 // Threading: all methods are safe to call concurrently; Admit and TakeReady
 // are meant for the scheduler thread, OnFetched for fetcher threads. Hooks are
@@ -120,6 +122,9 @@ class RobotsGate {
   // `url` (from Frontier::Next or TakeReady) if it may be fetched now;
   // otherwise the gate takes it (see the table above) and returns nullopt.
   std::optional<CrawlUrl> Admit(CrawlUrl url, absl::Time now);
+  // Fetches a sitemap the Frontier handed out (url.sitemap), in its slot;
+  // one whose host was dropped (drop_reason) is skipped.
+  void FetchSitemap(CrawlUrl url);
   // A parked URL whose wait is over, to pass to Admit again; nullopt if none.
   std::optional<CrawlUrl> TakeReady(absl::Time now);
   // The earliest time TakeReady may return something; InfiniteFuture when

@@ -269,6 +269,10 @@ bool Crawler::Impl::SubmitReady() {
     std::optional<CrawlUrl> url = robots_.TakeReady(absl::Now());  // parked on robots.txt
     if (!url.has_value()) url = frontier_->Next(absl::Now());
     if (!url.has_value()) break;
+    if (url->sitemap) {  // the robots gate's own request, in the host's slot
+      robots_.FetchSitemap(std::move(*url));
+      continue;
+    }
     if (!url->drop_reason.empty()) {
       RecordDropped(*url);
       continue;

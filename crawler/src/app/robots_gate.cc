@@ -188,15 +188,31 @@ void RobotsGate::QueueSitemaps(const std::string& authority) {
       if (sitemaps_seen_.size() >= static_cast<size_t>(options_.max_sitemap_files)) return;
       if (!sitemaps_seen_.insert(sitemap).second) continue;
     }
-    Pending pending;
-    pending.kind = Pending::Kind::kSitemap;
-    pending.for_url.url = sitemap;
-    Submit(sitemap, std::move(pending));
+    CrawlUrl url;
+    url.url = sitemap;
+    frontier_->QueueSitemap(std::move(url), absl::Now());
+  }
+  Wake();
+}
+
+void RobotsGate::FetchSitemap(CrawlUrl url) {
+  if (!url.drop_reason.empty()) {
+    spdlog::debug("sitemap {}: not fetched, {}", url.url, url.drop_reason);
+    return;
+  }
+  Pending pending;
+  pending.kind = Pending::Kind::kSitemap;
+  pending.depth = url.depth;
+  pending.for_url = std::move(url);
+  const std::string target = pending.for_url.url;
+  if (!Submit(target, pending)) {  // shutting down: give the slot back
+    frontier_->Release(pending.for_url, FetchOutcome{}, absl::Now());
   }
 }
 
 void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) {
   if (hooks_.on_sitemap_fetched) hooks_.on_sitemap_fetched(result, pending.for_url);
+  frontier_->Release(pending.for_url, OutcomeOf(result), absl::Now());
   if (!result.error.empty() || result.status < 200 || result.status >= 300) {
     spdlog::debug("sitemap {}: {} {}", pending.for_url.url, result.status, result.error);
     return;
@@ -220,11 +236,10 @@ void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) 
     }
   }
   for (const std::string& child : children) {
-    Pending next;
-    next.kind = Pending::Kind::kSitemap;
-    next.for_url.url = child;
-    next.depth = pending.depth + 1;
-    Submit(child, std::move(next));
+    CrawlUrl url;
+    url.url = child;
+    url.depth = pending.depth + 1;
+    frontier_->QueueSitemap(std::move(url), absl::Now());
   }
 }
 

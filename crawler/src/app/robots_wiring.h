@@ -53,6 +53,10 @@ struct RobotsParts {
     return gate == nullptr ? std::optional<CrawlUrl>(std::move(url))
                            : gate->Admit(std::move(url), now);
   }
+  // Only the gate queues sitemaps, so with --robots off none is handed out.
+  void FetchSitemap(CrawlUrl url) {
+    if (gate != nullptr) gate->FetchSitemap(std::move(url));
+  }
   absl::Time NextWakeTime() {
     return gate == nullptr ? absl::InfiniteFuture() : gate->NextWakeTime();
   }

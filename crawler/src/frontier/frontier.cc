@@ -170,8 +170,20 @@ std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
   if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return std::nullopt;
   RefillLocked(now);
   std::optional<CrawlUrl> url = queues_.TakeReady(now);
-  if (url.has_value()) ++stats_.handed_out;
+  if (!url.has_value()) return url;
+  if (url->sitemap) {
+    --sitemaps_queued_;
+  } else {
+    ++stats_.handed_out;
+  }
   return url;
+}
+
+void Frontier::QueueSitemap(CrawlUrl url, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  url.sitemap = true;
+  ++sitemaps_queued_;
+  queues_.Add(std::move(url), now);
 }
 
 absl::Time Frontier::NextReadyTime() {
@@ -206,6 +218,7 @@ bool Frontier::Exhausted() {
   const bool unfinished = stats_.done < stats_.handed_out;
   if (unfinished) return false;
   if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return true;
+  if (sitemaps_queued_ > 0) return false;
   // Buffered URLs count as in flight for the Sieve until Done, so a finished
   // Sieve means our queues are empty too.
   return sieve_->IsFinished();

@@ -20,7 +20,7 @@ class GateTest : public ::testing::Test {
  protected:
   void SetUp() override { Build(RobotsGateOptions{}); }
 
-  void Build(const RobotsGateOptions& gate_options) {
+  void Build(const RobotsGateOptions& gate_options, int per_host = 4) {
     gate_.reset();
     frontier_.reset();
     sieve::SieveOptions sieve_options;
@@ -29,7 +29,7 @@ class GateTest : public ::testing::Test {
     sieve_options.queue_memory_budget_bytes = 1 << 20;
     sieve_ = std::move(*sieve::Sieve::Create(sieve_options));
     FrontierOptions options;
-    options.per_host = 4;
+    options.per_host = per_host;
     options.delay = absl::ZeroDuration();
     frontier_ = std::move(*Frontier::Create(sieve_.get(), options));
     RobotsCacheOptions cache_options;
@@ -64,6 +64,10 @@ class GateTest : public ::testing::Test {
       std::optional<CrawlUrl> url = gate_->TakeReady(now);
       if (!url) url = frontier_->Next(now);
       if (!url) return fetch;
+      if (url->sitemap) {  // what the crawl's scheduler does with them
+        gate_->FetchSitemap(std::move(*url));
+        continue;
+      }
       if (url = gate_->Admit(std::move(*url), now); url) {
         fetch.push_back(url->url);
         FetchOutcome ok;
@@ -186,21 +190,59 @@ TEST_F(GateTest, SitemapsFetchedOnceAndIndexDepthBounded) {
   Offer("http://a.test/1");
   Pump();
   Answer(200, "Sitemap: http://a.test/index.xml\nSitemap: http://a.test/index.xml\n");
+  EXPECT_EQ(requests_.size(), 1u);  // the sitemap waits in its host queue
+  EXPECT_EQ(Pump(), std::vector<std::string>{"http://a.test/1"});
   ASSERT_EQ(requests_.size(), 2u);  // the duplicate line is fetched once
   EXPECT_EQ(requests_[1].url, "http://a.test/index.xml");
   Answer(200,
          "<sitemapindex><sitemap><loc>http://a.test/s1.xml</loc></sitemap>"
          "<sitemap><loc>http://a.test/s2.xml</loc></sitemap></sitemapindex>");
+  EXPECT_TRUE(Pump().empty());
   ASSERT_EQ(requests_.size(), 4u);
   AnswerTo(2, 200, "<urlset><url><loc>http://a.test/u1</loc></url></urlset>");
   AnswerTo(3, 200,
            "<sitemapindex><sitemap><loc>http://a.test/deeper.xml</loc></sitemap></sitemapindex>");
+  EXPECT_TRUE(Pump().empty());
   EXPECT_EQ(requests_.size(), 4u);  // deeper.xml is below max_sitemap_depth
   EXPECT_EQ(sitemap_urls_, std::vector<std::string>{"http://a.test/u1"});
-  EXPECT_EQ(Pump(), std::vector<std::string>{"http://a.test/1"});
   EXPECT_TRUE(gate_->Idle());
+  EXPECT_TRUE(frontier_->Exhausted());
   EXPECT_EQ(gate_->Stats().sitemap_fetches, 3u);
   EXPECT_EQ(gate_->Stats().sitemap_urls, 1u);
+}
+
+// Sitemaps are requests to a host like pages: with --per-host 1 a sitemap
+// waits while a page of its host is being fetched, and holds the slot itself.
+TEST_F(GateTest, SitemapFetchWaitsForItsHostsSlotAndHoldsIt) {
+  RobotsGateOptions options;
+  options.sitemaps = true;
+  Build(options, /*per_host=*/1);
+  Offer("http://a.test/1");
+  Pump();
+  Answer(200, "Sitemap: http://a.test/map.xml\n");
+  const absl::Time now = absl::Now();
+  std::optional<CrawlUrl> page = frontier_->Next(now);
+  ASSERT_TRUE(page.has_value());
+  page = gate_->Admit(std::move(*page), now);
+  ASSERT_TRUE(page.has_value());  // a.test/1, in flight
+  EXPECT_EQ(page->url, "http://a.test/1");
+  EXPECT_FALSE(frontier_->Next(now).has_value());  // one slot, taken
+  EXPECT_EQ(requests_.size(), 1u);                 // so the sitemap is not fetched yet
+  FetchOutcome ok;
+  ok.status = 200;
+  frontier_->Release(*page, ok, now);
+  frontier_->Done(*page);
+  std::optional<CrawlUrl> sitemap = frontier_->Next(now);
+  ASSERT_TRUE(sitemap.has_value());
+  EXPECT_TRUE(sitemap->sitemap);
+  EXPECT_EQ(sitemap->url, "http://a.test/map.xml");
+  gate_->FetchSitemap(std::move(*sitemap));
+  ASSERT_EQ(requests_.size(), 2u);
+  Offer("http://a.test/2");
+  EXPECT_TRUE(Pump().empty());  // the sitemap holds the slot
+  Answer(200, "<urlset><url><loc>http://a.test/3</loc></url></urlset>");
+  EXPECT_EQ(Pump(), std::vector<std::string>{"http://a.test/2"});  // the slot is back
+  EXPECT_EQ(frontier_->Stats().handed_out, 2u);                    // the sitemap is not a page
 }
 
 }  // namespace
