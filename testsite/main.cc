@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -25,13 +27,21 @@ constexpr char kUsage[] =
     "                [--seed S] [--host ADDR] [--threads T] [--page-bytes B]\n"
     "                [--redirects] [--non-html] [--slow] [--stalled] [--nofollow]\n"
     "                [--base-href] [--compress] [--robots-txt TEXT] [--list]\n"
+    "                [--fault-rate F] [--fault-stall-ms MS] [--fault-retry-after S]\n"
+    "                [--no-request-log] [--counts-file PATH]\n"
     "Serves a deterministic generated site on ADDR (127.0.0.1) until SIGINT/SIGTERM.\n"
     "--list prints the URLs a complete crawl fetches and exits (with --port 0 the\n"
-    "port in them is the ephemeral one picked for this run).\n";
+    "port in them is the ephemeral one picked for this run).\n"
+    "--fault-rate F: that fraction of the pages fails its first request (500, 503,\n"
+    "reset, truncated body) or stalls --fault-stall-ms (300) mid-body; a 503 says\n"
+    "Retry-After 0 or --fault-retry-after (1).\n"
+    "--counts-file PATH: on SIGUSR1 and at exit, writes one line per requested path:\n"
+    "'<path> TAB <requests> TAB <failures injected>'.\n";
 
 struct Command {
   testsite::SiteOptions options;
   bool list = false;
+  std::string counts_file;
 };
 
 // Parses "--flag value" and "--flag=value"; returns an error message or empty.
@@ -65,6 +75,7 @@ class FlagParser {
       if (flag == "--base-href") o.base_href = true;
       if (flag == "--compress") o.compress = true;
       if (flag == "--list") command.list = true;
+      if (flag == "--no-request-log") o.keep_request_log = false;
       return "";
     }
     if (!IsValueFlag(flag)) return "unknown flag " + std::string(flag);
@@ -89,6 +100,14 @@ class FlagParser {
       ok = absl::SimpleAtoi(text, &o.page_bytes);
     else if (flag == "--host")
       ok = !(o.host = std::string(*value)).empty();
+    else if (flag == "--fault-rate")
+      ok = absl::SimpleAtod(text, &o.fault_rate);
+    else if (flag == "--fault-retry-after")
+      ok = absl::SimpleAtoi(text, &o.fault_retry_after_s);
+    else if (flag == "--fault-stall-ms")
+      ok = absl::SimpleAtoi(text, &o.fault_stall_ms);
+    else if (flag == "--counts-file")
+      ok = !(command.counts_file = std::string(*value)).empty();
     else if (flag == "--robots-txt")
       ok = !(o.robots_txt = std::string(*value)).empty();
     else
@@ -98,9 +117,19 @@ class FlagParser {
   }
 
   static bool IsValueFlag(std::string_view flag) {
-    static constexpr std::string_view kValueFlags[] = {"--pages",      "--port", "--links-per-page",
-                                                       "--latency-ms", "--seed", "--threads",
-                                                       "--page-bytes", "--host", "--robots-txt"};
+    static constexpr std::string_view kValueFlags[] = {"--pages",
+                                                       "--port",
+                                                       "--links-per-page",
+                                                       "--latency-ms",
+                                                       "--seed",
+                                                       "--threads",
+                                                       "--page-bytes",
+                                                       "--host",
+                                                       "--robots-txt",
+                                                       "--fault-rate",
+                                                       "--fault-stall-ms",
+                                                       "--counts-file",
+                                                       "--fault-retry-after"};
     for (std::string_view f : kValueFlags) {
       if (flag == f) return true;
     }
@@ -108,9 +137,9 @@ class FlagParser {
   }
 
   static bool IsSwitch(std::string_view flag, std::optional<std::string_view> inline_value) {
-    static constexpr std::string_view kSwitches[] = {"--redirects", "--non-html", "--slow",
-                                                     "--stalled",   "--nofollow", "--base-href",
-                                                     "--compress",  "--list"};
+    static constexpr std::string_view kSwitches[] = {
+        "--redirects", "--non-html", "--slow", "--stalled",       "--nofollow",
+        "--base-href", "--compress", "--list", "--no-request-log"};
     for (std::string_view s : kSwitches) {
       if (flag == s && !inline_value) return true;
     }
@@ -121,15 +150,32 @@ class FlagParser {
   size_t index_ = 0;
 };
 
-// Blocks SIGINT and SIGTERM in every thread (the server's threads inherit the
-// mask), so that main can sigwait for them.
+// Blocks SIGINT, SIGTERM and SIGUSR1 in every thread (the server's threads
+// inherit the mask), so that main can sigwait for them.
 sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return signals;
+}
+
+// Writes the per-path counts to `path` through a temporary file and a rename,
+// so a reader never sees half a file.
+bool WriteCounts(const testsite::TestSite& site, const std::string& path) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    for (const auto& [request_path, count] : site.RequestCounts()) {
+      out << request_path << '\t' << count << '\t' << site.FailuresInjected(request_path) << '\n';
+    }
+    if (!out.flush()) return false;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  return !error;
 }
 
 }  // namespace
@@ -164,9 +210,17 @@ int main(int argc, char** argv) {
   std::cout << "serving " << command.options.pages << " pages at " << (*site)->RootUrl()
             << std::endl;
   int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  while (sigwait(&stop_signals, &signal_number) == 0 && signal_number == SIGUSR1) {
+    if (!command.counts_file.empty() && !WriteCounts(**site, command.counts_file)) {
+      std::cerr << "testsite: cannot write " << command.counts_file << "\n";
+    }
+  }
   std::cerr << "testsite: stopping on signal " << signal_number << ", served "
             << (*site)->TotalRequests() << " requests\n";
   (*site)->Stop();
+  if (!command.counts_file.empty() && !WriteCounts(**site, command.counts_file)) {
+    std::cerr << "testsite: cannot write " << command.counts_file << "\n";
+    return EXIT_FAILURE;
+  }
   return EXIT_SUCCESS;
 }

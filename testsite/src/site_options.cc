@@ -34,6 +34,13 @@ absl::Status ValidateSiteOptions(const SiteOptions& options) {
   if (options.redirect_chain < 1 || options.redirect_chain > 1000) {
     return Invalid("redirect_chain", "must be in [1, 1000]");
   }
+  if (!(options.fault_rate >= 0 && options.fault_rate <= 1)) {
+    return Invalid("fault_rate", "must be in [0, 1]");
+  }
+  if (options.fault_stall_ms < 0) return Invalid("fault_stall_ms", "must not be negative");
+  if (options.fault_retry_after_s < 0) {
+    return Invalid("fault_retry_after_s", "must not be negative");
+  }
   if (options.nesting_depth < 1) return Invalid("nesting_depth", "must be at least 1");
   return absl::OkStatus();
 }

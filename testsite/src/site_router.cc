@@ -20,11 +20,12 @@ constexpr size_t kStallBodyPrefix = 1024;
 
 SiteRouter::SiteRouter(const SiteOptions& options, const SiteGraph& graph,
                        const PageRenderer& renderer, const HostileRoutes& hostile,
-                       std::string base_url, const StopSignal& stop)
+                       FaultInjector& faults, std::string base_url, const StopSignal& stop)
     : options_(options),
       graph_(graph),
       renderer_(renderer),
       hostile_(hostile),
+      faults_(faults),
       base_url_(std::move(base_url)),
       stop_(stop) {}
 
@@ -37,20 +38,23 @@ void SiteRouter::Serve(const httplib::Request& request, httplib::Response& respo
   }
   const std::string& path = request.path;
   if (hostile_.Serve(path, response)) return;
-  if (ServePage(path, response) || ServeRedirect(path, response) || ServeFile(path, response) ||
+  if (ServePage(request, response) || ServeRedirect(path, response) || ServeFile(path, response) ||
       ServeNofollow(path, response) || ServeStall(path, response) || ServeRobots(path, response)) {
     return;
   }
   ServeNotFound(response);
 }
 
-bool SiteRouter::ServePage(const std::string& path, httplib::Response& response) const {
+bool SiteRouter::ServePage(const httplib::Request& request, httplib::Response& response) const {
+  const std::string& path = request.path;
   std::optional<uint64_t> page = path == "/" ? 0 : ParseNumberedPath(path, "/p/", ".html");
   // Page 0 lives at "/" only, so that every page has exactly one URL.
   if (!page || *page >= graph_.pages() || (*page == 0 && path != "/")) return false;
   if (graph_.IsSlow(*page)) stop_.WaitFor(std::chrono::milliseconds(options_.slow_ms));
+  std::string body = renderer_.Page(*page);
+  if (faults_.MaybeFault(*page, body, request, response)) return true;
   response.status = 200;
-  SetBody(response, renderer_.Page(*page), kHtml);
+  SetBody(response, std::move(body), kHtml);
   return true;
 }
 

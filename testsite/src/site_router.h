@@ -2,7 +2,8 @@
 // testsite/site_options.h): pages, redirects, files, stalls, robots.txt, 404.
 // Routes of disabled odd cases answer 404 like any unknown path.
 // Threading: all methods are safe to call concurrently; Serve may block up to
-// latency_ms + slow_ms, or until the StopSignal for the stall routes.
+// latency_ms + slow_ms (+ fault_stall_ms while sending), or until the StopSignal for the stall
+// routes.
 #ifndef TESTSITE_SRC_SITE_ROUTER_H_
 #define TESTSITE_SRC_SITE_ROUTER_H_
 
@@ -10,6 +11,7 @@
 
 #include <string>
 
+#include "fault_injector.h"
 #include "hostile_routes.h"
 #include "page_renderer.h"
 #include "site_graph.h"
@@ -22,13 +24,14 @@ class SiteRouter {
  public:
   // All references must outlive the router.
   SiteRouter(const SiteOptions& options, const SiteGraph& graph, const PageRenderer& renderer,
-             const HostileRoutes& hostile, std::string base_url, const StopSignal& stop);
+             const HostileRoutes& hostile, FaultInjector& faults, std::string base_url,
+             const StopSignal& stop);
 
   void Serve(const httplib::Request& request, httplib::Response& response) const;
 
  private:
   // Each returns false when the path is not its route.
-  bool ServePage(const std::string& path, httplib::Response& response) const;
+  bool ServePage(const httplib::Request& request, httplib::Response& response) const;
   bool ServeRedirect(const std::string& path, httplib::Response& response) const;
   bool ServeFile(const std::string& path, httplib::Response& response) const;
   bool ServeNofollow(const std::string& path, httplib::Response& response) const;
@@ -44,6 +47,7 @@ class SiteRouter {
   const SiteGraph& graph_;
   const PageRenderer& renderer_;
   const HostileRoutes& hostile_;
+  FaultInjector& faults_;
   const std::string base_url_;
   const StopSignal& stop_;
 };

@@ -12,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "fault_injector.h"
 #include "hostile_routes.h"
 #include "page_renderer.h"
 #include "raw_server.h"
@@ -68,6 +69,7 @@ class TestSite::Impl {
   const SiteOptions options_;
   const SiteGraph graph_;
   RequestTracker tracker_;
+  std::optional<FaultInjector> faults_;  // set by Start, before serving
   int port_ = 0;
   std::string base_url_;      // "http://host:port"
   std::string raw_base_url_;  // the RawServer's, "" without one
@@ -140,7 +142,8 @@ absl::Status TestSite::Impl::Start() {
   hostile_.emplace(options_, base_url_, raw_base_url_, stop_);
   if (raw_ != nullptr) raw_->Start();  // after hostile_: the thread start orders them
   renderer_.emplace(options_, graph_, base_url_, hostile_->RootLinksHtml());
-  router_.emplace(options_, graph_, *renderer_, *hostile_, base_url_, stop_);
+  faults_.emplace(options_, stop_);
+  router_.emplace(options_, graph_, *renderer_, *hostile_, *faults_, base_url_, stop_);
   listen_thread_ = std::thread([this] {
     BlockSigpipeInThisThread();  // the worker threads are created below and inherit it
     server_.listen_after_bind();
@@ -265,6 +268,17 @@ uint64_t TestSite::RequestCountWithPrefix(std::string_view prefix) const {
 uint64_t TestSite::TotalRequests() const { return impl_->tracker_.Total(); }
 std::map<std::string, uint64_t> TestSite::RequestCounts() const { return impl_->tracker_.Counts(); }
 std::vector<RequestRecord> TestSite::RequestLog() const { return impl_->tracker_.Log(); }
+uint64_t TestSite::FailuresInjected(std::string_view path_or_url) const {
+  std::string_view path = path_or_url;
+  if (path.starts_with(impl_->base_url_)) {
+    path.remove_prefix(impl_->base_url_.size());
+    if (path.empty()) path = "/";
+  }
+  const std::optional<uint64_t> page = path == "/" ? 0 : ParseNumberedPath(path, "/p/", ".html");
+  if (!page || *page >= impl_->graph_.pages() || (*page == 0 && path != "/")) return 0;
+  return impl_->faults_->FailuresOf(*page);
+}
+FaultCounts TestSite::InjectedFaults() const { return impl_->faults_->Counts(); }
 int TestSite::MaxConcurrentRequests() const { return impl_->tracker_.MaxInFlight(); }
 void TestSite::ResetCounts() { impl_->tracker_.Reset(); }
 

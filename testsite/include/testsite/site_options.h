@@ -34,6 +34,7 @@
 //   /million          `million_links_count` links, streamed     (with `million_links`)
 //   /cal/<yyyy-mm-dd> links to the next day, forever            (with `calendar`)
 //   /grow/, /grow/x/, /grow/x/x/ ...: each links to "x/"        (with `growing_urls`)
+// Faults: with fault_rate > 0, some pages' first request fails (see below).
 // RAW is a second listener on the same host (TestSite::RawBaseUrl) that writes
 // bytes by hand, for what cpp-httplib cannot send.
 // Anything else is 404. Routes added with TestSite::Handle win over these.
@@ -157,6 +158,21 @@ struct SiteOptions {
   // The root links to mailto:, javascript:, data:, tel:, ftp://, file://,
   // ws:// and gopher:// URLs, which a crawler must not fetch.
   bool odd_schemes = false;
+
+  // --- Random faults (issue #6, the stress test and bench/soak). A seeded
+  // `fault_rate` fraction of the pages (chosen from `seed` and the page number,
+  // so the same pages every run) fail their FIRST request, each with one of:
+  // 500; 503 with Retry-After 0 or 1; a connection reset (RST) after half the
+  // body; a body cut short (Content-Length promised, half sent, then FIN); or a
+  // stall of `fault_stall_ms` after half the body, which then completes (a slow
+  // page, not a failure). Every later request of the page succeeds, so a crawler
+  // with --retries >= 1 and a timeout above fault_stall_ms fetches every page.
+  // See TestSite::InjectedFaults and FailuresInjected.
+  double fault_rate = 0;
+  int fault_stall_ms = 300;
+  // A 503's Retry-After is 0 or this (seeded, half each). A crawler pauses the
+  // whole host for it, so a long soak sets 0 to stay fast.
+  int fault_retry_after_s = 1;
 
   // Body of /robots.txt (text/plain); empty serves 404.
   std::string robots_txt = "";

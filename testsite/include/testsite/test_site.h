@@ -48,6 +48,18 @@ struct RequestRecord {
   std::chrono::steady_clock::time_point end_time;
 };
 
+// What SiteOptions::fault_rate did so far: first requests of faulty pages,
+// by the fault they got.
+struct FaultCounts {
+  uint64_t http_500 = 0;
+  uint64_t http_503 = 0;     // with Retry-After 0 or fault_retry_after_s
+  uint64_t resets = 0;       // RST after half the body
+  uint64_t truncations = 0;  // FIN after half the promised Content-Length
+  uint64_t stalls = 0;       // a pause mid-body, then the whole page: not a failure
+  // Requests that failed on purpose (everything but the stalls).
+  uint64_t failures() const { return http_500 + http_503 + resets + truncations; }
+};
+
 // A route added by a test. Runs on a worker thread; must not throw.
 using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
@@ -96,6 +108,13 @@ class TestSite {
   std::map<std::string, uint64_t> RequestCounts() const;
   // Every request in arrival order (empty when keep_request_log is off).
   std::vector<RequestRecord> RequestLog() const;
+  // Requests of `path_or_url` (a page) that failed on purpose: 0 or 1 (the
+  // first request of a faulty page; see SiteOptions::fault_rate). A page's
+  // successful responses are RequestCount minus this, unless the client hung
+  // up itself.
+  uint64_t FailuresInjected(std::string_view path_or_url) const;
+  // Every fault injected so far, by kind.
+  FaultCounts InjectedFaults() const;
   // Peak number of requests being handled at once, from the request parsed to
   // its handler returning. That window lies inside what the client sees, so the
   // peak never over-counts the client's concurrency; with latency_ms > 0 it
