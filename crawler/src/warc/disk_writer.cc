@@ -1,11 +1,15 @@
 #include "warc/disk_writer.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -16,10 +20,36 @@ absl::Status ErrnoStatus(absl::string_view what, const std::string& path) {
   return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
 }
 
+constexpr size_t kBatchBytes = 256 << 10;
+
+// Writes every byte of `pieces` to `fd`, resuming after short writes.
+bool WriteAll(int fd, std::vector<iovec> pieces) {
+  size_t first = 0;
+  while (first < pieces.size()) {
+    const int count = static_cast<int>(std::min<size_t>(pieces.size() - first, IOV_MAX));
+    ssize_t n = ::writev(fd, &pieces[first], count);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    // Skip what was written: whole pieces, then part of the next one.
+    while (first < pieces.size() && static_cast<size_t>(n) >= pieces[first].iov_len) {
+      n -= static_cast<ssize_t>(pieces[first].iov_len);
+      ++first;
+    }
+    if (n > 0) {
+      pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + n;
+      pieces[first].iov_len -= static_cast<size_t>(n);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
-DiskWriter::DiskWriter(size_t queue_limit_bytes)
-    : queue_limit_bytes_(queue_limit_bytes), thread_([this] { Run(); }) {}
+DiskWriter::DiskWriter(size_t queue_limit_bytes, std::chrono::milliseconds max_delay)
+    : queue_limit_bytes_(queue_limit_bytes),
+      batch_bytes_(std::max<size_t>(1, std::min(kBatchBytes, queue_limit_bytes / 2))),
+      max_delay_(max_delay),
+      thread_([this] { Run(); }) {}
 
 DiskWriter::~DiskWriter() { Finish().IgnoreError(); }
 
@@ -27,15 +57,24 @@ absl::Status DiskWriter::Append(const std::string& path, std::string bytes) {
   std::unique_lock lock(mutex_);
   // Wait while full, but always admit into an empty queue so that a record
   // larger than the limit still passes.
-  space_ready_.wait(lock, [&] {
+  const auto has_space = [&] {
     return finishing_ || !error_.ok() || queued_bytes_ == 0 ||
            queued_bytes_ + bytes.size() <= queue_limit_bytes_;
-  });
+  };
+  if (!has_space()) {
+    ++blocked_appenders_;
+    work_ready_.notify_one();  // a full queue is a batch: write it now
+    space_ready_.wait(lock, has_space);
+    --blocked_appenders_;
+  }
   if (!error_.ok()) return error_;
   if (finishing_) return absl::FailedPreconditionError("WARC writer is closed");
+  const bool was_empty = queue_.empty();
   queued_bytes_ += bytes.size();
   queue_.push_back({path, std::move(bytes)});
-  work_ready_.notify_one();
+  // Wake the thread to start a batch's clock, or to write a full one; in
+  // between, appends cost no system call.
+  if (was_empty || queued_bytes_ >= batch_bytes_) work_ready_.notify_one();
   return absl::OkStatus();
 }
 
@@ -56,20 +95,23 @@ absl::Status DiskWriter::Finish() {
   return error_;
 }
 
+bool DiskWriter::BatchReady() const {
+  return finishing_ || blocked_appenders_ > 0 || queued_bytes_ >= batch_bytes_;
+}
+
 void DiskWriter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {
     work_ready_.wait(lock, [&] { return finishing_ || !queue_.empty(); });
+    work_ready_.wait_for(lock, max_delay_, [&] { return BatchReady(); });
     if (queue_.empty()) break;  // finishing and drained
     std::deque<Chunk> batch;
     batch.swap(queue_);
     lock.unlock();
-    absl::Status status;
+    const absl::Status status = WriteBatch(batch);
     uint64_t done = 0;
-    for (const Chunk& chunk : batch) {
-      if (status.ok()) status = WriteChunk(chunk);
-      done += chunk.bytes.size();
-    }
+    for (const Chunk& chunk : batch) done += chunk.bytes.size();
+    batch.clear();  // free the bytes before admitting more
     lock.lock();
     queued_bytes_ -= done;
     if (!status.ok() && error_.ok()) error_ = status;
@@ -81,23 +123,41 @@ void DiskWriter::Run() {
   if (!closed.ok() && error_.ok()) error_ = closed;
 }
 
-absl::Status DiskWriter::WriteChunk(const Chunk& chunk) {
-  if (chunk.path != open_path_) {
-    if (absl::Status closed = CloseFile(); !closed.ok()) return closed;
-    // O_EXCL: never overwrite an archive, even if two crawls share a prefix.
-    fd_ = ::open(chunk.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) return ErrnoStatus("cannot create", chunk.path);
-    open_path_ = chunk.path;
+// After a first error nothing more is written: a gap would shift offsets.
+absl::Status DiskWriter::WriteBatch(const std::deque<Chunk>& batch) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!error_.ok()) return absl::OkStatus();
   }
-  const char* data = chunk.bytes.data();
-  size_t left = chunk.bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus("cannot write", open_path_);
-    data += n;
-    left -= static_cast<size_t>(n);
+  auto run_begin = batch.begin();
+  while (run_begin != batch.end()) {
+    auto run_end = std::find_if(run_begin, batch.end(),
+                                [&](const Chunk& c) { return c.path != run_begin->path; });
+    if (absl::Status s = WriteRun(run_begin, run_end); !s.ok()) return s;
+    run_begin = run_end;
   }
+  return absl::OkStatus();
+}
+
+absl::Status DiskWriter::WriteRun(std::deque<Chunk>::const_iterator begin,
+                                  std::deque<Chunk>::const_iterator end) {
+  if (begin->path != open_path_) {
+    if (absl::Status opened = OpenFile(begin->path); !opened.ok()) return opened;
+  }
+  std::vector<iovec> pieces;
+  for (auto chunk = begin; chunk != end; ++chunk) {
+    pieces.push_back({const_cast<char*>(chunk->bytes.data()), chunk->bytes.size()});
+  }
+  if (!WriteAll(fd_, std::move(pieces))) return ErrnoStatus("cannot write", open_path_);
+  return absl::OkStatus();
+}
+
+absl::Status DiskWriter::OpenFile(const std::string& path) {
+  if (absl::Status closed = CloseFile(); !closed.ok()) return closed;
+  // O_EXCL: never overwrite an archive, even if two crawls share a prefix.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) return ErrnoStatus("cannot create", path);
+  open_path_ = path;
   return absl::OkStatus();
 }
 
