@@ -1,6 +1,6 @@
 // SHA-1 digests as WARC writes them: "sha1:" + RFC 4648 base32 (32 letters),
 // the form Heritrix, wget and warcio use for WARC-Block/Payload-Digest.
-// Thread-safe (no shared state).
+// Thread-safe (one digest context per thread).
 #ifndef CRAWLER_SRC_WARC_DIGEST_H_
 #define CRAWLER_SRC_WARC_DIGEST_H_
 
