@@ -46,13 +46,16 @@
 //   ...  // at->file, at->offset go to pages.jsonl
 //   absl::Status closed = (*warc)->Close();
 //
-// Cost (bench/warc, shared 2-core box): ~2000 pages/s of 20 KB per core at the
-// default gzip level 1, 7.7 KB on disk per page; see crawler/src/warc/README.md.
+// Cost per page of ~5 KB (testsite crawl, perf): ~35 us of libdeflate for
+// the response record (request records, under 1 KiB, are stored, not
+// compressed), ~12 us of SHA-1 (payload, and block digests that hash the body
+// again), a few us of record text; see crawler/src/warc/README.md.
 //
 // Threading: Write, Stats and Close are safe to call from any thread. Write does
 // the CPU work (digests, gzip) on the calling thread, so fetcher threads share
-// it; one dedicated writer thread does all disk I/O. Write blocks only while
-// more than `queue_limit_bytes` of compressed records wait for the disk.
+// it; one dedicated writer thread does all disk I/O, in batches. Write blocks
+// only while more than `queue_limit_bytes` of compressed records wait for the
+// disk.
 #ifndef CRAWLER_WARC_H_
 #define CRAWLER_WARC_H_
 
@@ -84,10 +87,12 @@ struct WarcOptions {
   // Payload digests remembered for revisit records (oldest forgotten first);
   // about 100 bytes each plus the URI. 0 turns revisit records off.
   size_t revisit_table_entries = 1 << 18;
-  // gzip level 1..9. Measured on 20 KB HTML-like pages (bench/warc): level 1
-  // deflates ~2.8x faster than zlib's default 6 (42 vs 15 MB/s per core) for
-  // ~20% more bytes (ratio 2.7 vs 3.3). Deflate is most of Write's cost and
-  // runs on fetcher threads, so the cheap level keeps the crawl's pages/s.
+  // gzip level 1..9 (libdeflate's levels) of records of 1 KiB and more;
+  // smaller ones are stored. Measured with zlib on 20 KB HTML-like pages
+  // (bench/warc): level 1 deflates ~2.8x faster than level 6 for ~20% more
+  // bytes (ratio 2.7 vs 3.3); libdeflate's level 1 is ~1.8x faster again.
+  // Deflate is most of Write's cost and runs on fetcher threads, so the cheap
+  // level keeps the crawl's pages/s.
   int compression_level = 1;
 };
 

@@ -19,10 +19,11 @@
 // of the prefix (RepairLastWarc) before the writer starts the next file.
 //
 // Where it runs: the crawl calls Archive on the fetcher threads, in the fetch
-// callback. The digests and gzip cost ~0.1 ms per 5 KB page; on the parser
-// threads (the crawl's bottleneck) the testsite crawl ran at 0.67x the
-// pages/s without --warc, on the fetcher threads (mostly waiting on sockets)
-// at ~0.85x (bench/warc-crawl/run). Disk I/O is the writer's own thread.
+// callback. The digests and gzip cost ~50 us per 5 KB page (libdeflate,
+// stored request records); on the parser threads (the crawl's bottleneck) the
+// testsite crawl ran at 0.67x the pages/s without --warc. On a 2-core box the
+// crawl is CPU-bound, so which thread does that work matters less than how
+// much there is (bench/warc-crawl/run). Disk I/O is the writer's own thread.
 //
 // Threading: Archive and Stats are safe to call concurrently (the writer's own
 // rule); Close once, after the last Archive.
