@@ -135,6 +135,10 @@ struct CrawlOptions {
   // When more URLs arrive than `expected`: "warn" (keep going, rate degrades,
   // a warning says by how much) or "grow" (add a Bloom filter stage).
   std::string overflow = "warn";
+  // A to-visit queue shared by many crawl processes: "redis://HOST:PORT/NAME"
+  // (sieve/redis_sieve.h; README "Crawling with several machines"). Empty =
+  // the in-memory Sieve. With it, checkpoints are off and --resume refused.
+  std::string frontier;
 
   // ---- [output] ----
   // Directory of the crawl's results.

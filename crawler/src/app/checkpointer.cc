@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "app/crawl_setup.h"
+#include "app/redis_frontier.h"
 #include "spdlog/spdlog.h"
 
 namespace crawler {
@@ -31,6 +32,7 @@ absl::Status SyncFile(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options) {
+  if (!options.frontier.empty()) return OpenRedisCrawlStart(options);
   CrawlStart start;
   if (options.resume) {
     absl::StatusOr<std::unique_ptr<CrawlStateDir>> state = CrawlStateDir::Open(options.state_dir);

@@ -146,6 +146,8 @@ const std::array kRows = {
     OneOf(Row<&O::overflow>("queue", "overflow", "overflow", "warn|grow", Kind::kChoice,
                             "beyond --expected URLs: warn, or grow the filter"),
           "warn|grow"),
+    Row<&O::frontier>("queue", "frontier", "frontier", "URL", Kind::kText,
+                      "share the queue: redis://HOST:PORT/NAME (default in memory)"),
     Bounded(Row<&O::out_dir>("output", "dir", "out", "DIR", Kind::kText,
                              "directory of the crawl's results"),
             1),
