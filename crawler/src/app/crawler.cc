@@ -48,10 +48,13 @@ struct ParseJob {
   std::optional<WarcLocation> warc;  // where --warc archived it
 };
 
-// Bodies waiting for a parser, at most: 16 MiB is over a second of work for
-// two parser threads, so they never starve, while a burst of big pages
-// (3.9 MB Python changelog, 1.7 MB indexes) cannot pile up 64 of them.
-constexpr int64_t kMaxParseBacklogBytes = int64_t{16} << 20;
+// Bodies waiting for a parser, at most: 4 MiB is ~0.3 s of work for two
+// parser threads (Gumbo parses 10-15 MB/s each), refilled from loopback or a
+// fast network in far less, so they never starve, while a burst of big pages
+// (3.9 MB Python changelog, 1.7 MB indexes) cannot pile up 64 of them. On a
+// quiet machine the backlog sits at this bound (parsing is the bottleneck),
+// so it is peak RSS: 16 MiB put the Python docs crawl at 50 MB.
+constexpr int64_t kMaxParseBacklogBytes = int64_t{4} << 20;
 
 // How long in-flight transfers may finish after a stop request.
 constexpr std::chrono::milliseconds kStopGrace{3000};
