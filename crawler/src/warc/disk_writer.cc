@@ -70,11 +70,15 @@ absl::Status DiskWriter::Append(const std::string& path, std::string bytes) {
   if (!error_.ok()) return error_;
   if (finishing_) return absl::FailedPreconditionError("WARC writer is closed");
   const bool was_empty = queue_.empty();
+  if (path != last_path_) {
+    new_file_queued_ = true;
+    last_path_ = path;
+  }
   queued_bytes_ += bytes.size();
   queue_.push_back({path, std::move(bytes)});
   // Wake the thread to start a batch's clock, or to write a full one; in
   // between, appends cost no system call.
-  if (was_empty || queued_bytes_ >= batch_bytes_) work_ready_.notify_one();
+  if (was_empty || BatchReady()) work_ready_.notify_one();
   return absl::OkStatus();
 }
 
@@ -96,7 +100,7 @@ absl::Status DiskWriter::Finish() {
 }
 
 bool DiskWriter::BatchReady() const {
-  return finishing_ || blocked_appenders_ > 0 || queued_bytes_ >= batch_bytes_;
+  return finishing_ || blocked_appenders_ > 0 || new_file_queued_ || queued_bytes_ >= batch_bytes_;
 }
 
 void DiskWriter::Run() {
@@ -107,6 +111,7 @@ void DiskWriter::Run() {
     if (queue_.empty()) break;  // finishing and drained
     std::deque<Chunk> batch;
     batch.swap(queue_);
+    new_file_queued_ = false;
     lock.unlock();
     const absl::Status status = WriteBatch(batch);
     uint64_t done = 0;

@@ -71,6 +71,12 @@ class DiskWriter {
   std::deque<Chunk> queue_ ABSL_GUARDED_BY(mutex_);
   uint64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   int blocked_appenders_ ABSL_GUARDED_BY(mutex_) = 0;  // waiting for space: write now
+  // A new file's first bytes are written without the batch delay: the file
+  // appears as soon as WarcWriter::Create (or a rotation) queues its warcinfo,
+  // as it did before batching, so a writer of the same prefix started soon
+  // after picks the next index.
+  bool new_file_queued_ ABSL_GUARDED_BY(mutex_) = false;
+  std::string last_path_ ABSL_GUARDED_BY(mutex_);
   bool finishing_ ABSL_GUARDED_BY(mutex_) = false;
   absl::Status error_ ABSL_GUARDED_BY(mutex_);
 
