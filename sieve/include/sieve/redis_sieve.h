@@ -117,7 +117,8 @@ struct RedisSieveOptions {
 };
 
 // Parses "redis://HOST:PORT/NAME" (PORT and NAME optional: 6379, "crawl")
-// into `base` with host, port and name replaced. InvalidArgument otherwise.
+// into `base` with host, port and name replaced; "?lease_ms=N" at the end
+// sets lease_time too. InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 
 class RedisSieve final : public Sieve {

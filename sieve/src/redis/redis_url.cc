@@ -1,4 +1,4 @@
-// ParseRedisUrl: "redis://HOST:PORT/NAME", as given to `crawl --frontier`.
+// ParseRedisUrl: "redis://HOST:PORT/NAME[?lease_ms=N]", as given to `crawl --frontier`.
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -14,6 +14,18 @@ absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieve
   if (!absl::ConsumePrefix(&rest, "redis://")) {
     return absl::InvalidArgumentError(
         absl::StrCat("frontier URL must look like redis://HOST:PORT/NAME, got '", text, "'"));
+  }
+  const size_t query = rest.find('?');
+  if (query != absl::string_view::npos) {
+    absl::string_view option = rest.substr(query + 1);
+    int lease_ms = 0;
+    if (!absl::ConsumePrefix(&option, "lease_ms=") || !absl::SimpleAtoi(option, &lease_ms) ||
+        lease_ms < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("frontier URL '", text, "': the only option is ?lease_ms=N (N >= 1)"));
+    }
+    base.lease_time = std::chrono::milliseconds(lease_ms);
+    rest = rest.substr(0, query);
   }
   absl::string_view authority = rest.substr(0, rest.find('/'));
   if (authority.size() < rest.size()) {

@@ -262,6 +262,12 @@ TEST(RedisUrlTest, ParsesHostPortAndName) {
   EXPECT_EQ(o->host, "cache");
   EXPECT_EQ(o->port, 6379);
   EXPECT_EQ(o->name, "crawl");
+  o = ParseRedisUrl("redis://cache:7000/jobs?lease_ms=1500");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->name, "jobs");
+  EXPECT_EQ(o->port, 7000);
+  EXPECT_EQ(o->lease_time, std::chrono::milliseconds(1500));
+  EXPECT_FALSE(ParseRedisUrl("redis://cache/jobs?lease=1").ok());
   EXPECT_FALSE(ParseRedisUrl("http://x:1/y").ok());
   EXPECT_FALSE(ParseRedisUrl("redis://x:0/y").ok());
   EXPECT_FALSE(ParseRedisUrl("redis://:6379/y").ok());
