@@ -17,7 +17,7 @@ namespace {
 // One compressor per thread and level (stored, and the configured one), kept for the thread's life:
 // building one allocates a few hundred KB of match-finder state, and allocating and freeing that
 // per record churned glibc's per-thread heaps (each free trimmed them with madvise, a TLB shootdown
-// on every core, and fresh pages faulted back in): 2.5x the crawl's system time with zlib's
+// on every core, and fresh pages faulted back in): 3.6x the crawl's system time with zlib's
 // deflateInit2/deflateEnd.
 struct FreeCompressor {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
