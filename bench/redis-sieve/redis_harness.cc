@@ -63,6 +63,7 @@ absl::Status RedisHarness::Start() {
   const std::string dir = dir_.string();
   pid_ = fork();
   if (pid_ == 0) {
+    freopen("/dev/null", "w", stdout);  // its start-up banner is not the table
     execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save",
            "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning",
            static_cast<char*>(nullptr));
