@@ -3,7 +3,8 @@
 // body, optionally preceded by one line "Content-Type: VALUE\n" (the header
 // the page came with; without it, "text/html").
 // Checks what the Sieve relies on: every kept link is an http(s) URL without
-// a fragment that parses, and the counters add up.
+// a fragment that parses, and the counters add up; and that the text
+// collapsed before the parse (LinkOptions::collapse_text) changes no link.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -71,5 +72,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Fail("counters do not add up", body.substr(0, 64));
   }
   for (const crawler::ExtractedLink& link : found.links) CheckLink(link);
+
+  // Collapsing text before the parse must not change what is found.
+  options.collapse_text = false;
+  const crawler::PageLinks uncollapsed = crawler::ExtractLinks(body, content_type, *page, options);
+  bool same = uncollapsed.links.size() == found.links.size() &&
+              uncollapsed.links_found == found.links_found &&
+              uncollapsed.nofollow_skipped == found.nofollow_skipped &&
+              uncollapsed.page_nofollow == found.page_nofollow;
+  for (size_t i = 0; same && i < found.links.size(); ++i) {
+    same = uncollapsed.links[i].url == found.links[i].url &&
+           uncollapsed.links[i].source == found.links[i].source;
+  }
+  if (!same) Fail("collapsing text changed the links", body.substr(0, 64));
   return 0;
 }

@@ -92,6 +92,11 @@ struct LinkOptions {
   // 128 KiB: with 256 KiB the two parsers' trees were 12.6 MB of the Python
   // docs crawl's 21.6 MB heap peak (heaptrack).
   size_t parse_chunk_bytes = size_t{128} << 10;
+  // Hand Gumbo the page with each run of text between tags collapsed to one
+  // character of its kind (src/links/text_collapse.h): the same elements in
+  // the same tree places, so the same links, at a fraction of the parse
+  // (text is most of a page's bytes). false = parse the page as it is.
+  bool collapse_text = true;
   // How resolved links are normalized (see crawler/url.h).
   NormalizeOptions normalize;
 };

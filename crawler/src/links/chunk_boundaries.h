@@ -3,7 +3,7 @@
 //
 // Why: Gumbo keeps the whole tree, 8-12 bytes per byte of HTML (31 MB for the
 // Python docs' 3.9 MB changelog), and a link extractor needs none of it after
-// the walk. Parsing a big page in ~256 KiB pieces bounds that memory to a few
+// the walk. Parsing a big page in ~128 KiB pieces bounds that memory to a few
 // MB per parser thread, whatever the page size.
 //
 // A cut is made only just before a '<' that opens a start or end tag while

@@ -16,6 +16,7 @@
 #include "links/gumbo_arena.h"
 #include "links/nesting_guard.h"
 #include "links/raw_links.h"
+#include "links/text_collapse.h"
 
 namespace crawler {
 namespace {
@@ -115,6 +116,11 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
   if (safe < parsed.size()) {
     parsed = parsed.substr(0, safe);
     page.truncated = true;
+  }
+  std::string collapsed;
+  if (options.collapse_text) {
+    collapsed = links_internal::CollapseText(parsed);
+    parsed = collapsed;
   }
   // `storage` and `arena` hold what the raw links point into until resolved.
   std::deque<std::string> storage;
