@@ -1,5 +1,5 @@
-// Stress under faults (issue #6): the real `crawl` binary with 8 parser
-// threads, 2 fetcher threads (the most crawl_setup starts) and 16 connections
+// Stress under faults (issue #6): the real `crawl` binary with 8 fetcher
+// threads (--fetch-threads), 8 parser threads and 16 connections
 // crawls a 2000-page site whose seeded 8% of pages fail their first request
 // (500, 503 + Retry-After, reset, truncated body) or stall mid-body. In the
 // TSan and ASan builds the crawl binary is sanitized too, so a race or a
@@ -42,10 +42,12 @@ std::unique_ptr<testsite::TestSite> StartFaultySite() {
   return site.ok() ? std::move(*site) : nullptr;
 }
 
-// 8 parser threads; more connections than fetcher threads so each curl multi
-// handle drives several transfers; retries enough for one failure per page.
+// 8 fetcher and 8 parser threads; more connections than fetcher threads so
+// each curl multi handle drives several transfers; retries enough for one
+// failure per page.
 std::vector<std::string> StressFlags() {
-  return {"--threads", "8", "--connections", "16", "--per-host", "16", "--retries", "2"};
+  return {"--fetch-threads", "8", "--threads", "8", "--connections", "16",
+          "--per-host", "16", "--retries", "2"};
 }
 
 void ExpectNoSanitizerReport(const e2e::BinaryCrawl& crawl) {

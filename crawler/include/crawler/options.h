@@ -87,6 +87,10 @@ struct CrawlOptions {
   // Worker threads parsing pages and feeding the queue. Fetching itself is
   // asynchronous (curl multi), so a few threads saturate many connections.
   int threads = 2;
+  // Threads driving the transfers, each a curl multi handle with its share of
+  // --connections (at most one per connection). Two keep hundreds of
+  // transfers busy; more only take cores from the parsers.
+  int fetch_threads = 2;
   // Total concurrent transfers across all hosts.
   int connections = 64;
   // Concurrent transfers per authority (host:port). Higher is faster and ruder.

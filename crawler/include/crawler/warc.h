@@ -145,6 +145,12 @@ class WarcWriter {
 
   virtual WarcStats Stats() const = 0;
 
+  // Returns once every record queued before the call is written and fsynced
+  // (a crawl checkpoint calls it, so a page recorded before the checkpoint
+  // has its records on disk); the first disk error, if any. After Close,
+  // returns what Close returned.
+  virtual absl::Status Sync() = 0;
+
   // Writes everything queued, fsyncs and closes the file, stops the thread.
   // Returns the first disk error, if any. Idempotent; the destructor calls it.
   virtual absl::Status Close() = 0;

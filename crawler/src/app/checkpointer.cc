@@ -104,6 +104,10 @@ absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::pat
   std::error_code ec;
   checkpoint.log_bytes = static_cast<int64_t>(std::filesystem::file_size(log->path(), ec));
   if (ec) return absl::UnavailableError(absl::StrCat(log->path(), ": ", ec.message()));
+  if (parts_.sync_archive) {
+    absl::Status archived = parts_.sync_archive();
+    if (!archived.ok()) return archived;
+  }
   checkpoint.counters = parts_.stats->Snapshot();
   checkpoint.counters.duration_s = crawl_seconds;
   absl::StatusOr<FrontierSnapshot> frontier =

@@ -25,6 +25,7 @@
 #ifndef CRAWLER_APP_CHECKPOINTER_H_
 #define CRAWLER_APP_CHECKPOINTER_H_
 
+#include <functional>
 #include <memory>
 #include <shared_mutex>
 #include <string>
@@ -58,6 +59,10 @@ class Checkpointer {
     sieve::Sieve* sieve;
     Frontier* frontier;
     CrawlStats* stats;
+    // Makes the archive (--warc) durable up to now; may be empty. Called
+    // after pages.jsonl's length is taken, so every page below it has its
+    // WARC records on disk before the checkpoint names that length.
+    std::function<absl::Status()> sync_archive;
   };
   Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                std::unique_ptr<CrawlStateDir> state, Parts parts);

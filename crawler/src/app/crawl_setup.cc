@@ -74,9 +74,9 @@ FrontierOptions FrontierOptionsOf(const CrawlOptions& options) {
 
 FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::string>& seeds) {
   FetchOptions f;
-  // Two multi-interface threads keep hundreds of transfers busy; more would
-  // only take cores from the parsers.
-  f.threads = std::clamp(options.connections, 1, 2);
+  // Two multi-interface threads (the default) keep hundreds of transfers
+  // busy; more would only take cores from the parsers.
+  f.threads = std::clamp(std::min(options.fetch_threads, options.connections), 1, 64);
   f.max_transfers = std::max(options.connections, f.threads);
   f.user_agent = options.user_agent;
   f.connect_timeout_s = options.connect_timeout_s;

@@ -86,6 +86,7 @@ class Crawler::Impl {
   void ReportProgress(bool final_line);
   CrawlSummary Summarize(const std::string& stop_reason);
   void RecordDropped(const CrawlUrl& url);  // host dropped: record, do not fetch
+  absl::Status SyncArchive() { return warc_ != nullptr ? warc_->Sync() : absl::OkStatus(); }
   double CrawlSeconds() const {
     return checkpointer_->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
   }
@@ -150,7 +151,8 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
                                                options_.max_redirects);
   checkpointer_ =
       std::make_unique<Checkpointer>(options_, *seeds, std::move(start->state),
-                                     Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_});
+                                     Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_,
+                                                         [this] { return SyncArchive(); }});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;

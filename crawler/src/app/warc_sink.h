@@ -58,6 +58,9 @@ class WarcSink {
 
   WarcStats Stats() const { return writer_->Stats(); }
 
+  // Every record archived so far is on disk (fsynced); for checkpoints.
+  absl::Status Sync() { return writer_->Sync(); }
+
   // Flushes, fsyncs and closes the current file; the first disk error, if any.
   absl::Status Close() { return writer_->Close(); }
 

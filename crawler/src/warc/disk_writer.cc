@@ -87,6 +87,14 @@ uint64_t DiskWriter::QueuedBytes() const {
   return queued_bytes_;
 }
 
+absl::Status DiskWriter::Sync() {
+  std::unique_lock lock(mutex_);
+  const uint64_t ticket = ++sync_requested_;
+  work_ready_.notify_one();
+  synced_.wait(lock, [&] { return sync_done_ >= ticket || thread_done_; });
+  return error_;
+}
+
 absl::Status DiskWriter::Finish() {
   {
     std::lock_guard lock(mutex_);
@@ -100,32 +108,54 @@ absl::Status DiskWriter::Finish() {
 }
 
 bool DiskWriter::BatchReady() const {
-  return finishing_ || blocked_appenders_ > 0 || new_file_queued_ || queued_bytes_ >= batch_bytes_;
+  return finishing_ || blocked_appenders_ > 0 || new_file_queued_ || SyncPending() ||
+         queued_bytes_ >= batch_bytes_;
 }
 
 void DiskWriter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {
-    work_ready_.wait(lock, [&] { return finishing_ || !queue_.empty(); });
+    work_ready_.wait(lock, [&] { return finishing_ || !queue_.empty() || SyncPending(); });
     work_ready_.wait_for(lock, max_delay_, [&] { return BatchReady(); });
-    if (queue_.empty()) break;  // finishing and drained
+    if (queue_.empty() && finishing_) break;  // drained
+    // Sync calls made before the swap: their bytes are all in this batch.
+    const uint64_t covered = sync_requested_;
     std::deque<Chunk> batch;
     batch.swap(queue_);
     new_file_queued_ = false;
     lock.unlock();
-    const absl::Status status = WriteBatch(batch);
+    absl::Status status = WriteBatch(batch);
     uint64_t done = 0;
     for (const Chunk& chunk : batch) done += chunk.bytes.size();
     batch.clear();  // free the bytes before admitting more
+    if (status.ok() && covered > 0) {
+      bool sync = false;
+      {
+        std::lock_guard check(mutex_);
+        sync = covered > sync_done_;
+      }
+      if (sync) status = SyncFile();
+    }
     lock.lock();
     queued_bytes_ -= done;
     if (!status.ok() && error_.ok()) error_ = status;
+    if (covered > sync_done_) {
+      sync_done_ = covered;
+      synced_.notify_all();
+    }
     space_ready_.notify_all();
   }
   lock.unlock();
   absl::Status closed = CloseFile();
   lock.lock();
   if (!closed.ok() && error_.ok()) error_ = closed;
+  thread_done_ = true;  // the file is closed and fsynced: every Sync is served
+  synced_.notify_all();
+}
+
+absl::Status DiskWriter::SyncFile() {
+  if (fd_ < 0 || ::fsync(fd_) == 0) return absl::OkStatus();
+  return ErrnoStatus("cannot fsync", open_path_);
 }
 
 // After a first error nothing more is written: a gap would shift offsets.

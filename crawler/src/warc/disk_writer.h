@@ -44,6 +44,10 @@ class DiskWriter {
 
   uint64_t QueuedBytes() const;
 
+  // Blocks until every byte queued before the call is written and the file
+  // fsynced, without waiting for the batch delay. Returns the first error.
+  absl::Status Sync();
+
   // Writes all queued bytes, fsyncs and closes the file, joins the thread.
   // Idempotent; returns the first error.
   absl::Status Finish();
@@ -56,6 +60,10 @@ class DiskWriter {
 
   void Run();
   bool BatchReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool SyncPending() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return sync_done_ < sync_requested_;
+  }
+  absl::Status SyncFile();  // writer thread
   absl::Status WriteBatch(const std::deque<Chunk>& batch);
   absl::Status OpenFile(const std::string& path);
   absl::Status WriteRun(std::deque<Chunk>::const_iterator begin,
@@ -79,6 +87,11 @@ class DiskWriter {
   std::string last_path_ ABSL_GUARDED_BY(mutex_);
   bool finishing_ ABSL_GUARDED_BY(mutex_) = false;
   absl::Status error_ ABSL_GUARDED_BY(mutex_);
+  // Sync calls made and served; a served one covers every call before it.
+  uint64_t sync_requested_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t sync_done_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool thread_done_ ABSL_GUARDED_BY(mutex_) = false;
+  std::condition_variable synced_;
 
   // Only the writer thread touches these. Declared before thread_ so they are
   // initialized before it starts.

@@ -73,6 +73,7 @@ class WarcWriterImpl : public WarcWriter {
 
   absl::StatusOr<WarcLocation> Write(const WarcExchange& exchange) override;
   WarcStats Stats() const override;
+  absl::Status Sync() override { return disk_.Sync(); }
   absl::Status Close() override;
 
  private:

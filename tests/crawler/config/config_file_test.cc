@@ -53,6 +53,7 @@ TEST(ShippedConfig, EqualsTheBuiltInDefaultsFieldByField) {
   EXPECT_EQ(compared.ignore_nofollow, defaults.ignore_nofollow);
   EXPECT_EQ(compared.max_url_length, defaults.max_url_length);
   EXPECT_EQ(compared.threads, defaults.threads);
+  EXPECT_EQ(compared.fetch_threads, defaults.fetch_threads);
   EXPECT_EQ(compared.connections, defaults.connections);
   EXPECT_EQ(compared.per_host, defaults.per_host);
   EXPECT_EQ(compared.delay_s, defaults.delay_s);
@@ -95,6 +96,7 @@ TEST(ShippedConfig, SetsEveryKeyOverNonDefaultValues) {
   changed.ignore_nofollow = true;
   changed.max_url_length = 77;
   changed.threads = 7;
+  changed.fetch_threads = 7;
   changed.connections = 7;
   changed.per_host = 7;
   changed.delay_s = 7;
@@ -116,6 +118,7 @@ TEST(ShippedConfig, SetsEveryKeyOverNonDefaultValues) {
   changed.checkpoint_every_s = 7;
   changed.log_level = "off";
   changed.quiet = true;
+  changed.frontier = "redis://127.0.0.1:6379/crawl";
   absl::StatusOr<CrawlOptions> loaded = LoadConfigFile(kShippedConfig, changed);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   CrawlOptions expected;
@@ -142,6 +145,7 @@ ignore_nofollow = true
 max_url_length = 4096
 [fetch]
 threads = 8
+fetch_threads = 3
 connections = 200
 per_host = 4
 delay = "200ms"
@@ -182,6 +186,7 @@ quiet = true
   EXPECT_TRUE(loaded->ignore_nofollow);
   EXPECT_EQ(loaded->max_url_length, 4096u);
   EXPECT_EQ(loaded->threads, 8);
+  EXPECT_EQ(loaded->fetch_threads, 3);
   EXPECT_EQ(loaded->connections, 200);
   EXPECT_EQ(loaded->per_host, 4);
   EXPECT_EQ(loaded->delay_s, 0.2);

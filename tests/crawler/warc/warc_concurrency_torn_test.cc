@@ -1,6 +1,7 @@
 // Several threads writing at once (run under TSan in CI), a queue limit small
 // enough that writers block on the disk thread, and TruncateTornWarc on a file
 // cut at many offsets (what kill -9 mid-write leaves).
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,36 @@ TEST(WarcDisk, ALoneRecordReachesTheFileWithoutClose) {
   EXPECT_EQ((*records)[1].offset, at->offset);
   EXPECT_EQ((*records)[1].Field("WARC-Target-URI"), NumberedExchange(7, 0).target_uri);
   ASSERT_TRUE((*writer)->Close().ok());
+}
+
+// A checkpoint calls Sync: every record queued before it is in the file when
+// it returns, at once, not after the batch delay; writers go on meanwhile.
+TEST(WarcDisk, SyncPutsEveryQueuedRecordOnDisk) {
+  WarcOptions options = crawler_test::OptionsWithPrefix(crawler_test::MakeTempDir("sync") + "/s");
+  auto writer = WarcWriter::Create(options);
+  ASSERT_TRUE(writer.ok());
+  const std::string path = options.prefix + "-00000.warc.gz";
+  std::atomic<bool> stop{false};
+  std::thread other([&] {  // keeps appending while Sync runs
+    for (int i = 1000; !stop.load(); ++i)
+      ASSERT_TRUE((*writer)->Write(NumberedExchange(i, 200)).ok());
+  });
+  for (int round = 0; round < 20; ++round) {
+    auto at = (*writer)->Write(NumberedExchange(round, 300));
+    ASSERT_TRUE(at.ok());
+    ASSERT_TRUE((*writer)->Sync().ok());
+    std::error_code error;
+    const uint64_t size = std::filesystem::file_size(path, error);
+    ASSERT_FALSE(error);
+    EXPECT_GT(size, at->offset) << "round " << round;  // this pair's response is written
+  }
+  stop = true;
+  other.join();
+  auto records = ReadWarcFile(path);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_GE(records->size(), 1u + 2u * 20u);
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_TRUE((*writer)->Sync().ok());  // after Close: Close's result
 }
 
 TEST(WarcTorn, CutAtAnyOffsetKeepsExactlyTheCompleteRecords) {
