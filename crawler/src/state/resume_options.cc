@@ -17,10 +17,11 @@ namespace {
 
 // Options that change how the crawl runs, not what it crawls; plus the
 // --resume/--fresh/--state switches themselves.
-constexpr std::array<std::string_view, 13> kMayChange = {
-    "log-level",        "quiet",        "max-pages", "threads", "connections",
-    "checkpoint-every", "queue-memory", "spill-dir", "timeout", "connect-timeout",
-    "resume",           "fresh",        "state"};
+constexpr std::array<std::string_view, 14> kMayChange = {
+    "log-level",     "quiet",       "max-pages",        "threads",
+    "fetch-threads", "connections", "checkpoint-every", "queue-memory",
+    "spill-dir",     "timeout",     "connect-timeout",  "resume",
+    "fresh",         "state"};
 
 bool MayChange(std::string_view flag) {
   return std::find(kMayChange.begin(), kMayChange.end(), flag) != kMayChange.end();
