@@ -46,8 +46,8 @@ std::unique_ptr<testsite::TestSite> StartFaultySite() {
 // each curl multi handle drives several transfers; retries enough for one
 // failure per page.
 std::vector<std::string> StressFlags() {
-  return {"--fetch-threads", "8", "--threads", "8", "--connections", "16",
-          "--per-host", "16", "--retries", "2"};
+  return {"--fetch-threads", "8",  "--threads", "8", "--connections", "16",
+          "--per-host",      "16", "--retries", "2"};
 }
 
 void ExpectNoSanitizerReport(const e2e::BinaryCrawl& crawl) {
