@@ -119,7 +119,9 @@ void DiskWriter::Run() {
     work_ready_.wait_for(lock, max_delay_, [&] { return BatchReady(); });
     if (queue_.empty() && finishing_) break;  // drained
     // Sync calls made before the swap: their bytes are all in this batch.
+    // (Only this thread moves sync_done_, so the check holds until the end.)
     const uint64_t covered = sync_requested_;
+    const bool sync = covered > sync_done_;
     std::deque<Chunk> batch;
     batch.swap(queue_);
     new_file_queued_ = false;
@@ -128,18 +130,11 @@ void DiskWriter::Run() {
     uint64_t done = 0;
     for (const Chunk& chunk : batch) done += chunk.bytes.size();
     batch.clear();  // free the bytes before admitting more
-    if (status.ok() && covered > 0) {
-      bool sync = false;
-      {
-        std::lock_guard check(mutex_);
-        sync = covered > sync_done_;
-      }
-      if (sync) status = SyncFile();
-    }
+    if (status.ok() && sync) status = SyncFile();
     lock.lock();
     queued_bytes_ -= done;
     if (!status.ok() && error_.ok()) error_ = status;
-    if (covered > sync_done_) {
+    if (sync) {
       sync_done_ = covered;
       synced_.notify_all();
     }
