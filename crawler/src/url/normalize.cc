@@ -53,7 +53,17 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
 absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options) {
   const size_t scheme_end = href.find(':');
   NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
-  if (options.strip_session_ids) StripSessionIds(href);
+  // A stripped path may have become a dot segment ("/a/.;jsessionid=1" is
+  // "/a/."), which parsing the key would resolve: the key must be a fixed
+  // point, so it is parsed and normalized again, until nothing is stripped
+  // (each round removes at least one ";jsessionid=" or parameter; capped all
+  // the same, since the loop's end should not rest on that argument alone).
+  for (int round = 0; round < 8 && options.strip_session_ids && StripSessionIds(href); ++round) {
+    absl::StatusOr<Url> reparsed = Url::Parse(href);
+    if (!reparsed.ok()) break;
+    href = reparsed->href();
+    NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
+  }
   if (options.sort_query) SortQuery(href);
   if (href.size() > options.max_length) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -21,7 +21,9 @@ absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& option
 void NormalizePercentEscapes(std::string& s, size_t from);
 
 // Our choice, opt-in: removes session-id parameters and ";jsessionid=".
-void StripSessionIds(std::string& href);
+// Returns whether the path changed: then it may hold a dot segment
+// ("/a/.;jsessionid=1" leaves "/a/.") that the parser would resolve.
+bool StripSessionIds(std::string& href);
 // Our choice, opt-in: sorts the query's '&'-separated parameters.
 void SortQuery(std::string& href);
 

@@ -52,12 +52,14 @@ void ReplaceQuery(std::string& href, size_t question, const std::vector<std::str
 
 // Removes every ";jsessionid=..." (any case) from the path, each running to
 // the next '/' or '?'. Only the path: the authority may hold a ';' too.
-void StripPathSessionId(std::string& href) {
+// Returns whether it removed any.
+bool StripPathSessionId(std::string& href) {
   static constexpr std::string_view kMarker = ";jsessionid=";
   const size_t authority = href.find("://");
-  if (authority == std::string::npos) return;
+  if (authority == std::string::npos) return false;
   const size_t path_start = href.find('/', authority + 3);
-  if (path_start == std::string::npos) return;
+  if (path_start == std::string::npos) return false;
+  bool stripped = false;
   size_t i = href.find(';', path_start);
   while (i != std::string::npos && i + kMarker.size() <= std::min(href.find('?'), href.size())) {
     if (!EqualsIgnoreCase(std::string_view(href).substr(i, kMarker.size()), kMarker)) {
@@ -67,28 +69,31 @@ void StripPathSessionId(std::string& href) {
     size_t end = href.find_first_of("/?", i);
     if (end == std::string::npos) end = href.size();
     href.erase(i, end - i);
+    stripped = true;
     i = href.find(';', i);
   }
+  return stripped;
 }
 
 }  // namespace
 
-void StripSessionIds(std::string& href) {
-  StripPathSessionId(href);
+bool StripSessionIds(std::string& href) {
+  const bool path_changed = StripPathSessionId(href);
   const size_t question = href.find('?');
-  if (question == std::string::npos) return;
+  if (question == std::string::npos) return path_changed;
   const std::string query = href.substr(question + 1);
   std::vector<std::string_view> kept;
   const std::vector<std::string_view> params = SplitParams(query);
   for (std::string_view param : params) {
     if (!IsSessionIdName(param.substr(0, param.find('=')))) kept.push_back(param);
   }
-  if (kept.size() == params.size()) return;
+  if (kept.size() == params.size()) return path_changed;
   if (kept.empty()) {
     href.resize(question);  // every parameter was a session id: no query at all
   } else {
     ReplaceQuery(href, question, kept);
   }
+  return path_changed;
 }
 
 void SortQuery(std::string& href) {

@@ -134,6 +134,12 @@ TEST(NormalizeTest, OptionStripSessionIdsIsOffByDefault) {
   EXPECT_NE(Key("http://;jsessionid=1/"), "PARSE FAIL");
   const std::string once = Key("http://a.com/x;jsessionid=1/y;jsessionid=2?sid=3", options);
   EXPECT_EQ(Key(once, options), once);
+  // Found by the url fuzzer (strip-session-ids-leaves-dot-segment.txt): a
+  // segment that is a dot segment once its session id goes is resolved, as
+  // parsing the key again would resolve it.
+  EXPECT_EQ(Key("http://a.com/b/c/.;jsessionid=1", options), "http://a.com/b/c/");
+  EXPECT_EQ(Key("http://a.com/b/c/..;jsessionid=1?q", options), "http://a.com/b/?q");
+  EXPECT_EQ(Key("http://a.com/b/..;jsessionid=1/..;jsessionid=2/c", options), "http://a.com/c");
 }
 
 }  // namespace
