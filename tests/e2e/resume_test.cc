@@ -229,6 +229,9 @@ TEST(Resume, SigintThenResumeFetchesNothingTwiceBeyondInFlight) {
   const nlohmann::json summary = e2e::ReadSummary(out);
   EXPECT_EQ(summary["pages"], kPages);
   EXPECT_EQ(summary["stop_reason"], "drained");
+  // The per-host counters continue across the resume like the crawl's.
+  ASSERT_EQ(summary["hosts"].size(), 1u) << summary["hosts"].dump();
+  EXPECT_EQ(summary["hosts"].begin().value()["pages"], kPages);
 }
 
 // A small crawl stopped by --max-pages, whose state the next tests resume.

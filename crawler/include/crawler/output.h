@@ -109,6 +109,7 @@ struct HostSummary {
   int64_t errors = 0;          // records with an error
   int64_t robots_blocked = 0;  // records with error kind "robots"
   double mean_delay_ms = 0;    // mean gap between consecutive request starts, as scheduled
+  int64_t delay_samples = 0;   // gaps behind the mean (checkpoints keep it; not in summary.json)
   std::string dropped;         // why the host was dropped; "" (null in JSON) if not
 };
 

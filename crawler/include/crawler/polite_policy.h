@@ -104,6 +104,9 @@ class PolitePolicy : public HostPolicy {
 
   // Dropped authorities and why ("5 consecutive failures, last: http 500").
   std::map<std::string, std::string> Dropped() const;
+  // On --resume: the drops a checkpoint kept stay in force (before any URL
+  // is handed out, so the host queues see them when they meet the host).
+  void RestoreDropped(const std::map<std::string, std::string>& dropped);
   // Authorities with state held now (for tests of the memory bound).
   size_t TrackedHosts() const;
 

@@ -78,6 +78,14 @@ absl::Status Checkpointer::Restore(const std::string& log_path) {
   if (!kept.ok()) return kept.status();
   parts_.frontier->Restore(loaded.frontier);
   parts_.stats->Restore(loaded.counters);
+  parts_.stats->hosts().Restore(loaded.counters);
+  if (parts_.policy != nullptr) {
+    std::map<std::string, std::string> dropped;
+    for (const HostSummary& h : loaded.counters.hosts) {
+      if (!h.dropped.empty()) dropped.emplace(h.authority, h.dropped);
+    }
+    parts_.policy->RestoreDropped(dropped);
+  }
   prior_seconds_ = loaded.counters.duration_s;
   spdlog::info(
       "resuming from {}: {} pages done, {} URLs queued again; {} records written after the "
@@ -110,6 +118,9 @@ absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::pat
   }
   checkpoint.counters = parts_.stats->Snapshot();
   checkpoint.counters.duration_s = crawl_seconds;
+  parts_.stats->hosts().Fill(
+      parts_.policy != nullptr ? parts_.policy->Dropped() : std::map<std::string, std::string>{},
+      &checkpoint.counters, HostStats::kMaxTracked);
   absl::StatusOr<FrontierSnapshot> frontier =
       parts_.frontier->Checkpoint([&] { return parts_.sieve->Save(dir); });
   if (!frontier.ok()) return frontier.status();

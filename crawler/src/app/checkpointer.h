@@ -26,6 +26,7 @@
 #define CRAWLER_APP_CHECKPOINTER_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <shared_mutex>
 #include <string>
@@ -39,6 +40,7 @@
 #include "crawler/frontier.h"
 #include "crawler/options.h"
 #include "crawler/output.h"
+#include "crawler/polite_policy.h"
 #include "sieve/sieve.h"
 
 namespace crawler {
@@ -63,6 +65,8 @@ class Checkpointer {
     // after pages.jsonl's length is taken, so every page below it has its
     // WARC records on disk before the checkpoint names that length.
     std::function<absl::Status()> sync_archive;
+    // The per-host politeness whose drop decisions checkpoints keep; may be null.
+    PolitePolicy* policy = nullptr;
   };
   Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                std::unique_ptr<CrawlStateDir> state, Parts parts);

@@ -46,6 +46,8 @@ class CrawlStats {
   void Restore(const CrawlSummary& counters) {
     std::lock_guard<std::mutex> lock(mu_);
     s_ = counters;
+    s_.hosts.clear();  // hosts() holds them (HostStats::Restore)
+    s_.hosts_not_listed = 0;
   }
   CrawlSummary Snapshot() const {
     std::lock_guard<std::mutex> lock(mu_);

@@ -152,7 +152,8 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   checkpointer_ =
       std::make_unique<Checkpointer>(options_, *seeds, std::move(start->state),
                                      Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_,
-                                                         [this] { return SyncArchive(); }});
+                                                         [this] { return SyncArchive(); },
+                                                         policy_});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;

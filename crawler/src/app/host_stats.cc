@@ -41,8 +41,8 @@ void HostStats::Add(const PageRecord& record) {
   if (ErrorKind(record.error) == "robots") ++entry->robots_blocked;
 }
 
-void HostStats::Fill(const std::map<std::string, std::string>& dropped,
-                     CrawlSummary* summary) const {
+void HostStats::Fill(const std::map<std::string, std::string>& dropped, CrawlSummary* summary,
+                     size_t limit) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<HostSummary> all;
   all.reserve(hosts_.size());
@@ -55,10 +55,11 @@ void HostStats::Fill(const std::map<std::string, std::string>& dropped,
     if (entry.gaps > 0) {
       h.mean_delay_ms = absl::ToDoubleMilliseconds(entry.gap_sum) / static_cast<double>(entry.gaps);
     }
+    h.delay_samples = entry.gaps;
     if (auto it = dropped.find(authority); it != dropped.end()) h.dropped = it->second;
     all.push_back(std::move(h));
   }
-  const size_t listed = std::min(all.size(), kMaxListed);
+  const size_t listed = std::min(all.size(), limit);
   auto busier = [](const HostSummary& a, const HostSummary& b) {
     return a.pages != b.pages ? a.pages > b.pages : a.authority < b.authority;
   };
@@ -67,6 +68,22 @@ void HostStats::Fill(const std::map<std::string, std::string>& dropped,
   all.resize(listed);
   summary->hosts_not_listed = static_cast<int64_t>(hosts_.size() - listed) + untracked_records_;
   summary->hosts = std::move(all);
+}
+
+void HostStats::Restore(const CrawlSummary& counters) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const HostSummary& h : counters.hosts) {
+    Entry* entry = EntryLocked(h.authority);
+    if (entry == nullptr) break;
+    entry->pages = h.pages;
+    entry->errors = h.errors;
+    entry->robots_blocked = h.robots_blocked;
+    entry->gaps = h.delay_samples;
+    entry->gap_sum = absl::Milliseconds(h.mean_delay_ms * static_cast<double>(h.delay_samples));
+  }
+  // A checkpoint lists every tracked host: what is left unlisted are the
+  // records of hosts beyond kMaxTracked.
+  untracked_records_ = counters.hosts_not_listed;
 }
 
 }  // namespace crawler

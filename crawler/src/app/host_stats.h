@@ -37,9 +37,13 @@ class HostStats {
   void Started(const std::string& authority, absl::Time at);
   // One pages.jsonl record (its authority is AuthorityOf(record.url)).
   void Add(const PageRecord& record);
-  // Writes summary->hosts (busiest first, at most kMaxListed) and
-  // summary->hosts_not_listed; `dropped` maps authority -> reason.
-  void Fill(const std::map<std::string, std::string>& dropped, CrawlSummary* summary) const;
+  // Writes summary->hosts (busiest first, at most `limit`) and
+  // summary->hosts_not_listed; `dropped` maps authority -> reason. A
+  // checkpoint takes every host (limit kMaxTracked).
+  void Fill(const std::map<std::string, std::string>& dropped, CrawlSummary* summary,
+            size_t limit = kMaxListed) const;
+  // On --resume: the counters a checkpoint's Fill wrote, before any Add.
+  void Restore(const CrawlSummary& counters);
 
  private:
   struct Entry {

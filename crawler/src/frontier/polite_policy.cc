@@ -144,6 +144,11 @@ void PolitePolicy::Forget(const std::string& authority) {
   hosts_.erase(authority);
 }
 
+void PolitePolicy::RestoreDropped(const std::map<std::string, std::string>& dropped) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [authority, reason] : dropped) dropped_.try_emplace(authority, reason);
+}
+
 std::map<std::string, std::string> PolitePolicy::Dropped() const {
   std::lock_guard<std::mutex> lock(mu_);
   return dropped_;

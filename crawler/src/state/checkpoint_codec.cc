@@ -169,7 +169,15 @@ std::string EncodeCounters(const CrawlSummary& c) {
                      {"rejected", c.rejected},
                      {"nofollow_skipped", c.nofollow_skipped},
                      {"redirects", c.redirects}};
-  return body.dump() + "\n";
+  json hosts = json::array();
+  for (const HostSummary& h : c.hosts) {
+    hosts.push_back({h.authority, h.pages, h.errors, h.robots_blocked, h.mean_delay_ms,
+                     h.delay_samples, h.dropped});
+  }
+  json with_hosts = body;
+  with_hosts["hosts"] = std::move(hosts);
+  with_hosts["hosts_not_listed"] = c.hosts_not_listed;
+  return with_hosts.dump() + "\n";
 }
 
 absl::StatusOr<CrawlSummary> DecodeCounters(std::string_view bytes, const std::string& path) {
@@ -198,6 +206,22 @@ absl::StatusOr<CrawlSummary> DecodeCounters(std::string_view bytes, const std::s
     c.rejected = b.at("rejected").get<int64_t>();
     c.nofollow_skipped = b.at("nofollow_skipped").get<int64_t>();
     c.redirects = b.at("redirects").get<int64_t>();
+    // Per-host counters: [authority, pages, errors, robots_blocked,
+    // mean_delay_ms, delay_samples, dropped]; absent in older checkpoints.
+    if (b.contains("hosts")) {
+      for (const json& row : b.at("hosts")) {
+        HostSummary h;
+        h.authority = row.at(0).get<std::string>();
+        h.pages = row.at(1).get<int64_t>();
+        h.errors = row.at(2).get<int64_t>();
+        h.robots_blocked = row.at(3).get<int64_t>();
+        h.mean_delay_ms = row.at(4).get<double>();
+        h.delay_samples = row.at(5).get<int64_t>();
+        h.dropped = row.at(6).get<std::string>();
+        c.hosts.push_back(std::move(h));
+      }
+      c.hosts_not_listed = b.at("hosts_not_listed").get<int64_t>();
+    }
   } catch (const json::exception& e) {
     return Damaged(path, e.what());
   }

@@ -73,6 +73,19 @@ TEST(PolitePolicy, RejectsBadOptions) {
   EXPECT_FALSE(PolitePolicy::Create(options).ok());
 }
 
+// On --resume the checkpoint's drop decisions stay in force: the host queues
+// ask DropReason when they first meet the host again.
+TEST(PolitePolicy, RestoredDropsStayInForce) {
+  auto policy = Make({});
+  EXPECT_EQ(policy->DropReason("http://down.test"), nullptr);
+  policy->RestoreDropped({{"http://down.test", "5 consecutive failures, last: http 500"}});
+  const std::string* reason = policy->DropReason("http://down.test");
+  ASSERT_NE(reason, nullptr);
+  EXPECT_EQ(*reason, "5 consecutive failures, last: http 500");
+  EXPECT_EQ(policy->DropReason("http://up.test"), nullptr);
+  EXPECT_EQ(policy->Dropped().size(), 1u);
+}
+
 TEST(PolitePolicy, Issue5PerHostAndDelayOverridablePerPatternFirstMatchWins) {
   PolitePolicyOptions options;
   options.per_host = 2;

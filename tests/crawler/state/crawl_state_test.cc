@@ -47,6 +47,19 @@ class StateTest : public ::testing::Test {
     c.counters.status_counts[0] = 2;
     c.counters.links_new = 99;
     c.counters.duration_s = 12.5;
+    HostSummary dropped;
+    dropped.authority = "http://down.test:8080";
+    dropped.pages = 7;
+    dropped.errors = 7;
+    dropped.mean_delay_ms = 1000.5;
+    dropped.delay_samples = 6;
+    dropped.dropped = "5 consecutive failures, last: http 500";
+    HostSummary busy;
+    busy.authority = "https://a.test";
+    busy.pages = 35;
+    busy.robots_blocked = 3;
+    c.counters.hosts = {dropped, busy};
+    c.counters.hosts_not_listed = 4;
     c.log_bytes = 1234;
     CrawlUrl pending;
     pending.url = "http://127.0.0.1:1/p/7.html";
@@ -114,6 +127,16 @@ TEST_F(StateTest, CheckpointReadsBackWhole) {
   EXPECT_EQ(got.counters.status_counts.at(0), 2);
   EXPECT_EQ(got.counters.links_new, 99);
   EXPECT_DOUBLE_EQ(got.counters.duration_s, 12.5);
+  // Per-host counters and drop decisions (politeness state) come back too.
+  ASSERT_EQ(got.counters.hosts.size(), 2u);
+  EXPECT_EQ(got.counters.hosts[0].authority, "http://down.test:8080");
+  EXPECT_EQ(got.counters.hosts[0].errors, 7);
+  EXPECT_DOUBLE_EQ(got.counters.hosts[0].mean_delay_ms, 1000.5);
+  EXPECT_EQ(got.counters.hosts[0].delay_samples, 6);
+  EXPECT_EQ(got.counters.hosts[0].dropped, "5 consecutive failures, last: http 500");
+  EXPECT_EQ(got.counters.hosts[1].robots_blocked, 3);
+  EXPECT_EQ(got.counters.hosts[1].dropped, "");
+  EXPECT_EQ(got.counters.hosts_not_listed, 4);
   EXPECT_EQ(got.log_bytes, 1234);
   ASSERT_EQ(got.frontier.pending.size(), 1u);
   EXPECT_EQ(got.frontier.pending[0].url, want.frontier.pending[0].url);
