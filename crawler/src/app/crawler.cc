@@ -149,11 +149,10 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   link_options.normalize.max_length = options_.max_url_length;
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
                                                options_.max_redirects);
-  checkpointer_ =
-      std::make_unique<Checkpointer>(options_, *seeds, std::move(start->state),
-                                     Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_,
-                                                         [this] { return SyncArchive(); },
-                                                         policy_});
+  checkpointer_ = std::make_unique<Checkpointer>(
+      options_, *seeds, std::move(start->state),
+      Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); },
+                          policy_});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;
