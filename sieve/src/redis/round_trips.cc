@@ -20,38 +20,36 @@ constexpr size_t kPushPipelineDepth = 8;
 
 using internal::FilterLayout;
 
-// A URL's probes as the push script reads them (scripts.cc, PUSH): groups of
-// (shard '<I2', count 'B', count offsets '<I4'), one group per shard the
-// probes fall in (one for the blocked layout: its k bits share a block).
-void AppendLittleEndian(std::string& out, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-std::string PackedProbes(const FilterLayout& layout, std::vector<uint64_t>& positions) {
-  std::sort(positions.begin(), positions.end());  // groups by shard
-  std::string packed;
-  packed.reserve(3 + 4 * positions.size());
-  for (size_t i = 0; i < positions.size();) {
-    const uint64_t shard = layout.ShardOf(positions[i]);
-    size_t end = i;
-    while (end < positions.size() && layout.ShardOf(positions[end]) == shard) ++end;
-    AppendLittleEndian(packed, shard, 2);
-    AppendLittleEndian(packed, end - i, 1);
-    for (; i < end; ++i) AppendLittleEndian(packed, layout.OffsetInShard(positions[i]), 4);
+// Appends a URL's shard and k offsets as the push script reads them
+// (scripts.cc, PUSH): one shard and its offsets, or '*' and "SHARD OFFSET"
+// per probe when they span shards (classic layout, several shards).
+void AppendProbes(const FilterLayout& layout, const std::vector<uint64_t>& positions,
+                  RedisCommand& command) {
+  const uint64_t shard = layout.ShardOf(positions.front());
+  const bool one_shard = std::all_of(positions.begin(), positions.end(),
+                                     [&](uint64_t p) { return layout.ShardOf(p) == shard; });
+  command.push_back(one_shard ? absl::StrCat(shard) : "*");
+  for (uint64_t p : positions) {
+    command.push_back(one_shard ? absl::StrCat(layout.OffsetInShard(p))
+                                : absl::StrCat(layout.ShardOf(p), " ", layout.OffsetInShard(p)));
   }
-  return packed;
 }
 
-// One push script call: per URL, the URL, its host and its packed probes.
+// One push script call: per URL, the URL, its host, its shard and offsets.
 RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls) {
-  RedisCommand command = {"EVALSHA", s.push_sha, "0", s.keys.prefix, std::to_string(urls.size())};
-  command.reserve(command.size() + 3 * urls.size());
+  RedisCommand command = {"EVALSHA",
+                          s.push_sha,
+                          "0",
+                          s.keys.prefix,
+                          std::to_string(urls.size()),
+                          std::to_string(s.layout.hash_count())};
+  command.reserve(command.size() + (3 + s.layout.hash_count()) * urls.size());
   std::vector<uint64_t> positions;
   for (std::string_view url : urls) {
     command.emplace_back(url);
     command.push_back(s.options.host_key ? s.options.host_key(url) : std::string());
     s.layout.Positions(bloom::HashKey(url), positions);
-    command.push_back(PackedProbes(s.layout, positions));
+    AppendProbes(s.layout, positions, command);
   }
   return command;
 }
