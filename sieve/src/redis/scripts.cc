@@ -20,7 +20,8 @@ namespace {
 // expiry) remembers a give-back's cooldown end for a host whose queue was
 // empty then. NAME:queued counts the URLs of all host queues.
 // URL leases: NAME:leases (URL -> deadline), NAME:owners (URL -> client),
-// NAME:lhosts (URL -> host, so an expired lease goes back to its host).
+// NAME:lhosts (URL -> host, so an expired lease goes back to its host; none
+// for the shared queue '').
 constexpr char kCommon[] = R"lua(
 local prefix = ARGV[1]
 local K_queued, K_ready, K_cooling = prefix .. 'queued', prefix .. 'ready', prefix .. 'cooling'
@@ -238,10 +239,24 @@ if want > 0 then
     held = held + 1
     if take(h) == 0 then give_back(h, owner, now, 0) end
   end
+  -- The leases, in a few calls of many pairs each (a call costs ~5 us).
+  local deadline = tostring(now + url_lease)
+  local scored, owned, hosted = {}, {}, {}
   for i, u in ipairs(out) do
-    redis.call('ZADD', K_leases, now + url_lease, u)
-    redis.call('HSET', K_owners, u, owner)
-    redis.call('HSET', K_lhosts, u, out_hosts[i])
+    scored[2 * i - 1], scored[2 * i] = deadline, u
+    owned[2 * i - 1], owned[2 * i] = u, owner
+    if out_hosts[i] ~= '' then
+      hosted[#hosted + 1] = u
+      hosted[#hosted + 1] = out_hosts[i]
+    end
+  end
+  for first = 1, #scored, 2000 do
+    local last = math.min(#scored, first + 1999)
+    redis.call('ZADD', K_leases, unpack(scored, first, last))
+    redis.call('HSET', K_owners, unpack(owned, first, last))
+  end
+  for first = 1, #hosted, 2000 do
+    redis.call('HSET', K_lhosts, unpack(hosted, first, math.min(#hosted, first + 1999)))
   end
 end
 return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases)}
