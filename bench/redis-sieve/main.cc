@@ -238,6 +238,7 @@ int main(int argc, char** argv) {
   std::printf("# redis-sieve-bench (build %s)\n", CRAWL_BUILD_TYPE);
   if (std::string(CRAWL_BUILD_TYPE) == "Debug")
     std::printf("WARNING: built without optimization\n");
+  std::fflush(stdout);  // before any fork: a child must not inherit unflushed output
   RedisHarness redis;
   if (absl::Status s = redis.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
