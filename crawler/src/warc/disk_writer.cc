@@ -1,15 +1,12 @@
 #include "warc/disk_writer.h"
 
 #include <fcntl.h>
-#include <limits.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -22,23 +19,13 @@ absl::Status ErrnoStatus(absl::string_view what, const std::string& path) {
 
 constexpr size_t kBatchBytes = 256 << 10;
 
-// Writes every byte of `pieces` to `fd`, resuming after short writes.
-bool WriteAll(int fd, std::vector<iovec> pieces) {
-  size_t first = 0;
-  while (first < pieces.size()) {
-    const int count = static_cast<int>(std::min<size_t>(pieces.size() - first, IOV_MAX));
-    ssize_t n = ::writev(fd, &pieces[first], count);
+// Writes every byte of `bytes` to `fd`, resuming after short writes.
+bool WriteAll(int fd, absl::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
-    // Skip what was written: whole pieces, then part of the next one.
-    while (first < pieces.size() && static_cast<size_t>(n) >= pieces[first].iov_len) {
-      n -= static_cast<ssize_t>(pieces[first].iov_len);
-      ++first;
-    }
-    if (n > 0) {
-      pieces[first].iov_base = static_cast<char*>(pieces[first].iov_base) + n;
-      pieces[first].iov_len -= static_cast<size_t>(n);
-    }
+    bytes.remove_prefix(static_cast<size_t>(n));
   }
   return true;
 }
@@ -53,7 +40,21 @@ DiskWriter::DiskWriter(size_t queue_limit_bytes, std::chrono::milliseconds max_d
 
 DiskWriter::~DiskWriter() { Finish().IgnoreError(); }
 
-absl::Status DiskWriter::Append(const std::string& path, std::string bytes) {
+void DiskWriter::Batch::Add(const std::string& path, absl::string_view data) {
+  if (runs.empty() || runs.back().path != path) runs.push_back({path, bytes.size()});
+  bytes.append(data.data(), data.size());
+  runs.back().end = bytes.size();
+}
+
+// Keeps the buffer for the next batch unless a backlog (a slow disk) grew it
+// far past a batch: that memory goes back rather than staying resident.
+void DiskWriter::Batch::Clear(size_t keep_capacity) {
+  bytes.clear();
+  if (bytes.capacity() > keep_capacity) std::string().swap(bytes);
+  runs.clear();
+}
+
+absl::Status DiskWriter::Append(const std::string& path, absl::string_view bytes) {
   std::unique_lock lock(mutex_);
   // Wait while full, but always admit into an empty queue so that a record
   // larger than the limit still passes.
@@ -69,13 +70,13 @@ absl::Status DiskWriter::Append(const std::string& path, std::string bytes) {
   }
   if (!error_.ok()) return error_;
   if (finishing_) return absl::FailedPreconditionError("WARC writer is closed");
-  const bool was_empty = queue_.empty();
+  const bool was_empty = queue_.bytes.empty();
   if (path != last_path_) {
     new_file_queued_ = true;
     last_path_ = path;
   }
   queued_bytes_ += bytes.size();
-  queue_.push_back({path, std::move(bytes)});
+  queue_.Add(path, bytes);
   // Wake the thread to start a batch's clock, or to write a full one; in
   // between, appends cost no system call.
   if (was_empty || BatchReady()) work_ready_.notify_one();
@@ -115,21 +116,19 @@ bool DiskWriter::BatchReady() const {
 void DiskWriter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {
-    work_ready_.wait(lock, [&] { return finishing_ || !queue_.empty() || SyncPending(); });
+    work_ready_.wait(lock, [&] { return finishing_ || !queue_.bytes.empty() || SyncPending(); });
     work_ready_.wait_for(lock, max_delay_, [&] { return BatchReady(); });
-    if (queue_.empty() && finishing_) break;  // drained
+    if (queue_.bytes.empty() && finishing_) break;  // drained
     // Sync calls made before the swap: their bytes are all in this batch.
     // (Only this thread moves sync_done_, so the check holds until the end.)
     const uint64_t covered = sync_requested_;
     const bool sync = covered > sync_done_;
-    std::deque<Chunk> batch;
-    batch.swap(queue_);
+    std::swap(written_, queue_);  // appenders fill the previous batch's buffer
     new_file_queued_ = false;
     lock.unlock();
-    absl::Status status = WriteBatch(batch);
-    uint64_t done = 0;
-    for (const Chunk& chunk : batch) done += chunk.bytes.size();
-    batch.clear();  // free the bytes before admitting more
+    absl::Status status = WriteBatch(written_);
+    const uint64_t done = written_.bytes.size();
+    written_.Clear(4 * batch_bytes_);
     if (status.ok() && sync) status = SyncFile();
     lock.lock();
     queued_bytes_ -= done;
@@ -154,31 +153,26 @@ absl::Status DiskWriter::SyncFile() {
 }
 
 // After a first error nothing more is written: a gap would shift offsets.
-absl::Status DiskWriter::WriteBatch(const std::deque<Chunk>& batch) {
+// After a first error nothing more is written: a gap would shift offsets.
+absl::Status DiskWriter::WriteBatch(const Batch& batch) {
   {
     std::lock_guard lock(mutex_);
     if (!error_.ok()) return absl::OkStatus();
   }
-  auto run_begin = batch.begin();
-  while (run_begin != batch.end()) {
-    auto run_end = std::find_if(run_begin, batch.end(),
-                                [&](const Chunk& c) { return c.path != run_begin->path; });
-    if (absl::Status s = WriteRun(run_begin, run_end); !s.ok()) return s;
-    run_begin = run_end;
+  size_t begin = 0;
+  for (const Batch::Run& run : batch.runs) {
+    const absl::string_view bytes(batch.bytes.data() + begin, run.end - begin);
+    if (absl::Status s = WriteRun(run.path, bytes); !s.ok()) return s;
+    begin = run.end;
   }
   return absl::OkStatus();
 }
 
-absl::Status DiskWriter::WriteRun(std::deque<Chunk>::const_iterator begin,
-                                  std::deque<Chunk>::const_iterator end) {
-  if (begin->path != open_path_) {
-    if (absl::Status opened = OpenFile(begin->path); !opened.ok()) return opened;
+absl::Status DiskWriter::WriteRun(const std::string& path, absl::string_view bytes) {
+  if (path != open_path_) {
+    if (absl::Status opened = OpenFile(path); !opened.ok()) return opened;
   }
-  std::vector<iovec> pieces;
-  for (auto chunk = begin; chunk != end; ++chunk) {
-    pieces.push_back({const_cast<char*>(chunk->bytes.data()), chunk->bytes.size()});
-  }
-  if (!WriteAll(fd_, std::move(pieces))) return ErrnoStatus("cannot write", open_path_);
+  if (!WriteAll(fd_, bytes)) return ErrnoStatus("cannot write", open_path_);
   return absl::OkStatus();
 }
 

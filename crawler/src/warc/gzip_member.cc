@@ -48,6 +48,17 @@ uint8_t* ThreadLevelBuffer(int igzip_level) {
 // stored blocks (5 bytes per 64 KiB) plus the gzip header and trailer.
 size_t CompressBound(size_t size) { return size + 5 * (size / 65535 + 1) + 18 + 256; }
 
+// igzip's output buffer, per thread and kept: sizing `out` to the bound
+// instead zero-filled ~6 KB per record (std::string::resize) to keep ~2 KB.
+// A buffer grown past 1 MiB by a large record is given back afterwards.
+std::string& ThreadScratch(size_t bytes) {
+  thread_local std::string scratch;
+  constexpr size_t kKeepBytes = 1 << 20;
+  if (scratch.size() > kKeepBytes && bytes <= kKeepBytes) std::string().swap(scratch);
+  if (scratch.size() < bytes) scratch.resize(bytes);
+  return scratch;
+}
+
 }  // namespace
 
 absl::Status AppendGzipMember(absl::string_view data, int level, std::string* out) {
@@ -67,15 +78,14 @@ absl::Status AppendGzipMember(absl::string_view data, int level, std::string* ou
   // igzip reads but never writes the input.
   stream.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(data.data()));
   stream.avail_in = static_cast<uint32_t>(data.size());
-  const size_t start = out->size();
-  out->resize(start + CompressBound(data.size()));
-  stream.next_out = reinterpret_cast<uint8_t*>(out->data() + start);
-  stream.avail_out = static_cast<uint32_t>(out->size() - start);
+  std::string& scratch = ThreadScratch(CompressBound(data.size()));
+  stream.next_out = reinterpret_cast<uint8_t*>(scratch.data());
+  stream.avail_out = static_cast<uint32_t>(scratch.size());
   const int result = isal_deflate_stateless(&stream);
-  out->resize(start + stream.total_out);
   if (result != COMP_OK || stream.avail_in != 0) {
     return absl::InternalError(absl::StrCat("gzip compression failed (igzip error ", result, ")"));
   }
+  out->append(scratch.data(), stream.total_out);
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "crawler/warc.h"
 #include "warc/digest.h"
 #include "warc/disk_writer.h"
@@ -81,7 +82,8 @@ class WarcWriterImpl : public WarcWriter {
   std::optional<warc_internal::RevisitTable::Original> FindOriginal(const WarcExchange& exchange,
                                                                     const std::string& digest,
                                                                     const std::string& date);
-  absl::StatusOr<WarcLocation> Enqueue(std::string members, uint64_t uncompressed, bool revisit);
+  absl::StatusOr<WarcLocation> Enqueue(absl::string_view members, uint64_t uncompressed,
+                                       bool revisit);
 
   const WarcOptions options_;
   warc_internal::DiskWriter disk_;
@@ -111,7 +113,7 @@ absl::Status WarcWriterImpl::StartNextFile() {
   ++stats_.records;
   stats_.uncompressed_bytes += record.size();
   stats_.written_bytes += member.size();
-  return disk_.Append(file_path_, std::move(member));
+  return disk_.Append(file_path_, member);
 }
 
 std::optional<warc_internal::RevisitTable::Original> WarcWriterImpl::FindOriginal(
@@ -140,15 +142,17 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange)
   // Response first, as Heritrix does: a crash between the two members leaves
   // a response without its request (still a valid archive), never a request
   // whose WARC-Concurrent-To names nothing.
-  std::string members;
+  // Per thread and reused: the disk queue copies the bytes (DiskWriter).
+  thread_local std::string members;
+  members.clear();
   absl::Status s = AppendGzipMember(response, options_.compression_level, &members);
   if (s.ok()) s = AppendGzipMember(request, options_.compression_level, &members);
   if (!s.ok()) return s;
-  return Enqueue(std::move(members), request.size() + response.size(), original.has_value());
+  return Enqueue(members, request.size() + response.size(), original.has_value());
 }
 
-absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(std::string members, uint64_t uncompressed,
-                                                     bool revisit) {
+absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(absl::string_view members,
+                                                     uint64_t uncompressed, bool revisit) {
   std::lock_guard lock(mutex_);
   if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
   if (file_has_records_ && file_bytes_ + members.size() > options_.max_file_size) {
@@ -164,7 +168,7 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(std::string members, uint64
   stats_.written_bytes += members.size();
   // Under the lock, so the disk order is the offset order; Append blocks here
   // only when the queue is full, and then every writer has to wait anyway.
-  if (absl::Status s = disk_.Append(file_path_, std::move(members)); !s.ok()) return s;
+  if (absl::Status s = disk_.Append(file_path_, members); !s.ok()) return s;
   return location;
 }
 
