@@ -18,12 +18,13 @@
 // --resume: Create cuts a torn last record off the newest existing WARC file
 // of the prefix (RepairLastWarc) before the writer starts the next file.
 //
-// Where it runs: the crawl calls Archive on the fetcher threads, in the fetch
-// callback. The digests and gzip cost ~50 us per 5 KB page (libdeflate,
-// stored request records); on the parser threads (the crawl's bottleneck) the
-// testsite crawl ran at 0.67x the pages/s without --warc. On a 2-core box the
-// crawl is CPU-bound, so which thread does that work matters less than how
-// much there is (bench/warc-crawl/run). Disk I/O is the writer's own thread.
+// Where it runs: the crawl calls Archive for pages on the parser threads,
+// just before parsing (retried answers, robots.txt and sitemaps on the
+// fetcher threads). The digests and gzip cost ~15 us per 5 KB page (ISA-L
+// igzip, sha1 twice over the body); in the fetchers' curl loops that work
+// delayed every transfer of the loop and cost more CPU per page in polls and
+// wake-ups than it did itself (bench/warc-crawl/run). Disk I/O is the
+// writer's own thread.
 //
 // Threading: Archive and Stats are safe to call concurrently (the writer's own
 // rule); Close once, after the last Archive.
