@@ -46,10 +46,10 @@
 //   ...  // at->file, at->offset go to pages.jsonl
 //   absl::Status closed = (*warc)->Close();
 //
-// Cost per page of ~5 KB (testsite crawl, perf): ~35 us of libdeflate for
-// the response record (request records, under 1 KiB, are stored, not
-// compressed), ~12 us of SHA-1 (payload, and block digests that hash the body
-// again), a few us of record text; see crawler/src/warc/README.md.
+// Cost per page of ~5 KB (testsite crawl): ~8 us of ISA-L igzip for the
+// response record and ~1 us for the request, ~6 us of SHA-1 (payload, and
+// block digests that hash the body again), a few us of record text; see
+// crawler/src/warc/README.md.
 //
 // Threading: Write, Stats and Close are safe to call from any thread. Write does
 // the CPU work (digests, gzip) on the calling thread, so fetcher threads share
@@ -87,12 +87,12 @@ struct WarcOptions {
   // Payload digests remembered for revisit records (oldest forgotten first);
   // about 100 bytes each plus the URI. 0 turns revisit records off.
   size_t revisit_table_entries = 1 << 18;
-  // gzip level 1..9 (libdeflate's levels) of records of 1 KiB and more;
-  // smaller ones are stored. Measured with zlib on 20 KB HTML-like pages
-  // (bench/warc): level 1 deflates ~2.8x faster than level 6 for ~20% more
-  // bytes (ratio 2.7 vs 3.3); libdeflate's level 1 is ~1.8x faster again.
-  // Deflate is most of Write's cost and runs on fetcher threads, so the cheap
-  // level keeps the crawl's pages/s.
+  // gzip effort 1..9, mapped to ISA-L igzip's levels 0..3 (1 -> 0, 2 -> 1,
+  // 3 -> 2, 4..9 -> 3). Level 1 (igzip 0) gzips a 6 KB testsite response
+  // record in ~8 us for 2183 bytes; 2 (igzip 1) in ~13 us for 1922; for
+  // comparison libdeflate's level 1 took ~24 us for 1877 and zlib's ~41 us
+  // (microbenchmark, one 2-core box). Compression runs on the crawl's own
+  // threads and the crawl is CPU-bound, so the cheapest level keeps pages/s.
   int compression_level = 1;
 };
 
