@@ -153,7 +153,6 @@ absl::Status DiskWriter::SyncFile() {
 }
 
 // After a first error nothing more is written: a gap would shift offsets.
-// After a first error nothing more is written: a gap would shift offsets.
 absl::Status DiskWriter::WriteBatch(const Batch& batch) {
   {
     std::lock_guard lock(mutex_);
