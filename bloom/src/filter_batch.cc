@@ -81,20 +81,34 @@ class ChunkedHashes {
   Hash128 hashes_[kChunk];
 };
 
-// InsertIfNew(h) without the call: sets h's bits, counts the new ones.
-struct Inserter {
-  uint64_t* words;
-  Layout layout;
-  uint64_t bits;
-  uint32_t k;
-  BitsSetCounter* bits_set;
-
-  bool operator()(const Hash128& h) const {
-    const uint64_t turned_on = probes::Insert(words, layout, bits, k, h);
-    if (turned_on == 0) return false;
-    bits_set->Add(h.high >> 32, turned_on);
-    return true;
+// InsertIfNew(h) without the call: sets h's bits. The bits it turned on go
+// to the shared counter once, when the batch ends (one locked add per batch,
+// not one per new key; Stats() lags a batch still running).
+class BatchInserter {
+ public:
+  BatchInserter(uint64_t* words, Layout layout, uint64_t bits, uint32_t k, BitsSetCounter* bits_set)
+      : words_(words), layout_(layout), bits_(bits), k_(k), bits_set_(bits_set) {}
+  BatchInserter(const BatchInserter&) = delete;
+  BatchInserter& operator=(const BatchInserter&) = delete;
+  ~BatchInserter() {
+    if (turned_on_ != 0) bits_set_->Add(stripe_hint_, turned_on_);
   }
+
+  bool operator()(const Hash128& h) {
+    const uint64_t turned_on = probes::Insert(words_, layout_, bits_, k_, h);
+    turned_on_ += turned_on;
+    stripe_hint_ = h.high >> 32;
+    return turned_on != 0;
+  }
+
+ private:
+  uint64_t* words_;
+  Layout layout_;
+  uint64_t bits_;
+  uint32_t k_;
+  BitsSetCounter* bits_set_;
+  uint64_t turned_on_ = 0;
+  uint64_t stripe_hint_ = 0;
 };
 
 }  // namespace
@@ -122,27 +136,27 @@ void BloomFilter::MayContainBatch(absl::Span<const Hash128> hashes, absl::Span<b
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) {
-  const Inserter insert{storage_->words(), layout_, bits_, hash_count_, bits_set_.get()};
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
   RunPipelined(layout_, bits_, hash_count_, storage_->words(), true,
                std::min(keys.size(), out.size()), ChunkedHashes(keys),
                [&](size_t i, const Hash128& h) { out[i] = insert(h); });
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) {
-  const Inserter insert{storage_->words(), layout_, bits_, hash_count_, bits_set_.get()};
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
   RunPipelined(
       layout_, bits_, hash_count_, storage_->words(), true, std::min(hashes.size(), out.size()),
       [&](size_t i) { return hashes[i]; }, [&](size_t i, const Hash128& h) { out[i] = insert(h); });
 }
 
 void BloomFilter::AddBatch(absl::Span<const std::string_view> keys) {
-  const Inserter insert{storage_->words(), layout_, bits_, hash_count_, bits_set_.get()};
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
   RunPipelined(layout_, bits_, hash_count_, storage_->words(), true, keys.size(),
                ChunkedHashes(keys), [&](size_t, const Hash128& h) { insert(h); });
 }
 
 void BloomFilter::AddBatch(absl::Span<const Hash128> hashes) {
-  const Inserter insert{storage_->words(), layout_, bits_, hash_count_, bits_set_.get()};
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
   RunPipelined(
       layout_, bits_, hash_count_, storage_->words(), true, hashes.size(),
       [&](size_t i) { return hashes[i]; }, [&](size_t, const Hash128& h) { insert(h); });
