@@ -82,6 +82,23 @@ absl::Status RedisServer::Start() {
     return absl::FailedPreconditionError(
         "redis-server is not on PATH: install it (Debian package redis-server, see scripts/setup)");
   }
+  // FreePort's port is free only when it is asked: under a parallel ctest,
+  // another test's server (or a client's source port) may take it before our
+  // server binds. Our server then exits, and a PING may even be answered by
+  // the other test's server, so a start is accepted only from our process.
+  // A first start moves to a new port; a restart must keep its port.
+  constexpr int kAttempts = 5;
+  absl::Status status;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    status = StartOnce();
+    if (status.ok() || started_once_ || !absl::IsUnavailable(status)) break;
+    port_ = FreePort();
+  }
+  if (status.ok()) started_once_ = true;
+  return status;
+}
+
+absl::Status RedisServer::StartOnce() {
   const std::string port = std::to_string(port_);
   const std::string dir = dir_.string();
   pid_ = fork();
@@ -91,16 +108,22 @@ absl::Status RedisServer::Start() {
            static_cast<char*>(nullptr));
     _exit(127);
   }
+  const std::string our_pid = absl::StrCat("process_id:", pid_, "\r\n");
   for (int i = 0; i < 500; ++i) {
-    if (Command({"PING"}) == "PONG") return absl::OkStatus();
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return absl::InternalError(absl::StrCat("redis-server exited at start on port ", port));
+      return absl::UnavailableError(absl::StrCat("redis-server exited at start on port ", port));
+    }
+    if (Command({"PING"}) == "PONG" &&
+        Command({"INFO", "server"}).find(our_pid) != std::string::npos) {
+      return absl::OkStatus();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return absl::DeadlineExceededError("redis-server did not answer PING within 5 s");
+  Kill();
+  return absl::DeadlineExceededError(
+      absl::StrCat("redis-server did not answer PING on port ", port, " within 5 s"));
 }
 
 void RedisServer::Kill() {

@@ -29,8 +29,9 @@ class RedisServer {
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
 
-  // Starts the server (on the same port again after Kill) and waits until it
-  // answers PING.
+  // Starts the server and waits until it answers PING. A first start whose
+  // port was taken meanwhile moves to another free port (port() changes); a
+  // start after Kill keeps the port, as a restarted Redis would.
   absl::Status Start();
   // SIGKILL, and waits for it: the state is gone.
   void Kill();
@@ -45,9 +46,14 @@ class RedisServer {
   std::string Command(const std::vector<std::string>& args) const;
 
  private:
+  // One launch on port_: Unavailable if the server exited (the port was
+  // taken); OK only once the server answering is this fixture's process.
+  absl::Status StartOnce();
+
   std::filesystem::path dir_;
   int port_ = 0;
   pid_t pid_ = -1;
+  bool started_once_ = false;
 };
 
 }  // namespace sieve_test
