@@ -49,6 +49,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,11 @@ struct RobotsGateHooks {
   // ..." or "robots_unreachable: ..."). The gate releases its slot before and
   // calls Frontier::Done after.
   std::function<void(const CrawlUrl& url, const std::string& error)> on_blocked;
+  // Optional: a lock held across on_blocked and Frontier::Done, so that a
+  // checkpoint sees both or neither (Checkpointer::CommitScope). Without it a
+  // checkpoint between the two keeps the record and the URL still to do, and
+  // a resume records the URL a second time.
+  std::function<std::shared_lock<std::shared_mutex>()> commit_scope;
   // Optional: something became ready (wake the scheduler).
   std::function<void()> wake;
   // Optional: every robots.txt response (each redirect hop too), e.g. for the

@@ -183,7 +183,8 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
                             [this] { cv_.notify_all(); },
                             [this](const FetchResult& r, const CrawlUrl&) {  // robots.txt, sitemaps
                               if (warc_ != nullptr && !warc_->Archive(r).ok()) RequestStop();
-                            }});
+                            },
+                            [this] { return checkpointer_->CommitScope(); }});
   if (!robots.ok()) return robots.status();
   robots_ = std::move(*robots);
   retries_ = std::make_unique<RetryQueue>(

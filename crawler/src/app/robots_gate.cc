@@ -101,6 +101,8 @@ void RobotsGate::Block(const CrawlUrl& url, const std::string& error) {
     }
   }
   frontier_->Release(url, FetchOutcome{}, absl::Now());  // not fetched: no status
+  std::shared_lock<std::shared_mutex> commit;  // record and Done: one step for a checkpoint
+  if (hooks_.commit_scope) commit = hooks_.commit_scope();
   hooks_.on_blocked(url, error);
   frontier_->Done(url);
 }

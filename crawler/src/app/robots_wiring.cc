@@ -59,6 +59,7 @@ RobotsGateHooks HooksOf(const CrawlOptions& options, const RobotsWiring& wiring)
   hooks.wake = wiring.wake;
   hooks.on_robots_fetched = wiring.on_robots_fetched;
   hooks.on_sitemap_fetched = wiring.on_robots_fetched;
+  hooks.commit_scope = wiring.commit_scope;
   hooks.on_blocked = [wiring](const CrawlUrl& url, const std::string& error) {
     const PageRecord record = RobotsBlockedRecord(url, error);
     absl::Status written = wiring.log->Append(record);

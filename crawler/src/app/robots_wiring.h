@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 
 #include "absl/status/statusor.h"
 #include "app/crawl_stats.h"
@@ -39,6 +40,8 @@ struct RobotsWiring {
   // `for_url` is the URL that triggered the fetch (the sitemap itself for a
   // sitemap). Runs on fetcher threads.
   std::function<void(const FetchResult& result, const CrawlUrl& for_url)> on_robots_fetched;
+  // Optional: RobotsGateHooks::commit_scope (Checkpointer::CommitScope).
+  std::function<std::shared_lock<std::shared_mutex>()> commit_scope;
 };
 
 struct RobotsParts {

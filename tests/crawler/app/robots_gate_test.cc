@@ -5,6 +5,7 @@
 #include "crawler/robots_gate.h"
 
 #include <chrono>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,7 +43,11 @@ class GateTest : public ::testing::Test {
     };
     hooks.on_blocked = [this](const CrawlUrl& url, const std::string& error) {
       blocked_.push_back(url.url + " " + error);
+      const bool checkpoint_could_run = commit_mu_.try_lock();
+      if (checkpoint_could_run) commit_mu_.unlock();
+      blocked_under_commit_scope_.push_back(!checkpoint_could_run);
     };
+    hooks.commit_scope = [this] { return std::shared_lock<std::shared_mutex>(commit_mu_); };
     hooks.on_sitemap_urls = [this](const std::vector<std::string>& urls, const std::string&) {
       sitemap_urls_.insert(sitemap_urls_.end(), urls.begin(), urls.end());
     };
@@ -101,6 +106,8 @@ class GateTest : public ::testing::Test {
   std::unique_ptr<RobotsGate> gate_;
   std::vector<FetchRequest> requests_;
   std::vector<std::string> blocked_;
+  std::shared_mutex commit_mu_;                   // plays Checkpointer's lock
+  std::vector<bool> blocked_under_commit_scope_;  // per on_blocked call
   std::vector<std::string> sitemap_urls_;
 };
 
@@ -119,6 +126,11 @@ TEST_F(GateTest, OneRobotsFetchPerAuthorityOthersParkedThenChecked) {
   const std::vector<std::string> fetched = Pump();
   EXPECT_EQ(fetched, (std::vector<std::string>{"http://a.test/3", "http://a.test/1"}));
   EXPECT_EQ(blocked_, (std::vector<std::string>{"http://a.test/private/2 robots"}));
+  // The record was written with the commit scope held (a checkpoint sees the
+  // record and the Done together), and the scope ended with the block.
+  EXPECT_EQ(blocked_under_commit_scope_, std::vector<bool>{true});
+  EXPECT_TRUE(commit_mu_.try_lock());
+  commit_mu_.unlock();
   EXPECT_EQ(requests_.size(), 1u);
   EXPECT_TRUE(gate_->Idle());
   EXPECT_TRUE(frontier_->Exhausted());
