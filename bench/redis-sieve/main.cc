@@ -4,7 +4,7 @@
 // URL at 1e7 URLs, the Bloom bitmaps against a Redis SET of the same URLs
 // (scrapy-redis's dupefilter). Starts its own redis-server on 127.0.0.1.
 //
-//   redis-sieve-bench [--memory_urls=10000000] [--scale=1]
+//   redis-sieve-bench [--memory_urls=10000000] [--scale=1] [--batches=1,64,1024]
 //
 // Theory: a push batch costs one round trip plus the script's work in Redis
 // (k BITFIELD probes per URL, one RPUSH per URL); at batch 1 the round trip
@@ -18,10 +18,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "redis_harness.h"
@@ -31,6 +33,8 @@
 
 ABSL_FLAG(uint64_t, memory_urls, 10'000'000, "URLs for the memory comparison (0: skip)");
 ABSL_FLAG(double, scale, 1.0, "multiplies the URL counts of the throughput runs");
+ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64", "1024"}),
+          "batch sizes of the throughput runs");
 
 namespace {
 
@@ -38,6 +42,16 @@ using Clock = std::chrono::steady_clock;
 using redis_bench::RedisHarness;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Redis's own time per EVALSHA since the last CONFIG RESETSTAT (INFO
+// commandstats, usec_per_call): the server's share of a push or pop round.
+double EvalshaMicrosPerCall(const RedisHarness& redis) {
+  const std::string info = redis.Command({"INFO", "commandstats"});
+  const size_t at = info.find("cmdstat_evalsha:");
+  if (at == std::string::npos) return 0;
+  const size_t field = info.find("usec_per_call=", at);
+  return field == std::string::npos ? 0 : std::atof(info.c_str() + field + 14);
+}
 
 uint64_t UrlsFor(size_t batch) {
   const double base = batch == 1 ? 20'000 : (batch == 64 ? 200'000 : 1'000'000);
@@ -140,11 +154,19 @@ struct PopWork {
   void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
 };
 
+// URLs queued in the frontier "bench" (its one shared queue: no host_key).
+uint64_t QueuedUrls(const RedisHarness& redis) {
+  return std::stoull(redis.Command({"LLEN", "bench:q:"}));
+}
+
 void ThroughputTable(RedisHarness& redis) {
   std::printf("\n## Throughput (URLs/s, aggregate over the client processes)\n\n");
-  std::printf("| sieve | procs | batch | URLs | pushes/s | pops/s (pop+MarkDone) |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|\n");
-  for (size_t batch : {size_t{1}, size_t{64}, size_t{1024}}) {
+  std::printf(
+      "| sieve | procs | batch | URLs | pushes/s | pops/s (pop+MarkDone) | push script us/call "
+      "|\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const std::string& batch_text : absl::GetFlag(FLAGS_batches)) {
+    const size_t batch = std::stoul(batch_text);
     const uint64_t total = UrlsFor(batch);
     {
       sieve::SieveOptions o;
@@ -156,19 +178,21 @@ void ThroughputTable(RedisHarness& redis) {
       const auto t1 = Clock::now();
       const uint64_t popped = DrainAll(**mem);
       const double pop_s = Seconds(Clock::now() - t1);
-      std::printf("| memory | 1 | %zu | %llu | %.0f | %.0f |\n", batch,
+      std::printf("| memory | 1 | %zu | %llu | %.0f | %.0f | |\n", batch,
                   static_cast<unsigned long long>(total), total / push_s, popped / pop_s);
     }
     for (int procs : {1, 2, 4}) {
       redis.Command({"FLUSHALL"});
+      redis.Command({"CONFIG", "RESETSTAT"});
       const uint64_t per_proc = total / static_cast<uint64_t>(procs);
       const double push_s = InProcesses(procs, PushWork{&redis, batch, per_proc});
-      const uint64_t queued = std::stoull(redis.Command({"LLEN", "bench:queue"}));
+      const double script_us = EvalshaMicrosPerCall(redis);
+      const uint64_t queued = QueuedUrls(redis);
       const double pop_s = InProcesses(procs, PopWork{&redis, batch, per_proc});
-      const uint64_t left = std::stoull(redis.Command({"LLEN", "bench:queue"}));
-      std::printf("| redis | %d | %zu | %llu | %.0f | %.0f |%s\n", procs, batch,
+      const uint64_t left = QueuedUrls(redis);
+      std::printf("| redis | %d | %zu | %llu | %.0f | %.0f | %.0f |%s\n", procs, batch,
                   static_cast<unsigned long long>(per_proc * procs), per_proc * procs / push_s,
-                  (queued - left) / pop_s, left == 0 ? "" : " (queue not drained!)");
+                  (queued - left) / pop_s, script_us, left == 0 ? "" : " (queue not drained!)");
       std::fflush(stdout);
     }
   }
@@ -185,7 +209,7 @@ void MemoryTable(RedisHarness& redis, uint64_t n) {
   // measuring (a SET is a seen-set only too).
   PushRange(**s, 0, n, 1024);
   const double push_s = Seconds(Clock::now() - t0);
-  redis.Command({"DEL", "bench:queue"});
+  redis.Command({"DEL", "bench:q:"});
   const uint64_t bloom_bytes = redis.UsedMemory() - base;
   const uint64_t m = (*s)->bit_count();
   s->reset();
@@ -214,6 +238,7 @@ int main(int argc, char** argv) {
   std::printf("# redis-sieve-bench (build %s)\n", CRAWL_BUILD_TYPE);
   if (std::string(CRAWL_BUILD_TYPE) == "Debug")
     std::printf("WARNING: built without optimization\n");
+  std::fflush(stdout);  // before any fork: a child must not inherit unflushed output
   RedisHarness redis;
   if (absl::Status s = redis.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());

@@ -2,8 +2,10 @@
 // redis://127.0.0.1:PORT/NAME) and crawl one testsite as one: every page is
 // fetched exactly once in total (the site's request counts), the three
 // pages.jsonl files together hold each page once, and all three exit 0 when
-// the shared queue is drained; and when one of three is killed with SIGKILL
-// mid-crawl, the other two finish the site (its leases expire and come back)
+// the shared queue is drained; with --delay, two requests to the one host
+// never start closer than the delay, whichever processes made them; and when
+// the one holding the host's lease is killed with SIGKILL mid-crawl, the
+// other two finish the site (its host and URL leases expire and come back)
 // and nothing is lost. redis-server comes from PATH (a missing one is a
 // failure, not a skip) and listens on 127.0.0.1 only.
 #include <arpa/inet.h>
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "e2e/binary_crawl.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
@@ -82,6 +86,39 @@ class LocalRedis {
   }
   int port() const { return port_; }
 
+  // HGET key field over RESP on a fresh connection; "" for nil or an error.
+  std::string Hget(const std::string& key, const std::string& field) const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    std::string reply;
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+      const std::string request = absl::StrCat("*3\r\n$4\r\nHGET\r\n$", key.size(), "\r\n", key,
+                                               "\r\n$", field.size(), "\r\n", field, "\r\n");
+      (void)!write(fd, request.data(), request.size());
+      char buffer[512];
+      // "$N\r\n<value>\r\n" or "$-1\r\n": read until the value's end.
+      for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) {
+        reply.append(buffer, static_cast<size_t>(n));
+        const size_t header = reply.find("\r\n");
+        if (header == std::string::npos) continue;
+        if (reply[0] != '$' || reply.compare(0, 3, "$-1") == 0) {
+          reply.clear();
+          break;
+        }
+        const size_t length = std::stoul(reply.substr(1, header - 1));
+        if (reply.size() >= header + 2 + length) {
+          reply = reply.substr(header + 2, length);
+          break;
+        }
+      }
+    }
+    close(fd);
+    return reply;
+  }
+
  private:
   std::string dir_;
   int port_ = 0;
@@ -125,6 +162,52 @@ TEST(RedisFrontierTest, ThreeProcessesCrawlOneSiteOnceInTotal) {
   EXPECT_EQ(pages, 300u);
   EXPECT_EQ(crawls[0].pages.size() + crawls[1].pages.size() + crawls[2].pages.size(),
             fetched_by.size());
+}
+
+// Host leases make one process at a time fetch a host, so --delay holds for
+// the fleet. Each of three processes stops after 5 pages (--max-pages), so
+// the host passes from one to the next twice: no two requests start closer
+// than the delay whichever processes made them (as the site logged them:
+// less up to 50 ms of arrival jitter, politeness_test.cc explains), and each
+// page is still fetched once.
+TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
+  LocalRedis redis;
+  ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start";
+  testsite::SiteOptions site_options;
+  site_options.pages = 12;
+  absl::StatusOr<std::unique_ptr<testsite::TestSite>> site =
+      testsite::TestSite::Start(site_options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  const std::string frontier = absl::StrCat("redis://127.0.0.1:", redis.port(), "/e2e-delay");
+  constexpr auto kDelay = std::chrono::milliseconds(200);
+  constexpr auto kJitter = std::chrono::milliseconds(50);
+  std::vector<BinaryCrawl> crawls(3);
+  std::vector<std::thread> processes;
+  for (int i = 0; i < 3; ++i) {
+    processes.emplace_back([&, i] {
+      crawls[i] = RunCrawlBinary(
+          absl::StrCat("redis-delay-", i), {(*site)->RootUrl()},
+          {"--frontier", frontier, "--delay", "200ms", "--per-host", "1", "--max-pages", "5"});
+    });
+  }
+  for (std::thread& p : processes) p.join();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(crawls[i].run.exit_code, 0) << "process " << i << ": " << crawls[i].run.err;
+    EXPECT_GE(crawls[i].pages.size(), 1u) << "process " << i << " never got the host";
+    std::printf("process %d logged %zu pages\n", i, crawls[i].pages.size());
+  }
+  for (const std::string& url : (*site)->PageUrls()) {
+    EXPECT_EQ((*site)->RequestCount(PathOf(url)), 1u) << url;
+  }
+  std::vector<std::chrono::steady_clock::time_point> starts;
+  for (const testsite::RequestRecord& r : (*site)->RequestLog()) starts.push_back(r.start_time);
+  std::sort(starts.begin(), starts.end());
+  ASSERT_EQ(starts.size(), 12u);
+  auto closest = std::chrono::steady_clock::duration::max();
+  for (size_t i = 1; i < starts.size(); ++i) closest = std::min(closest, starts[i] - starts[i - 1]);
+  EXPECT_GE(closest, kDelay - kJitter);
+  std::printf("%zu requests, closest starts %.1f ms apart\n", starts.size(),
+              std::chrono::duration<double, std::milli>(closest).count());
 }
 
 // A `crawl` child started without waiting: fetches one page at a time (so the
@@ -202,18 +285,30 @@ TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
   absl::StatusOr<std::unique_ptr<testsite::TestSite>> site =
       testsite::TestSite::Start(site_options);
   ASSERT_TRUE(site.ok()) << site.status();
-  // Short leases (5 s, longer than a survivor holds its URLs here), so the
-  // killed process's URLs come back within the test.
-  const std::string frontier =
-      absl::StrCat("redis://127.0.0.1:", redis.port(), "/e2e-kill?lease_ms=5000");
+  // Short leases (URLs 5 s, longer than a survivor holds its URLs here; the
+  // host 1 s, renewed by the holder's every round trip), so the killed
+  // process's host and URLs come back within the test.
+  const std::string frontier = absl::StrCat("redis://127.0.0.1:", redis.port(),
+                                            "/e2e-kill?lease_ms=5000&host_lease_ms=1000");
   std::vector<CrawlChild> children;
   for (int i = 0; i < 3; ++i) {
     children.push_back(StartCrawl(absl::StrCat("redis-kill-", i), (*site)->RootUrl(), frontier));
   }
-  // Kill the first once the crawl is under way (some pages fetched).
+  // Once the crawl is under way (some pages fetched), kill the process that
+  // holds the site's host lease ("hostname:pid:nonce" in NAME:hostowners).
   for (int i = 0; i < 500 && (*site)->RequestCountWithPrefix("/p/") < 15; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  const std::string holder = redis.Hget(
+      "e2e-kill:hostowners", (*site)->RootUrl().substr(0, (*site)->RootUrl().find('/', 8)));
+  const std::vector<std::string> fields = absl::StrSplit(holder, ':');
+  ASSERT_EQ(fields.size(), 3u) << "host lease holder '" << holder << "'";
+  size_t victim = children.size();
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (std::to_string(children[i].pid) == fields[1]) victim = i;
+  }
+  ASSERT_LT(victim, children.size()) << "holder " << holder << " is none of the three";
+  std::swap(children[0], children[victim]);  // children[0] is the killed one from here on
   ASSERT_EQ(kill(children[0].pid, SIGKILL), 0);
   int status = 0;
   waitpid(children[0].pid, &status, 0);

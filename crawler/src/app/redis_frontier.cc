@@ -1,12 +1,26 @@
 #include "app/redis_frontier.h"
 
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "crawler/host_queues.h"
 #include "sieve/redis_sieve.h"
 #include "spdlog/spdlog.h"
 
 namespace crawler {
+namespace {
+
+double LongestDelaySeconds(const CrawlOptions& options) {
+  double longest = std::max(0.0, options.delay_s);
+  for (const HostRule& rule : options.hosts) longest = std::max(longest, rule.delay_s);
+  return longest;
+}
+
+}  // namespace
 
 absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
   if (options.resume) {
@@ -17,6 +31,12 @@ absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
   sieve::RedisSieveOptions base;
   base.expected_count = options.expected;
   base.fp_rate = options.fp_rate;
+  // Host partitions: one process at a time fetches a host, so --per-host and
+  // --delay hold fleet-wide; a host given back waits the longest configured
+  // delay before another process may start on it.
+  base.host_key = [](std::string_view url) { return AuthorityOf(std::string(url)); };
+  base.host_cooldown =
+      std::chrono::milliseconds(static_cast<int64_t>(LongestDelaySeconds(options) * 1000));
   absl::StatusOr<sieve::RedisSieveOptions> redis = sieve::ParseRedisUrl(options.frontier, base);
   if (!redis.ok()) return redis.status();
   absl::StatusOr<std::unique_ptr<sieve::RedisSieve>> sieve = sieve::RedisSieve::Connect(*redis);

@@ -12,24 +12,44 @@
 //   if (!sieve.ok()) return sieve.status();
 //   (*sieve)->Push("https://example.com/");   // then use it as any sieve::Sieve
 //
-// In Redis (NAME is options.name):
+// In Redis (NAME is options.name; sieve/src/redis/scripts.cc has the rest):
 //   NAME:meta      the filter's parameters, written once (SET NX); a client
 //                  whose options give other parameters is refused.
 //   NAME:bits:I    the filter's bits, shard I (shard_bytes each, <= 512 MiB,
 //                  the cap of one Redis string). A URL's bit positions are
 //                  bloom's (bloom/hash.h, bloom/params.h): XXH3-128 with the
 //                  fixed seed, the layout's probe derivation.
-//   NAME:queue     the FIFO (a list of URLs).
+//   NAME:q:H       the FIFO of host H's URLs; NAME:q: (H empty) is the one
+//                  shared FIFO when host_key is not set. NAME:queued counts
+//                  the URLs of all of them.
+//   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
+//   NAME:held:<client>  which hosts are leased to whom until when, and which
+//                  wait for a holder (host_key set).
 //   NAME:leases    popped URLs in flight (a sorted set scored by the lease's
-//                  deadline, in Redis's clock) and NAME:owners (URL -> the
-//                  client holding it).
+//                  deadline, in Redis's clock), NAME:owners (URL -> the
+//                  client holding it) and NAME:lhosts (URL -> its host).
 // Every change is one Lua script run by the server (sieve/src/redis/
 // scripts.cc): push = test-and-set of the k bits and the enqueue, atomically,
 // for a whole batch of URLs (one round trip per batch); pop = move URLs from
-// the queue (or from expired leases) into the leases, atomically, so a URL
-// popped is either still queued or leased to the client that got the reply.
+// the queues into the leases, atomically, so a URL popped is either still
+// queued or leased to the client that got the reply.
+//
+// Host partitions (host_key set; `crawl` sets it to the URL's
+// scheme://host:port): a host's URLs are handed only to the client holding
+// the host's lease, so one process at a time fetches a host and its own
+// per-host limits (connections, delay) hold for the whole fleet. A client
+// takes a new host only when the hosts it holds have no queued URL left for
+// a pop (or up to max_hosts); its host leases are renewed by each of its
+// round trips (pop, ack, IsFinished) and last host_lease_time otherwise, so
+// a dead client's hosts come back after it. A host is given back when its
+// queue is empty and the client has none of its URLs left, or at
+// destruction; nobody takes it then for host_cooldown (the delay between two
+// fetches of one host that a new holder must keep).
+// Without host_key the queue is one FIFO, shared by all, in push order.
 //
 // Differences from the in-memory Sieve:
+//  - Order: with host_key, FIFO per host, and hosts in the order they got
+//    URLs; without, FIFO as the in-memory Sieve.
 //  - Pop leases URLs in batches of pop_batch_size; a client that dies loses
 //    nothing: its leases expire after lease_time and the URLs are handed out
 //    again. (So a URL can be fetched twice, never lost.) MarkDone acks are
@@ -58,6 +78,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,6 +128,21 @@ struct RedisSieveOptions {
   // How long a popped URL stays leased before it is handed out again. Longer
   // than any fetch with its retries, or pages are fetched twice.
   std::chrono::milliseconds lease_time{std::chrono::minutes(10)};
+  // The politeness partition of a URL (e.g. "https://example.com:443"),
+  // computed by the client; see "Host partitions" above. Empty (the
+  // default): no partitions, one shared FIFO as the in-memory Sieve. Every
+  // client of one frontier must use the same function.
+  std::function<std::string(std::string_view url)> host_key;
+  // How long a client holds a host without a round trip before another may
+  // take it (a dead client's hosts come back after this). Longer than the
+  // longest pause between two of a live client's round trips.
+  std::chrono::milliseconds host_lease_time{std::chrono::seconds(30)};
+  // After a host is given back, nobody takes it for this long: set it to
+  // the per-host delay between fetches (`crawl` sets --delay).
+  std::chrono::milliseconds host_cooldown{0};
+  // Most hosts one client holds at once (it takes more only when those it
+  // holds have no URL for its pop).
+  size_t max_hosts = 1024;
   // Connect / read / write timeout of one attempt.
   std::chrono::milliseconds io_timeout{std::chrono::seconds(2)};
   // How long the fleet-wide filter figures are reused by Stats().
@@ -117,8 +153,9 @@ struct RedisSieveOptions {
 };
 
 // Parses "redis://HOST:PORT/NAME" (PORT and NAME optional: 6379, "crawl")
-// into `base` with host, port and name replaced; "?lease_ms=N" at the end
-// sets lease_time too. InvalidArgument otherwise.
+// into `base` with host, port and name replaced; a query of options joined
+// by '&' sets more: "lease_ms=N" (lease_time), "host_lease_ms=N"
+// (host_lease_time). InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 
 class RedisSieve final : public Sieve {
@@ -127,8 +164,8 @@ class RedisSieve final : public Sieve {
   // retries), loads the scripts and writes or checks NAME:meta
   // (FailedPrecondition naming both parameter sets if they differ).
   static absl::StatusOr<std::unique_ptr<RedisSieve>> Connect(const RedisSieveOptions& options);
-  // Sends pending acks and gives URLs leased but not yet returned by a pop
-  // back to the queue's head.
+  // Sends pending acks and gives URLs leased but not yet returned by a pop,
+  // and the hosts this client holds, back.
   ~RedisSieve() override;
 
   bool Push(std::string_view url) override;

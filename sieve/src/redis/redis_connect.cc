@@ -2,11 +2,14 @@
 // NAME:meta that every process of the fleet must share.
 #include <unistd.h>
 
+#include <functional>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "heartbeat.h"
 #include "redis_state.h"
 #include "scripts.h"
 #include "spdlog/spdlog.h"
@@ -25,6 +28,9 @@ absl::Status Validate(const RedisSieveOptions& o) {
   if (o.pop_batch_size < 1) return bad("pop_batch_size", "must be >= 1");
   if (o.done_batch_size < 1) return bad("done_batch_size", "must be >= 1");
   if (o.lease_time.count() < 1) return bad("lease_time", "must be >= 1 ms");
+  if (o.host_lease_time.count() < 1) return bad("host_lease_time", "must be >= 1 ms");
+  if (o.host_cooldown.count() < 0) return bad("host_cooldown", "must be >= 0");
+  if (o.max_hosts < 1) return bad("max_hosts", "must be >= 1");
   if (o.io_timeout.count() < 1) return bad("io_timeout", "must be >= 1 ms");
   if (o.retry.max_attempts < 1) return bad("retry.max_attempts", "must be >= 1");
   return absl::OkStatus();
@@ -59,14 +65,13 @@ absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& ke
 }  // namespace
 
 RedisKeys::RedisKeys(const std::string& name)
-    : prefix(name),
+    : prefix(name + ":"),
       meta(name + ":meta"),
-      queue(name + ":queue"),
-      leases(name + ":leases"),
-      owners(name + ":owners") {}
+      queued(name + ":queued"),
+      leases(name + ":leases") {}
 
 std::string RedisKeys::ShardKey(uint64_t shard) const {
-  return absl::StrCat(prefix, ":bits:", shard);
+  return absl::StrCat(prefix, "bits:", shard);
 }
 
 RedisSieve::State::State(const RedisSieveOptions& options_in, internal::FilterLayout layout_in)
@@ -86,17 +91,23 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   const std::string meta = layout->MetaString();
   if (absl::Status s = AgreeOnParameters(c, state->keys, options, meta); !s.ok()) return s;
   c.RequireOnReconnect(state->keys.meta, meta);
-  for (auto [source, sha] : {std::pair{internal::kPushScript, &state->push_sha},
-                             std::pair{internal::kPopScript, &state->pop_sha},
-                             std::pair{internal::kReleaseScript, &state->release_sha}}) {
+  for (auto [source, sha] : {std::pair{internal::PushScript(), &state->push_sha},
+                             std::pair{internal::PopScript(), &state->pop_sha},
+                             std::pair{internal::ReleaseScript(), &state->release_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;
   }
   spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}", options.name,
                 options.host, options.port, meta, layout->ShardCount(), state->owner);
-  std::lock_guard<std::mutex> lock(state->mutex);
-  state->connection = *std::move(connection);
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    state->connection = *std::move(connection);
+    state->last_round_trip = std::chrono::steady_clock::now();
+  }
+  if (options.host_key) {
+    state->heartbeat = std::thread(internal::RunHeartbeat, std::ref(*state));
+  }
   return std::unique_ptr<RedisSieve>(new RedisSieve(std::move(state)));
 }
 

@@ -28,14 +28,27 @@ bool AcksDue(const RedisSieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) 
 
 RedisSieve::~RedisSieve() {
   State& s = *state_;
+  if (s.heartbeat.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.stopping = true;
+    }
+    s.closed_changed.notify_all();
+    s.heartbeat.join();
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.failure.ok()) return;
   if (!s.acks.empty()) AckAndLease(s, 0);
-  // Unreturned leases and undone pops go back to the head: another client
-  // takes them now rather than after their leases expire.
-  std::vector<std::string> give_back(s.leased.begin(), s.leased.end());
-  give_back.insert(give_back.begin(), s.in_flight.begin(), s.in_flight.end());
-  if (!give_back.empty() && s.failure.ok()) internal::Release(s, "head", give_back);
+  // Unreturned leases and undone pops go back to their hosts' heads, and
+  // the hosts are given back: another client takes them now rather than
+  // after the leases expire.
+  std::vector<std::string> give_back;
+  for (const auto& [url, host] : s.in_flight) give_back.push_back(url);
+  for (const auto& [url, host] : s.leased) give_back.push_back(url);
+  const bool hosts = static_cast<bool>(s.options.host_key);
+  if ((!give_back.empty() || hosts) && s.failure.ok()) {
+    internal::Release(s, "head", give_back, hosts);
+  }
 }
 
 bool RedisSieve::Push(std::string_view url) { return PushBatch({&url, 1}) == 1; }
@@ -64,11 +77,11 @@ std::optional<std::string> RedisSieve::TryPop() {
     if (!AckAndLease(s, s.leased.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
   }
   if (s.leased.empty()) return std::nullopt;
-  std::string url = std::move(s.leased.front());
+  auto [url, host] = std::move(s.leased.front());
   s.leased.pop_front();
-  s.in_flight.insert(url);
+  s.in_flight.emplace(url, std::move(host));
   ++s.popped;
-  return url;
+  return std::move(url);
 }
 
 std::optional<std::string> RedisSieve::PopFor(std::chrono::milliseconds timeout) {
@@ -101,7 +114,9 @@ bool RedisSieve::MarkDone(std::string_view url) {
   auto it = s.in_flight.find(std::string(url));
   if (it == s.in_flight.end()) return false;
   if (s.acks.empty()) s.oldest_ack = std::chrono::steady_clock::now();
-  s.acks.push_back(std::move(s.in_flight.extract(it).value()));
+  auto node = s.in_flight.extract(it);
+  s.acks.push_back(std::move(node.key()));
+  internal::UrlLeftClient(s, node.mapped());
   ++s.done;
   if (AcksDue(s) && Usable(s)) AckAndLease(s, 0);
   return true;
@@ -112,8 +127,10 @@ bool RedisSieve::Defer(std::string_view url) {
   std::lock_guard<std::mutex> lock(s.mutex);
   auto it = s.in_flight.find(std::string(url));
   if (it == s.in_flight.end() || !Usable(s)) return false;
-  std::vector<std::string> urls = {std::move(s.in_flight.extract(it).value())};
-  std::optional<long long> released = internal::Release(s, "tail", urls);
+  auto node = s.in_flight.extract(it);
+  std::vector<std::string> urls = {std::move(node.key())};
+  internal::UrlLeftClient(s, node.mapped());
+  std::optional<long long> released = internal::Release(s, "tail", urls, /*all_hosts=*/false);
   if (!released.has_value() || *released == 0) return false;
   ++s.deferred;
   return true;

@@ -11,7 +11,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
+#include <thread>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -27,11 +29,10 @@ struct RedisKeys {
   explicit RedisKeys(const std::string& name);
   std::string ShardKey(uint64_t shard) const;
 
-  std::string prefix;
+  std::string prefix;  // "NAME:", ARGV[1] of every script
   std::string meta;
-  std::string queue;
+  std::string queued;  // the count of queued URLs
   std::string leases;
-  std::string owners;
 };
 
 struct RedisSieve::State {
@@ -46,14 +47,26 @@ struct RedisSieve::State {
   std::string release_sha;
 
   std::mutex mutex;
-  std::condition_variable closed_changed;  // wakes Pop's polling sleep on Close
+  // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.
+  std::condition_variable closed_changed;
+  // With host_key: renews the host leases when no round trip did
+  // (heartbeat.h). Joined by ~RedisSieve after setting `stopping`.
+  std::thread heartbeat;
+  bool stopping ABSL_GUARDED_BY(mutex) = false;
+  std::chrono::steady_clock::time_point last_round_trip ABSL_GUARDED_BY(mutex);
   std::unique_ptr<internal::RedisConnection> connection ABSL_GUARDED_BY(mutex);
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
-  // Leased from Redis by a pop round trip, not yet returned by Pop.
-  std::deque<std::string> leased ABSL_GUARDED_BY(mutex);
-  // Returned by Pop, not yet done or deferred.
-  std::unordered_set<std::string> in_flight ABSL_GUARDED_BY(mutex);
+  // Leased from Redis by a pop round trip, not yet returned by Pop: (URL,
+  // host), the host as the pop script named it ("" without host_key).
+  std::deque<std::pair<std::string, std::string>> leased ABSL_GUARDED_BY(mutex);
+  // Returned by Pop, not yet done or deferred: URL -> host.
+  std::unordered_map<std::string, std::string> in_flight ABSL_GUARDED_BY(mutex);
+  // Per host, this client's URLs of it in `leased` and `in_flight`; a host
+  // whose count drops to 0 goes to idle_hosts, sent with the next pop (the
+  // script gives it back if its queue is empty too).
+  std::unordered_map<std::string, size_t> host_urls ABSL_GUARDED_BY(mutex);
+  std::vector<std::string> idle_hosts ABSL_GUARDED_BY(mutex);
   // MarkDone'd, not yet acked to Redis; and when the oldest of them came.
   std::vector<std::string> acks ABSL_GUARDED_BY(mutex);
   std::chrono::steady_clock::time_point oldest_ack ABSL_GUARDED_BY(mutex);

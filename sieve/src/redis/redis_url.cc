@@ -1,8 +1,10 @@
-// ParseRedisUrl: "redis://HOST:PORT/NAME[?lease_ms=N]", as given to `crawl --frontier`.
+// ParseRedisUrl: "redis://HOST:PORT/NAME[?lease_ms=N&host_lease_ms=N]", as given to
+// `crawl --frontier`.
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "sieve/redis_sieve.h"
 
@@ -17,14 +19,17 @@ absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieve
   }
   const size_t query = rest.find('?');
   if (query != absl::string_view::npos) {
-    absl::string_view option = rest.substr(query + 1);
-    int lease_ms = 0;
-    if (!absl::ConsumePrefix(&option, "lease_ms=") || !absl::SimpleAtoi(option, &lease_ms) ||
-        lease_ms < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("frontier URL '", text, "': the only option is ?lease_ms=N (N >= 1)"));
+    for (absl::string_view option : absl::StrSplit(rest.substr(query + 1), '&')) {
+      int ms = 0;
+      const bool url_lease = absl::ConsumePrefix(&option, "lease_ms=");
+      const bool host_lease = !url_lease && absl::ConsumePrefix(&option, "host_lease_ms=");
+      if (!(url_lease || host_lease) || !absl::SimpleAtoi(option, &ms) || ms < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "frontier URL '", text,
+            "': the options are lease_ms=N and host_lease_ms=N (N >= 1), joined by '&'"));
+      }
+      (url_lease ? base.lease_time : base.host_lease_time) = std::chrono::milliseconds(ms);
     }
-    base.lease_time = std::chrono::milliseconds(lease_ms);
     rest = rest.substr(0, query);
   }
   absl::string_view authority = rest.substr(0, rest.find('/'));

@@ -3,11 +3,11 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 
 #include "../overflow_warning.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
 
@@ -18,68 +18,51 @@ namespace {
 // PushBatch does not buffer all its commands at once.
 constexpr size_t kPushPipelineDepth = 8;
 
-// Probes per BITFIELD call in the push script (Lua's unpack limit).
-constexpr size_t kProbesPerChunk = 1000;
+using internal::FilterLayout;
 
-// One shard's probes in URL order: runs of (URL index, probe count) and the
-// BITFIELD arguments.
-struct ShardProbes {
-  std::vector<std::pair<size_t, size_t>> runs;
-  std::vector<uint64_t> offsets;
-};
-
-// Appends `probes` as chunks of at most kProbesPerChunk (scripts.cc, PUSH).
-void AppendChunks(RedisCommand& command, const std::string& key, const ShardProbes& probes) {
-  size_t run = 0;
-  size_t used_of_run = 0;  // probes of runs[run] already in earlier chunks
-  size_t next = 0;         // next offset to send
-  while (next < probes.offsets.size()) {
-    const size_t count = std::min(kProbesPerChunk, probes.offsets.size() - next);
-    std::vector<std::pair<size_t, size_t>> runs;
-    for (size_t left = count; left > 0;) {
-      const size_t take = std::min(left, probes.runs[run].second - used_of_run);
-      runs.emplace_back(probes.runs[run].first, take);
-      left -= take;
-      used_of_run += take;
-      if (used_of_run == probes.runs[run].second) {
-        ++run;
-        used_of_run = 0;
-      }
-    }
-    command.push_back(key);
-    command.push_back(std::to_string(count));
-    command.push_back(std::to_string(runs.size()));
-    for (const auto& [index, length] : runs) {
-      command.push_back(std::to_string(index));
-      command.push_back(std::to_string(length));
-    }
-    for (size_t i = next; i < next + count; ++i) {
-      command.insert(command.end(), {"SET", "u1", std::to_string(probes.offsets[i]), "1"});
-    }
-    next += count;
+// Appends a URL's shard and k offsets as the push script reads them
+// (scripts.cc, PUSH): one shard and its offsets, or '*' and "SHARD OFFSET"
+// per probe when they span shards (classic layout, several shards).
+void AppendProbes(const FilterLayout& layout, const std::vector<uint64_t>& positions,
+                  RedisCommand& command) {
+  const uint64_t shard = layout.ShardOf(positions.front());
+  const bool one_shard = std::all_of(positions.begin(), positions.end(),
+                                     [&](uint64_t p) { return layout.ShardOf(p) == shard; });
+  command.push_back(one_shard ? absl::StrCat(shard) : "*");
+  for (uint64_t p : positions) {
+    command.push_back(one_shard ? absl::StrCat(layout.OffsetInShard(p))
+                                : absl::StrCat(layout.ShardOf(p), " ", layout.OffsetInShard(p)));
   }
 }
 
-// One push script call: the URLs, then per shard their probes.
+// One push script call: per URL, the URL, its host, its shard and offsets.
 RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls) {
-  RedisCommand command = {"EVALSHA", s.push_sha, "1", s.keys.queue, std::to_string(urls.size())};
-  std::map<uint64_t, ShardProbes> by_shard;
+  RedisCommand command = {"EVALSHA",
+                          s.push_sha,
+                          "0",
+                          s.keys.prefix,
+                          std::to_string(urls.size()),
+                          std::to_string(s.layout.hash_count())};
+  command.reserve(command.size() + (3 + s.layout.hash_count()) * urls.size());
   std::vector<uint64_t> positions;
-  for (size_t i = 0; i < urls.size(); ++i) {
-    command.emplace_back(urls[i]);
-    s.layout.Positions(bloom::HashKey(urls[i]), positions);
-    for (uint64_t p : positions) {
-      ShardProbes& probes = by_shard[s.layout.ShardOf(p)];
-      if (probes.runs.empty() || probes.runs.back().first != i + 1) {
-        probes.runs.emplace_back(i + 1, 0);
-      }
-      ++probes.runs.back().second;
-      probes.offsets.push_back(s.layout.OffsetInShard(p));
-    }
+  for (std::string_view url : urls) {
+    command.emplace_back(url);
+    command.push_back(s.options.host_key ? s.options.host_key(url) : std::string());
+    s.layout.Positions(bloom::HashKey(url), positions);
+    AppendProbes(s.layout, positions, command);
   }
-  for (const auto& [shard, probes] : by_shard)
-    AppendChunks(command, s.keys.ShardKey(shard), probes);
   return command;
+}
+
+// NAME:queued as GET returns it: a decimal string, nil before any push.
+absl::StatusOr<long long> CounterValue(const redisReply* reply) {
+  if (reply->type == REDIS_REPLY_NIL) return 0;
+  long long value = 0;
+  if (reply->type != REDIS_REPLY_STRING ||
+      !absl::SimpleAtoi(absl::string_view(reply->str, reply->len), &value)) {
+    return absl::InternalError("NAME:queued is not a number");
+  }
+  return value;
 }
 
 }  // namespace
@@ -125,40 +108,66 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool
 bool AckAndLease(State& s, size_t want) {
   RedisCommand command = {"EVALSHA",
                           s.pop_sha,
-                          "3",
-                          s.keys.queue,
-                          s.keys.leases,
-                          s.keys.owners,
+                          "0",
+                          s.keys.prefix,
                           s.owner,
                           std::to_string(s.options.lease_time.count()),
+                          std::to_string(s.options.host_lease_time.count()),
+                          std::to_string(s.options.host_cooldown.count()),
                           std::to_string(want),
+                          std::to_string(s.options.max_hosts),
                           std::to_string(s.acks.size())};
   command.insert(command.end(), s.acks.begin(), s.acks.end());
+  command.push_back(std::to_string(s.idle_hosts.size()));
+  command.insert(command.end(), s.idle_hosts.begin(), s.idle_hosts.end());
   absl::StatusOr<RedisReply> reply = s.connection->Call(command);
   if (!reply.ok()) {
     Fail(s, reply.status());
     return false;
   }
   const redisReply* r = reply->get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
-      r->element[0]->type != REDIS_REPLY_ARRAY) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+      r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
+      r->element[0]->elements != r->element[1]->elements) {
     Fail(s, absl::InternalError("pop script: unexpected reply"));
     return false;
   }
   s.acks.clear();
+  s.idle_hosts.clear();
+  s.last_round_trip = std::chrono::steady_clock::now();
   const redisReply* urls = r->element[0];
+  const redisReply* hosts = r->element[1];
   for (size_t i = 0; i < urls->elements; ++i) {
-    s.leased.emplace_back(urls->element[i]->str, urls->element[i]->len);
+    std::string host(hosts->element[i]->str, hosts->element[i]->len);
+    if (!host.empty()) ++s.host_urls[host];
+    s.leased.emplace_back(std::string(urls->element[i]->str, urls->element[i]->len),
+                          std::move(host));
   }
-  s.queued = static_cast<uint64_t>(r->element[1]->integer);
-  s.leases = static_cast<uint64_t>(r->element[2]->integer);
+  s.queued = static_cast<uint64_t>(r->element[2]->integer);
+  s.leases = static_cast<uint64_t>(r->element[3]->integer);
   return true;
 }
 
+void UrlLeftClient(State& s, const std::string& host) {
+  if (host.empty()) return;
+  auto it = s.host_urls.find(host);
+  if (it == s.host_urls.end()) return;
+  if (--it->second == 0) {
+    s.host_urls.erase(it);
+    s.idle_hosts.push_back(host);
+  }
+}
+
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& urls) {
-  RedisCommand command = {"EVALSHA",     s.release_sha, "3",     s.keys.queue,
-                          s.keys.leases, s.keys.owners, s.owner, std::string(where)};
+                                 const std::vector<std::string>& urls, bool all_hosts) {
+  RedisCommand command = {"EVALSHA",
+                          s.release_sha,
+                          "0",
+                          s.keys.prefix,
+                          s.owner,
+                          std::string(where),
+                          std::to_string(s.options.host_cooldown.count()),
+                          all_hosts ? "1" : "0"};
   command.insert(command.end(), urls.begin(), urls.end());
   absl::StatusOr<RedisReply> reply = s.connection->Call(command);
   absl::StatusOr<long long> released =
@@ -174,7 +183,7 @@ void RefreshFleetFigures(State& s, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && s.ever_refreshed && now - s.refreshed < s.options.stats_cache) return;
   if (!s.failure.ok()) return;
-  std::vector<RedisCommand> commands = {{"LLEN", s.keys.queue}, {"ZCARD", s.keys.leases}};
+  std::vector<RedisCommand> commands = {{"GET", s.keys.queued}, {"ZCARD", s.keys.leases}};
   for (uint64_t shard = 0; shard < s.layout.ShardCount(); ++shard) {
     commands.push_back({"BITCOUNT", s.keys.ShardKey(shard)});
   }
@@ -182,7 +191,8 @@ void RefreshFleetFigures(State& s, bool force) {
   if (!replies.ok()) return Fail(s, replies.status());
   uint64_t bits_set = 0;
   for (size_t i = 0; i < replies->size(); ++i) {
-    absl::StatusOr<long long> value = ReplyInteger((*replies)[i].get());
+    absl::StatusOr<long long> value =
+        i == 0 ? CounterValue((*replies)[i].get()) : ReplyInteger((*replies)[i].get());
     if (!value.ok()) return Fail(s, value.status());
     if (i == 0) s.queued = static_cast<uint64_t>(*value);
     if (i == 1) s.leases = static_cast<uint64_t>(*value);

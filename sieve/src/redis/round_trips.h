@@ -25,14 +25,20 @@ void Fail(State& s, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.
 bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// Sends the pending acks and leases up to `want` more URLs into s.leased;
-// refreshes s.queued and s.leases. False (and failed) on error.
+// Sends the pending acks and idle hosts, and leases up to `want` more URLs
+// into s.leased (counted in s.host_urls); refreshes s.queued and s.leases.
+// False (and failed) on error.
 bool AckAndLease(State& s, size_t want) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// Runs the release script: URLs back to the queue's 'head' or 'tail'.
-// Returns how many were released, nullopt (and failed) on error.
+// A URL of `host` left this client (done or deferred): when it was the
+// host's last, the host is reported idle with the next pop.
+void UrlLeftClient(State& s, const std::string& host) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// Runs the release script: URLs back to their hosts' queues, at the 'head'
+// or the 'tail'; with all_hosts, every host this client holds is given back
+// too. Returns how many URLs were released, nullopt (and failed) on error.
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& urls)
+                                 const std::vector<std::string>& urls, bool all_hosts)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Reads the filter's bit count over every shard, and the queue and lease

@@ -1,124 +1,303 @@
 #include "scripts.h"
 
-namespace sieve::internal {
+#include <string>
 
-// PUSH: test-and-set of each URL's k bits, then the enqueue of the new ones.
-//   KEYS[1]  the queue (list)
-//   ARGV[1]  n, the batch's URL count; ARGV[2..n+1] the URLs, in order
-//   then chunks, each of at most 1000 probes in one shard:
-//     shard key, c (probes), r (runs), r pairs (URL index 1..n, run length),
-//     then 4c ready-made BITFIELD arguments ("SET" "u1" offset "1") whose
-//     runs belong to the URLs in that order.
+namespace sieve::internal {
+namespace {
+
+// Shared by every script. ARGV[1] is always the key prefix "NAME:"; keys are
+// built from it (a frontier lives in one Redis, not a cluster).
+//
+// A host h's URLs wait in the list NAME:q:<h>; h = '' is the shared queue of
+// a frontier without host partitions (no host_key): nobody leases it.
+// A host with queued URLs is in exactly one of:
+//   leased   NAME:hostowners (h -> client) and NAME:hostleases (h -> deadline)
+//            and the holder's set NAME:held:<client>;
+//   ready    the list NAME:ready (takeable now, FIFO), or NAME:cooling (h ->
+//            the time it may be taken: it was given back less than a
+//            cooldown ago).
+// A host with an empty queue and no holder is in none. NAME:cool:<h> (PX
+// expiry) remembers a give-back's cooldown end for a host whose queue was
+// empty then. NAME:queued counts the URLs of all host queues.
+// URL leases: NAME:leases (URL -> deadline), NAME:owners (URL -> client),
+// NAME:lhosts (URL -> host, so an expired lease goes back to its host; none
+// for the shared queue '').
+constexpr char kCommon[] = R"lua(
+local prefix = ARGV[1]
+local K_queued, K_ready, K_cooling = prefix .. 'queued', prefix .. 'ready', prefix .. 'cooling'
+local K_hostowners, K_hostleases = prefix .. 'hostowners', prefix .. 'hostleases'
+local K_leases, K_owners, K_lhosts = prefix .. 'leases', prefix .. 'owners', prefix .. 'lhosts'
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function qkey(h) return prefix .. 'q:' .. h end
+-- h just got URLs and has no holder: takeable now, or when its cooldown ends.
+local function make_ready(h, now)
+  if h == '' or redis.call('HEXISTS', K_hostowners, h) == 1 then return end
+  local cool = tonumber(redis.call('GET', prefix .. 'cool:' .. h) or '0')
+  if cool > now then
+    redis.call('ZADD', K_cooling, cool, h)
+  else
+    redis.call('RPUSH', K_ready, h)
+  end
+end
+-- Appends (or prepends) URLs to h's queue: make_ready if it was empty.
+local function enqueue(h, urls, first, last, head, now)
+  local len = redis.call(head and 'LPUSH' or 'RPUSH', qkey(h), unpack(urls, first, last))
+  redis.call('INCRBY', K_queued, last - first + 1)
+  if len == last - first + 1 then make_ready(h, now) end
+end
+-- Drops URL u's lease; returns its host.
+local function unlease(u)
+  local h = redis.call('HGET', K_lhosts, u)
+  redis.call('ZREM', K_leases, u)
+  redis.call('HDEL', K_owners, u)
+  redis.call('HDEL', K_lhosts, u)
+  return h or ''
+end
+-- Gives host h back: nobody may take it for `cooldown` ms.
+local function give_back(h, owner, now, cooldown)
+  redis.call('HDEL', K_hostowners, h)
+  redis.call('ZREM', K_hostleases, h)
+  redis.call('SREM', prefix .. 'held:' .. owner, h)
+  if cooldown > 0 then
+    redis.call('SET', prefix .. 'cool:' .. h, now + cooldown, 'PX', cooldown)
+  end
+  if redis.call('LLEN', qkey(h)) > 0 then make_ready(h, now) end
+end
+)lua";
+
+// PUSH: test-and-set of each URL's k bits, then the enqueue of the new ones
+// into their hosts' queues.
+//   ARGV[1] prefix, ARGV[2] n, ARGV[3] k, then per URL 3 + k values: the
+//   URL, its host ('' without host partitions), its shard, its k bit
+//   offsets in that shard's key NAME:bits:<shard> (decimal). The blocked
+//   layout puts all k bits of a URL in one 512-bit block, so one shard; a
+//   classic-layout URL whose probes span shards sends '*' as its shard and
+//   k values "SHARD OFFSET" instead.
 //   Reply: a string of n characters, '1' for a URL enqueued, '0' for one
 //   whose bits were all set already (seen, or repeated earlier in the batch).
-// Bits are set with BITFIELD SET u1, which returns each bit's old value: a
-// URL is new iff one of its old bits was 0. Chunks come in URL order per
-// shard, so a URL repeated in the batch finds the first copy's bits set.
-// The BITFIELD arguments are passed through with unpack(ARGV, i, j), never
-// copied into a Lua table: the script's cost is mostly Redis's own BITFIELD
-// work (Lua's unpack limit, ~8000 values, is why chunks stop at 1000 probes).
-const char* const kPushScript = R"lua(
-local n = tonumber(ARGV[1])
-local new = {}
-local p = n + 2
-while p <= #ARGV do
-  local key = ARGV[p]
-  local c = tonumber(ARGV[p + 1])
-  local r = tonumber(ARGV[p + 2])
-  local runs = p + 3
-  local first = runs + 2 * r
-  local old = redis.call('BITFIELD', key, unpack(ARGV, first, first + 4 * c - 1))
-  local j = 1
-  for q = runs, first - 1, 2 do
-    local idx = tonumber(ARGV[q])
-    for t = j, j + tonumber(ARGV[q + 1]) - 1 do
-      if old[t] == 0 then new[idx] = true end
-    end
-    j = j + tonumber(ARGV[q + 1])
+// BITFIELD SET u1 returns each bit's old value: a URL is new iff one was 0.
+// Probes are gathered per shard into one BITFIELD call of up to 1000 probes
+// (Lua's unpack limit is ~8000 values), in URL order, so a URL repeated in
+// the batch finds the first copy's bits set. Where the time goes (Redis
+// 7.0): each ARGV value is a Lua string made when the script starts, each
+// redis.call costs ~5 us beyond its arguments, and a Lua number passed to
+// a command is formatted with "%.17g". So the offsets come as ARGV strings
+// handed to BITFIELD as they are, one table per shard is reused from call
+// to call ('SET' 'u1' '1' written once, then only the offsets), and the new
+// URLs go out in one RPUSH per host (chunks of 1000).
+constexpr char kPush[] = R"lua(
+local n, k = tonumber(ARGV[2]), tonumber(ARGV[3])
+local pending, fresh = {}, {}
+local function flush(p)
+  local old = redis.call('BITFIELD', unpack(p.args, 1, 4 * p.count + 1))
+  local owner = p.owner
+  for j = 1, p.count do
+    if old[j] == 0 then fresh[owner[j]] = true end
   end
-  p = first + 4 * c
+  p.count = 0
 end
-local out, urls = {}, {}
+local function add(shard, offset, i)
+  local p = pending[shard]
+  if not p then
+    p = {args = {prefix .. 'bits:' .. shard}, owner = {}, count = 0, filled = 0}
+    pending[shard] = p
+  end
+  if p.count == 1000 then flush(p) end
+  local c = p.count + 1
+  local b = 4 * c - 2
+  local args = p.args
+  if c > p.filled then
+    args[b], args[b + 1], args[b + 3] = 'SET', 'u1', '1'
+    p.filled = c
+  end
+  args[b + 2] = offset
+  p.owner[c] = i
+  p.count = c
+end
+local stride = 3 + k
 for i = 1, n do
-  if new[i] then
-    out[i] = '1'
-    urls[#urls + 1] = ARGV[i + 1]
-    if #urls == 1000 then
-      redis.call('RPUSH', KEYS[1], unpack(urls))
-      urls = {}
+  local a = 4 + (i - 1) * stride
+  local shard = ARGV[a + 2]
+  if shard == '*' then
+    for q = a + 3, a + 2 + k do
+      local s, o = string.match(ARGV[q], '^(%d+) (%d+)$')
+      add(s, o, i)
     end
+  else
+    for q = a + 3, a + 2 + k do add(shard, ARGV[q], i) end
+  end
+end
+for _, p in pairs(pending) do
+  if p.count > 0 then flush(p) end
+end
+local out, by_host, hosts = {}, {}, {}
+for i = 1, n do
+  local a = 4 + (i - 1) * stride
+  if fresh[i] then
+    out[i] = '1'
+    local h = ARGV[a + 1]
+    local list = by_host[h]
+    if not list then
+      list = {}
+      by_host[h] = list
+      hosts[#hosts + 1] = h
+    end
+    list[#list + 1] = ARGV[a]
   else
     out[i] = '0'
   end
 end
-if #urls > 0 then redis.call('RPUSH', KEYS[1], unpack(urls)) end
+if #hosts > 0 then
+  local now = now_ms()
+  for _, h in ipairs(hosts) do
+    local list = by_host[h]
+    for first = 1, #list, 1000 do
+      enqueue(h, list, first, math.min(#list, first + 999), false, now)
+    end
+  end
+end
 return table.concat(out)
 )lua";
 
-// POP: acks done URLs, then leases up to `want` URLs: expired leases first
-// (their holder died or is too slow), then the queue's head.
-//   KEYS[1] queue, KEYS[2] leases (zset: URL -> deadline ms), KEYS[3] owners
-//   (hash: URL -> client id)
-//   ARGV[1] client id, ARGV[2] lease ms, ARGV[3] want, ARGV[4] d, then d URLs
-//   this client is done with (acked only if it still holds their lease).
-//   Reply: {leased URLs, queue length after, lease count after}
-// The deadline is in the server's clock (TIME), so clients' clocks may differ.
-const char* const kPopScript = R"lua(
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local owner = ARGV[1]
-local d = tonumber(ARGV[4])
-for i = 5, 4 + d do
-  local u = ARGV[i]
-  if redis.call('HGET', KEYS[3], u) == owner then
-    redis.call('ZREM', KEYS[2], u)
-    redis.call('HDEL', KEYS[3], u)
+// POP: acks done URLs, requeues expired URL leases, gives back idle hosts,
+// renews the client's host leases, then leases up to `want` URLs: from the
+// shared queue, from hosts the client holds, and only if those fall short,
+// from hosts it takes (expired host leases first, then ready hosts).
+//   ARGV[1] prefix, [2] client id, [3] URL lease ms, [4] host lease ms,
+//   [5] cooldown ms, [6] want, [7] max hosts, [8] d then d URLs done,
+//   then i then i hosts the client has no URL of any more (given back if
+//   their queue is empty).
+//   Reply: {URLs, their hosts, queued URLs after, URL leases after}
+// Deadlines are in the server's clock (TIME), so clients' clocks may differ.
+constexpr char kPop[] = R"lua(
+local now = now_ms()
+local owner = ARGV[2]
+local url_lease, host_lease = tonumber(ARGV[3]), tonumber(ARGV[4])
+local cooldown, want, max_hosts = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local K_held = prefix .. 'held:' .. owner
+local p = 9
+for i = p, p + tonumber(ARGV[8]) - 1 do
+  if redis.call('HGET', K_owners, ARGV[i]) == owner then unlease(ARGV[i]) end
+end
+p = p + tonumber(ARGV[8])
+local expired = redis.call('ZRANGEBYSCORE', K_leases, '-inf', now, 'LIMIT', 0, 100)
+for i = #expired, 1, -1 do  -- to their hosts' heads, oldest deadline first
+  enqueue(unlease(expired[i]), expired, i, i, true, now)
+end
+for i = p + 1, p + tonumber(ARGV[p]) do
+  local h = ARGV[i]
+  if redis.call('HGET', K_hostowners, h) == owner and redis.call('LLEN', qkey(h)) == 0 then
+    give_back(h, owner, now, cooldown)
   end
 end
-local want = tonumber(ARGV[3])
-local out = {}
+local mine = {}
+for _, h in ipairs(redis.call('SMEMBERS', K_held)) do
+  if redis.call('HGET', K_hostowners, h) == owner then
+    redis.call('ZADD', K_hostleases, now + host_lease, h)
+    mine[#mine + 1] = h
+  else
+    redis.call('SREM', K_held, h)
+  end
+end
+local out, out_hosts = {}, {}
+local function take(h)
+  local got = redis.call('LPOP', qkey(h), want - #out)
+  if not got then return 0 end
+  redis.call('DECRBY', K_queued, #got)
+  for _, u in ipairs(got) do
+    out[#out + 1] = u
+    out_hosts[#out_hosts + 1] = h
+  end
+  return #got
+end
 if want > 0 then
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, want)
-  for _, u in ipairs(expired) do out[#out + 1] = u end
-  if #out < want then
-    local got = redis.call('LPOP', KEYS[1], want - #out)
-    if got then
-      for _, u in ipairs(got) do out[#out + 1] = u end
+  take('')
+  for _, h in ipairs(mine) do
+    if #out >= want then break end
+    take(h)
+  end
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', K_cooling, '-inf', now)) do
+    redis.call('ZREM', K_cooling, h)
+    redis.call('RPUSH', K_ready, h)
+  end
+  local held = #mine
+  while #out < want and held < max_hosts do
+    local h = redis.call('ZRANGEBYSCORE', K_hostleases, '-inf', now, 'LIMIT', 0, 1)[1]
+    if h then
+      local old = redis.call('HGET', K_hostowners, h)
+      if old then redis.call('SREM', prefix .. 'held:' .. old, h) end
+    else
+      h = redis.call('LPOP', K_ready)
+      if not h then break end
+    end
+    redis.call('HSET', K_hostowners, h, owner)
+    redis.call('ZADD', K_hostleases, now + host_lease, h)
+    redis.call('SADD', K_held, h)
+    held = held + 1
+    if take(h) == 0 then give_back(h, owner, now, 0) end
+  end
+  -- The leases, in a few calls of many pairs each (a call costs ~5 us).
+  local deadline = tostring(now + url_lease)
+  local scored, owned, hosted = {}, {}, {}
+  for i, u in ipairs(out) do
+    scored[2 * i - 1], scored[2 * i] = deadline, u
+    owned[2 * i - 1], owned[2 * i] = u, owner
+    if out_hosts[i] ~= '' then
+      hosted[#hosted + 1] = u
+      hosted[#hosted + 1] = out_hosts[i]
     end
   end
-  local deadline = now + tonumber(ARGV[2])
-  for _, u in ipairs(out) do
-    redis.call('ZADD', KEYS[2], deadline, u)
-    redis.call('HSET', KEYS[3], u, owner)
+  for first = 1, #scored, 2000 do
+    local last = math.min(#scored, first + 1999)
+    redis.call('ZADD', K_leases, unpack(scored, first, last))
+    redis.call('HSET', K_owners, unpack(owned, first, last))
+  end
+  for first = 1, #hosted, 2000 do
+    redis.call('HSET', K_lhosts, unpack(hosted, first, math.min(#hosted, first + 1999)))
   end
 end
-return {out, redis.call('LLEN', KEYS[1]), redis.call('ZCARD', KEYS[2])}
+return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases)}
 )lua";
 
-// RELEASE: gives leased URLs back to the queue, at its tail (Defer) or its
-// head in the given order (a closing client's unreturned pops).
-//   KEYS as POP; ARGV[1] client id, ARGV[2] 'tail' or 'head', ARGV[3..] URLs
-//   Reply: how many were released (a URL whose lease is no longer this
+// RELEASE: gives leased URLs back to their hosts' queues, at the tail
+// (Defer) or the head in the given order (a closing client's unreturned
+// pops); and, when closing, every host the client holds.
+//   ARGV[1] prefix, [2] client id, [3] 'tail' or 'head', [4] cooldown ms,
+//   [5] '1' to give back all the client's hosts, [6..] URLs
+//   Reply: how many URLs were released (a URL whose lease is no longer this
 //   client's is skipped: it expired and went to another client).
-const char* const kReleaseScript = R"lua(
-local owner = ARGV[1]
+constexpr char kRelease[] = R"lua(
+local now = now_ms()
+local owner = ARGV[2]
+local head = ARGV[3] == 'head'
 local released = 0
-local first, last, step = 3, #ARGV, 1
-if ARGV[2] == 'head' then first, last, step = #ARGV, 3, -1 end
+local first, last, step = 6, #ARGV, 1
+if head then first, last, step = #ARGV, 6, -1 end
 for i = first, last, step do
   local u = ARGV[i]
-  if redis.call('HGET', KEYS[3], u) == owner then
-    redis.call('ZREM', KEYS[2], u)
-    redis.call('HDEL', KEYS[3], u)
-    if ARGV[2] == 'head' then
-      redis.call('LPUSH', KEYS[1], u)
-    else
-      redis.call('RPUSH', KEYS[1], u)
-    end
+  if redis.call('HGET', K_owners, u) == owner then
+    enqueue(unlease(u), {u}, 1, 1, head, now)
     released = released + 1
   end
 end
+if ARGV[5] == '1' then
+  for _, h in ipairs(redis.call('SMEMBERS', prefix .. 'held:' .. owner)) do
+    if redis.call('HGET', K_hostowners, h) == owner then
+      give_back(h, owner, now, tonumber(ARGV[4]))
+    end
+  end
+  redis.call('DEL', prefix .. 'held:' .. owner)
+end
 return released
 )lua";
+
+}  // namespace
+
+std::string PushScript() { return std::string(kCommon) + kPush; }
+std::string PopScript() { return std::string(kCommon) + kPop; }
+std::string ReleaseScript() { return std::string(kCommon) + kRelease; }
 
 }  // namespace sieve::internal

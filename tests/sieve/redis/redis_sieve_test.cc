@@ -71,7 +71,7 @@ TEST_F(RedisSieveTest, TwoClientsEnqueueEachUrlExactlyOnceUnderConcurrency) {
   // pushes reported as accepted; the filter lost at most a few to false
   // positives (p = 1% sized for 1e5: far below 1% at 4000).
   const std::vector<std::string> queued =
-      absl::StrSplit(redis_.Command({"LRANGE", "shared:queue", "0", "-1"}), '\n');
+      absl::StrSplit(redis_.Command({"LRANGE", "shared:q:", "0", "-1"}), '\n');
   std::set<std::string> distinct(queued.begin(), queued.end());
   EXPECT_EQ(distinct.size(), queued.size());
   EXPECT_EQ(queued.size(), accepted.load());
@@ -267,7 +267,13 @@ TEST(RedisUrlTest, ParsesHostPortAndName) {
   EXPECT_EQ(o->name, "jobs");
   EXPECT_EQ(o->port, 7000);
   EXPECT_EQ(o->lease_time, std::chrono::milliseconds(1500));
+  o = ParseRedisUrl("redis://cache/jobs?host_lease_ms=800&lease_ms=900");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->host_lease_time, std::chrono::milliseconds(800));
+  EXPECT_EQ(o->lease_time, std::chrono::milliseconds(900));
   EXPECT_FALSE(ParseRedisUrl("redis://cache/jobs?lease=1").ok());
+  EXPECT_FALSE(ParseRedisUrl("redis://cache/jobs?lease_ms=1&").ok());
+  EXPECT_FALSE(ParseRedisUrl("redis://cache/jobs?host_lease_ms=0").ok());
   EXPECT_FALSE(ParseRedisUrl("http://x:1/y").ok());
   EXPECT_FALSE(ParseRedisUrl("redis://x:0/y").ok());
   EXPECT_FALSE(ParseRedisUrl("redis://:6379/y").ok());
