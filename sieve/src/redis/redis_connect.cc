@@ -1,5 +1,6 @@
 // RedisSieve::Connect: options, connection, scripts, and the parameters in
 // NAME:meta that every process of the fleet must share.
+#include <hiredis/hiredis.h>
 #include <unistd.h>
 
 #include <functional>
@@ -62,6 +63,20 @@ absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& ke
       "(or choose another name)"));
 }
 
+// True if the server has the crawlsieve module's push command: COMMAND INFO
+// answers [nil] for a command it does not know. Its probes name shards in 32
+// bits: a filter of more shards (tiny shards, huge m) stays on Lua.
+absl::StatusOr<bool> ShouldUsePushModule(internal::RedisConnection& c,
+                                         const RedisSieveOptions& options,
+                                         const internal::FilterLayout& layout) {
+  if (!options.use_push_module || layout.ShardCount() > (uint64_t{1} << 32)) return false;
+  absl::StatusOr<internal::RedisReply> reply = c.Call({"COMMAND", "INFO", "crawlsieve.push"});
+  if (!reply.ok()) return reply.status();
+  const redisReply* r = reply->get();
+  return r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+         r->element[0]->type == REDIS_REPLY_ARRAY;
+}
+
 }  // namespace
 
 RedisKeys::RedisKeys(const std::string& name)
@@ -98,8 +113,12 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;
   }
-  spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}", options.name,
-                options.host, options.port, meta, layout->ShardCount(), state->owner);
+  absl::StatusOr<bool> push_module = ShouldUsePushModule(c, options, *layout);
+  if (!push_module.ok()) return push_module.status();
+  state->push_module = *push_module;
+  spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}, push by {}",
+                options.name, options.host, options.port, meta, layout->ShardCount(), state->owner,
+                *push_module ? "the crawlsieve module" : "the Lua script");
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);

@@ -45,6 +45,9 @@ struct RedisSieve::State {
   std::string push_sha;
   std::string pop_sha;
   std::string release_sha;
+  // Pushes go through CRAWLSIEVE.PUSH (the server has the crawlsieve module
+  // and options.use_push_module), else through the push script.
+  bool push_module = false;
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.

@@ -9,6 +9,7 @@
 #include "../overflow_warning.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "push_wire.h"
 #include "spdlog/spdlog.h"
 
 namespace sieve::internal {
@@ -54,6 +55,29 @@ RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls
   return command;
 }
 
+// One CRAWLSIEVE.PUSH call (push_wire.h): the probes of all URLs packed in
+// one argument, then each URL and its host.
+RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view> urls) {
+  RedisCommand command = {crawlsieve_wire::kPushCommand, s.keys.prefix,
+                          std::to_string(s.layout.hash_count()), std::string()};
+  command.reserve(command.size() + 2 * urls.size());
+  std::string& probes = command[3];
+  probes.reserve(urls.size() * s.layout.hash_count() * crawlsieve_wire::kProbeBytes);
+  std::vector<uint64_t> positions;
+  for (std::string_view url : urls) {
+    s.layout.Positions(bloom::HashKey(url), positions);
+    for (uint64_t p : positions) {
+      crawlsieve_wire::AppendProbe(probes, {static_cast<uint32_t>(s.layout.ShardOf(p)),
+                                            static_cast<uint32_t>(s.layout.OffsetInShard(p))});
+    }
+  }
+  for (std::string_view url : urls) {
+    command.emplace_back(url);
+    command.push_back(s.options.host_key ? s.options.host_key(url) : std::string());
+  }
+  return command;
+}
+
 // NAME:queued as GET returns it: a decimal string, nil before any push.
 absl::StatusOr<long long> CounterValue(const redisReply* reply) {
   if (reply->type == REDIS_REPLY_NIL) return 0;
@@ -83,7 +107,8 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool
     const size_t end = std::min(urls.size(), start + per_trip);
     std::vector<RedisCommand> commands;
     for (size_t b = start; b < end; b += batch) {
-      commands.push_back(PushCommand(s, urls.subspan(b, std::min(batch, end - b))));
+      const absl::Span<const std::string_view> part = urls.subspan(b, std::min(batch, end - b));
+      commands.push_back(s.push_module ? ModulePushCommand(s, part) : PushCommand(s, part));
     }
     absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
     if (!replies.ok()) {

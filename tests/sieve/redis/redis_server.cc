@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -64,7 +66,7 @@ std::string ReplyText(const redisReply* r) {
 
 }  // namespace
 
-RedisServer::RedisServer() {
+RedisServer::RedisServer(bool with_module) : with_module_(with_module) {
   std::random_device random;
   dir_ = std::filesystem::temp_directory_path() / absl::StrCat("sieve-redis-test-", random());
   std::filesystem::create_directories(dir_);
@@ -101,11 +103,28 @@ absl::Status RedisServer::Start() {
 absl::Status RedisServer::StartOnce() {
   const std::string port = std::to_string(port_);
   const std::string dir = dir_.string();
+  std::vector<const char*> argv = {
+      "redis-server", "--port", port.c_str(), "--bind",    "127.0.0.1",  "--save", "",
+      "--appendonly", "no",     "--dir",      dir.c_str(), "--loglevel", "warning"};
+  if (with_module_) {
+    argv.push_back("--loadmodule");
+    argv.push_back(CRAWL_REDIS_MODULE);
+  }
+  argv.push_back(nullptr);
+  // An ASan-built module needs the ASan runtime loaded first. (The
+  // environment is built before fork: the child only execs.)
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  if (with_module_ && CRAWL_REDIS_MODULE_PRELOAD[0] != '\0') {
+    env.push_back(absl::StrCat("LD_PRELOAD=", CRAWL_REDIS_MODULE_PRELOAD));
+    env.push_back("ASAN_OPTIONS=detect_leaks=0");
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
-    execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save",
-           "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning",
-           static_cast<char*>(nullptr));
+    execvpe("redis-server", const_cast<char* const*>(argv.data()), envp.data());
     _exit(127);
   }
   const std::string our_pid = absl::StrCat("process_id:", pid_, "\r\n");

@@ -1,7 +1,9 @@
 // A private redis-server for a test: started from PATH on 127.0.0.1 on a free
 // port, with no persistence (--save "" --appendonly no), in a scratch
 // directory; killed by the destructor. A missing redis-server is a test
-// failure (Start returns the error), never a skip.
+// failure (Start returns the error), never a skip. RedisServer(true) loads
+// the crawlsieve module built with the tests (CRAWL_REDIS_MODULE), so
+// RedisSieve pushes through CRAWLSIEVE.PUSH instead of the Lua script.
 //
 //   RedisServer redis;
 //   ASSERT_TRUE(redis.Start().ok());
@@ -24,7 +26,7 @@ namespace sieve_test {
 
 class RedisServer {
  public:
-  RedisServer();
+  explicit RedisServer(bool with_module = false);
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -36,6 +38,7 @@ class RedisServer {
   // SIGKILL, and waits for it: the state is gone.
   void Kill();
   int port() const { return port_; }
+  bool with_module() const { return with_module_; }
 
   // Options for a RedisSieve on this server, frontier `name`, with fast
   // retries and no stats caching (tests read fresh figures).
@@ -51,6 +54,7 @@ class RedisServer {
   absl::Status StartOnce();
 
   std::filesystem::path dir_;
+  bool with_module_;
   int port_ = 0;
   pid_t pid_ = -1;
   bool started_once_ = false;
