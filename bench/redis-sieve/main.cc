@@ -6,9 +6,13 @@
 //
 //   redis-sieve-bench [--memory_urls=10000000] [--scale=1] [--batches=1,64,1024]
 //
-// Theory: a push batch costs one round trip plus the script's work in Redis
-// (k BITFIELD probes per URL, one RPUSH per URL); at batch 1 the round trip
-// (~25 us on loopback) dominates, at 1024 the server's per-URL work does.
+// Theory: a push batch costs one round trip plus the server's work: the Lua
+// script's (a Lua string per argument, k BITFIELD probes per URL, ~5 us of
+// Lua per URL on Redis 7.0) or the crawlsieve module's (CRAWLSIEVE.PUSH: k
+// bit tests in C++ and one list push per URL, well under 1 us). At batch 1
+// the round trip (~25 us on loopback) dominates, at 1024 the per-URL work:
+// in the client (hashing, building the command) as much as in Redis once
+// the module is in. Both paths run in the same run against one server.
 // Redis is single-threaded: more client processes help only while Redis
 // waits on round trips. Memory: the filter costs m/8 bytes whatever the URLs
 // (~1.25 bytes/URL at p = 1%, blocked), a SET ~ URL length + ~50 bytes of
@@ -43,11 +47,11 @@ using redis_bench::RedisHarness;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// Redis's own time per EVALSHA since the last CONFIG RESETSTAT (INFO
-// commandstats, usec_per_call): the server's share of a push or pop round.
-double EvalshaMicrosPerCall(const RedisHarness& redis) {
+// Redis's own time per call of `command` (INFO commandstats, usec_per_call)
+// since the last CONFIG RESETSTAT: the server's share of a push round.
+double MicrosPerCall(const RedisHarness& redis, const std::string& command) {
   const std::string info = redis.Command({"INFO", "commandstats"});
-  const size_t at = info.find("cmdstat_evalsha:");
+  const size_t at = info.find("cmdstat_" + command + ":");
   if (at == std::string::npos) return 0;
   const size_t field = info.find("usec_per_call=", at);
   return field == std::string::npos ? 0 : std::atof(info.c_str() + field + 14);
@@ -58,8 +62,15 @@ uint64_t UrlsFor(size_t batch) {
   return static_cast<uint64_t>(base * absl::GetFlag(FLAGS_scale));
 }
 
-sieve::RedisSieveOptions Options(const RedisHarness& redis, size_t batch, uint64_t expected) {
+// How pushes reach Redis: the Lua script or the crawlsieve module.
+enum class PushPath { kLua, kModule };
+
+const char* Label(PushPath path) { return path == PushPath::kLua ? "redis-lua" : "redis-module"; }
+
+sieve::RedisSieveOptions Options(const RedisHarness& redis, size_t batch, uint64_t expected,
+                                 PushPath path = PushPath::kLua) {
   sieve::RedisSieveOptions o;
+  o.use_push_module = path == PushPath::kModule;
   o.port = redis.port();
   o.name = "bench";
   o.expected_count = expected;
@@ -131,10 +142,15 @@ struct PushWork {
   const RedisHarness* redis;
   size_t batch;
   uint64_t per_proc;
+  PushPath path;
   std::unique_ptr<sieve::RedisSieve> Prepare(int) const {
-    auto s = sieve::RedisSieve::Connect(Options(*redis, batch, 4 * per_proc * 2));
+    auto s = sieve::RedisSieve::Connect(Options(*redis, batch, 4 * per_proc * 2, path));
     if (!s.ok()) {
       std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
+      _exit(1);
+    }
+    if ((*s)->uses_push_module() != (path == PushPath::kModule)) {
+      std::fprintf(stderr, "the server's crawlsieve module was not found\n");
       _exit(1);
     }
     return *std::move(s);
@@ -149,7 +165,7 @@ struct PopWork {
   size_t batch;
   uint64_t per_proc;
   std::unique_ptr<sieve::RedisSieve> Prepare(int p) const {
-    return PushWork{redis, batch, per_proc}.Prepare(p);
+    return PushWork{redis, batch, per_proc, PushPath::kLua}.Prepare(p);
   }
   void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
 };
@@ -162,8 +178,8 @@ uint64_t QueuedUrls(const RedisHarness& redis) {
 void ThroughputTable(RedisHarness& redis) {
   std::printf("\n## Throughput (URLs/s, aggregate over the client processes)\n\n");
   std::printf(
-      "| sieve | procs | batch | URLs | pushes/s | pops/s (pop+MarkDone) | push script us/call "
-      "|\n");
+      "| sieve | procs | batch | URLs | pushes/s | pops/s (pop+MarkDone) | Redis us per push "
+      "call |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& batch_text : absl::GetFlag(FLAGS_batches)) {
     const size_t batch = std::stoul(batch_text);
@@ -182,18 +198,21 @@ void ThroughputTable(RedisHarness& redis) {
                   static_cast<unsigned long long>(total), total / push_s, popped / pop_s);
     }
     for (int procs : {1, 2, 4}) {
-      redis.Command({"FLUSHALL"});
-      redis.Command({"CONFIG", "RESETSTAT"});
-      const uint64_t per_proc = total / static_cast<uint64_t>(procs);
-      const double push_s = InProcesses(procs, PushWork{&redis, batch, per_proc});
-      const double script_us = EvalshaMicrosPerCall(redis);
-      const uint64_t queued = QueuedUrls(redis);
-      const double pop_s = InProcesses(procs, PopWork{&redis, batch, per_proc});
-      const uint64_t left = QueuedUrls(redis);
-      std::printf("| redis | %d | %zu | %llu | %.0f | %.0f | %.0f |%s\n", procs, batch,
-                  static_cast<unsigned long long>(per_proc * procs), per_proc * procs / push_s,
-                  (queued - left) / pop_s, script_us, left == 0 ? "" : " (queue not drained!)");
-      std::fflush(stdout);
+      for (PushPath path : {PushPath::kLua, PushPath::kModule}) {
+        redis.Command({"FLUSHALL"});
+        redis.Command({"CONFIG", "RESETSTAT"});
+        const uint64_t per_proc = total / static_cast<uint64_t>(procs);
+        const double push_s = InProcesses(procs, PushWork{&redis, batch, per_proc, path});
+        const double push_us =
+            MicrosPerCall(redis, path == PushPath::kLua ? "evalsha" : "crawlsieve.push");
+        const uint64_t queued = QueuedUrls(redis);
+        const double pop_s = InProcesses(procs, PopWork{&redis, batch, per_proc});
+        const uint64_t left = QueuedUrls(redis);
+        std::printf("| %s | %d | %zu | %llu | %.0f | %.0f | %.0f |%s\n", Label(path), procs, batch,
+                    static_cast<unsigned long long>(per_proc * procs), per_proc * procs / push_s,
+                    (queued - left) / pop_s, push_us, left == 0 ? "" : " (queue not drained!)");
+        std::fflush(stdout);
+      }
     }
   }
 }
@@ -203,7 +222,7 @@ void MemoryTable(RedisHarness& redis, uint64_t n) {
               static_cast<unsigned long long>(n));
   redis.Command({"FLUSHALL"});
   const uint64_t base = redis.UsedMemory();
-  auto s = sieve::RedisSieve::Connect(Options(redis, 1024, n));
+  auto s = sieve::RedisSieve::Connect(Options(redis, 1024, n, PushPath::kModule));
   const auto t0 = Clock::now();
   // Seen-set only: the filter's bits. The queue is emptied in Redis before
   // measuring (a SET is a seen-set only too).

@@ -64,9 +64,10 @@ absl::Status RedisHarness::Start() {
   pid_ = fork();
   if (pid_ == 0) {
     freopen("/dev/null", "w", stdout);  // its start-up banner is not the table
+    // With the crawlsieve module, so one server runs both push paths.
     execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save",
-           "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning",
-           static_cast<char*>(nullptr));
+           "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning", "--loadmodule",
+           CRAWL_REDIS_MODULE, static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int i = 0; i < 500; ++i) {

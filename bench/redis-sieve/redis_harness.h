@@ -1,5 +1,5 @@
 // The benchmark's own redis-server (127.0.0.1, a free port, no persistence,
-// killed at exit) and the few raw commands the benchmark needs beside
+// the crawlsieve module loaded, killed at exit) and the few raw commands the benchmark needs beside
 // RedisSieve: INFO memory, FLUSHALL, and the SADD baseline.
 //
 // Threading: one thread.
