@@ -1,8 +1,9 @@
 // The Sieve's contract (sieve/sieve.h), one suite run on both
 // implementations: the in-memory Sieve and RedisSieve on a private
-// redis-server. Only what the contract promises of every implementation is
-// here; the in-memory specifics (spilling, checkpoints, overflow policy) are
-// in tests/sieve/, the Redis specifics in redis_sieve_test.cc.
+// redis-server, the latter pushing through the Lua script and through the
+// crawlsieve module (a second server, started with it). Only what the contract promises of every
+// implementation is here; the in-memory specifics (spilling, checkpoints, overflow policy) are in
+// tests/sieve/, the Redis specifics in redis_sieve_test.cc.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -20,27 +21,28 @@
 namespace sieve {
 namespace {
 
-enum class Kind { kMemory, kRedis };
+enum class Kind { kMemory, kRedis, kRedisModule };
 
-// One redis-server for the whole suite; each test uses its own frontier name.
-sieve_test::RedisServer* SharedRedis() {
-  static sieve_test::RedisServer* server = [] {
-    auto* s = new sieve_test::RedisServer();
-    absl::Status started = s->Start();
+// One redis-server per push path for the whole suite, started on first use;
+// each test uses its own frontier name.
+sieve_test::RedisServer*& SharedRedis(bool with_module) {
+  static sieve_test::RedisServer* servers[2] = {nullptr, nullptr};
+  sieve_test::RedisServer*& server = servers[with_module ? 1 : 0];
+  if (server == nullptr) {
+    server = new sieve_test::RedisServer(with_module);
+    absl::Status started = server->Start();
     EXPECT_TRUE(started.ok()) << started;
-    return s;
-  }();
+  }
   return server;
 }
 
 class SieveContractTest : public testing::TestWithParam<Kind> {
  protected:
   static void TearDownTestSuite() {
-    if (GetParamKindUsedRedis()) delete SharedRedis();
-  }
-  static bool& GetParamKindUsedRedis() {
-    static bool used = false;
-    return used;
+    for (bool with_module : {false, true}) {
+      delete SharedRedis(with_module);
+      SharedRedis(with_module) = nullptr;
+    }
   }
 
   std::unique_ptr<Sieve> Make(uint64_t expected = 10000) {
@@ -51,13 +53,16 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
       EXPECT_TRUE(sieve.ok()) << sieve.status();
       return sieve.ok() ? *std::move(sieve) : nullptr;
     }
-    GetParamKindUsedRedis() = true;
+    const bool with_module = GetParam() == Kind::kRedisModule;
     const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
-    RedisSieveOptions options = SharedRedis()->Options(absl::StrCat(test->name(), ":", ++made_));
+    RedisSieveOptions options =
+        SharedRedis(with_module)->Options(absl::StrCat(test->name(), ":", ++made_));
     options.expected_count = expected;
     absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
     EXPECT_TRUE(sieve.ok()) << sieve.status();
-    return sieve.ok() ? *std::move(sieve) : nullptr;
+    if (!sieve.ok()) return nullptr;
+    EXPECT_EQ((*sieve)->uses_push_module(), with_module);
+    return *std::move(sieve);
   }
 
   int made_ = 0;
@@ -227,9 +232,17 @@ TEST_P(SieveContractTest, StatsReportTheFilter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
-                         testing::Values(Kind::kMemory, Kind::kRedis),
+                         testing::Values(Kind::kMemory, Kind::kRedis, Kind::kRedisModule),
                          [](const testing::TestParamInfo<Kind>& info) {
-                           return info.param == Kind::kMemory ? "Memory" : "Redis";
+                           switch (info.param) {
+                             case Kind::kMemory:
+                               return "Memory";
+                             case Kind::kRedis:
+                               return "Redis";
+                             case Kind::kRedisModule:
+                               return "RedisModule";
+                           }
+                           return "";
                          });
 
 }  // namespace

@@ -1,7 +1,9 @@
 // RedisSieve's own promises (sieve/redis_sieve.h) beyond the shared contract:
 // exactly-once enqueue across clients, the parameters in NAME:meta, sharded
 // bitmaps whose bits are bloom's, leases, and failures that end in a clear
-// error after bounded retries. Each test has its own redis-server.
+// error after bounded retries. Each test has its own redis-server, and runs
+// twice: pushing through the Lua script (Lua) and through the crawlsieve
+// module (Module, the server started with it).
 #include "sieve/redis_sieve.h"
 
 #include <algorithm>
@@ -23,7 +25,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class RedisSieveTest : public testing::Test {
+// The parameter: the server has the crawlsieve module (pushes go through it).
+class RedisSieveTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     absl::Status started = redis_.Start();
@@ -33,10 +36,12 @@ class RedisSieveTest : public testing::Test {
   std::unique_ptr<RedisSieve> Connect(const RedisSieveOptions& options) {
     absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
     EXPECT_TRUE(sieve.ok()) << sieve.status();
-    return sieve.ok() ? *std::move(sieve) : nullptr;
+    if (!sieve.ok()) return nullptr;
+    EXPECT_EQ((*sieve)->uses_push_module(), GetParam());
+    return *std::move(sieve);
   }
 
-  sieve_test::RedisServer redis_;
+  sieve_test::RedisServer redis_{/*with_module=*/GetParam()};
 };
 
 std::string Url(uint64_t i) { return absl::StrCat("https://h", i % 31, ".example/p/", i); }
@@ -47,7 +52,7 @@ std::vector<std::string> Urls(uint64_t n) {
   return urls;
 }
 
-TEST_F(RedisSieveTest, TwoClientsEnqueueEachUrlExactlyOnceUnderConcurrency) {
+TEST_P(RedisSieveTest, TwoClientsEnqueueEachUrlExactlyOnceUnderConcurrency) {
   RedisSieveOptions options = redis_.Options("shared");
   options.expected_count = 100000;
   options.push_batch_size = 16;  // many small scripts, so the clients interleave
@@ -79,7 +84,7 @@ TEST_F(RedisSieveTest, TwoClientsEnqueueEachUrlExactlyOnceUnderConcurrency) {
   EXPECT_EQ(a->Stats().accepted + b->Stats().accepted, accepted.load());
 }
 
-TEST_F(RedisSieveTest, DifferentParametersAreRefusedNamingBoth) {
+TEST_P(RedisSieveTest, DifferentParametersAreRefusedNamingBoth) {
   RedisSieveOptions options = redis_.Options("fleet");
   options.expected_count = 1000;
   auto first = Connect(options);
@@ -98,7 +103,7 @@ TEST_F(RedisSieveTest, DifferentParametersAreRefusedNamingBoth) {
   EXPECT_EQ(message.find(absl::StrCat("m=", first->bit_count()), ours), std::string::npos);
 }
 
-TEST_F(RedisSieveTest, SmallShardsSpreadTheBitsOverSeveralKeys) {
+TEST_P(RedisSieveTest, SmallShardsSpreadTheBitsOverSeveralKeys) {
   RedisSieveOptions options = redis_.Options("sharded");
   options.expected_count = 2000;
   options.shard_bytes = 256;  // 2048 bits a key: m ~ 20000 bits is ~10 keys
@@ -134,6 +139,7 @@ void ExpectSameAnswersAsBloom(sieve_test::RedisServer& redis, bloom::Layout layo
   options.shard_bytes = shard_bytes;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_EQ((*sieve)->uses_push_module(), redis.with_module());
   absl::StatusOr<bloom::BloomFilter> filter = bloom::BloomFilter::CreateWithShape(
       layout, {(*sieve)->bit_count(), (*sieve)->hash_count()}, 300, 0.01);
   ASSERT_TRUE(filter.ok()) << filter.status();
@@ -152,15 +158,15 @@ void ExpectSameAnswersAsBloom(sieve_test::RedisServer& redis, bloom::Layout layo
   EXPECT_GT(accepted, 300u);
 }
 
-TEST_F(RedisSieveTest, BitsAreBloomsInTheBlockedLayout) {
+TEST_P(RedisSieveTest, BitsAreBloomsInTheBlockedLayout) {
   ExpectSameAnswersAsBloom(redis_, bloom::Layout::kBlocked, uint64_t{512} << 20);
 }
 
-TEST_F(RedisSieveTest, BitsAreBloomsInTheClassicLayoutOverManyShards) {
+TEST_P(RedisSieveTest, BitsAreBloomsInTheClassicLayoutOverManyShards) {
   ExpectSameAnswersAsBloom(redis_, bloom::Layout::kClassic, 64);
 }
 
-TEST_F(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
+TEST_P(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
   RedisSieveOptions options = redis_.Options("leases");
   options.lease_time = milliseconds(300);
   options.pop_batch_size = 1;
@@ -183,7 +189,7 @@ TEST_F(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
   EXPECT_EQ(redis_.Command({"ZCARD", "leases:leases"}), "0");
 }
 
-TEST_F(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
+TEST_P(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
   RedisSieveOptions options = redis_.Options("give-back");
   options.pop_batch_size = 8;  // a leases all four with its first pop
   auto a = Connect(options);
@@ -201,7 +207,7 @@ TEST_F(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
   EXPECT_TRUE(b->IsFinished());
 }
 
-TEST_F(RedisSieveTest, AKilledConnectionOrFlushedScriptsAreRecoveredTransparently) {
+TEST_P(RedisSieveTest, AKilledConnectionOrFlushedScriptsAreRecoveredTransparently) {
   auto sieve = Connect(redis_.Options("recover"));
   ASSERT_TRUE(sieve);
   EXPECT_TRUE(sieve->Push("https://a.example/"));
@@ -214,7 +220,7 @@ TEST_F(RedisSieveTest, AKilledConnectionOrFlushedScriptsAreRecoveredTransparentl
   EXPECT_EQ(sieve->Stats().queued, 3u);
 }
 
-TEST_F(RedisSieveTest, RedisDownEndsInAClearErrorAfterBoundedRetries) {
+TEST_P(RedisSieveTest, RedisDownEndsInAClearErrorAfterBoundedRetries) {
   auto sieve = Connect(redis_.Options("down"));
   ASSERT_TRUE(sieve);
   ASSERT_TRUE(sieve->Push("https://a.example/"));
@@ -232,7 +238,7 @@ TEST_F(RedisSieveTest, RedisDownEndsInAClearErrorAfterBoundedRetries) {
   EXPECT_TRUE(sieve->Stats().closed);
 }
 
-TEST_F(RedisSieveTest, RedisRestartedWithoutItsDataIsDataLossNotAFreshStart) {
+TEST_P(RedisSieveTest, RedisRestartedWithoutItsDataIsDataLossNotAFreshStart) {
   auto sieve = Connect(redis_.Options("restart"));
   ASSERT_TRUE(sieve);
   ASSERT_TRUE(sieve->Push("https://a.example/"));
@@ -245,11 +251,16 @@ TEST_F(RedisSieveTest, RedisRestartedWithoutItsDataIsDataLossNotAFreshStart) {
   EXPECT_TRUE(sieve->IsFinished());
 }
 
-TEST_F(RedisSieveTest, SaveIsUnimplementedBecauseTheStateIsInRedis) {
+TEST_P(RedisSieveTest, SaveIsUnimplementedBecauseTheStateIsInRedis) {
   auto sieve = Connect(redis_.Options("save"));
   ASSERT_TRUE(sieve);
   EXPECT_EQ(sieve->Save("/nonexistent").code(), absl::StatusCode::kUnimplemented);
 }
+
+INSTANTIATE_TEST_SUITE_P(PushPaths, RedisSieveTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Module" : "Lua";
+                         });
 
 TEST(RedisUrlTest, ParsesHostPortAndName) {
   absl::StatusOr<RedisSieveOptions> o = ParseRedisUrl("redis://10.0.0.5:6380/news");
