@@ -194,7 +194,9 @@ class RedisSieve final : public Sieve {
   uint64_t bit_count() const;
   uint32_t hash_count() const;
   // True if pushes go through the crawlsieve module (use_push_module and the
-  // server had it at Connect), false if through the Lua script.
+  // server had it at Connect), false if through the Lua script (also after
+  // the server answered that the module's command is unknown: restarted
+  // without it, or MODULE UNLOAD).
   bool uses_push_module() const;
 
   struct State;  // sieve/src/redis/redis_state.h

@@ -115,13 +115,13 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   }
   absl::StatusOr<bool> push_module = ShouldUsePushModule(c, options, *layout);
   if (!push_module.ok()) return push_module.status();
-  state->push_module = *push_module;
   spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}, push by {}",
                 options.name, options.host, options.port, meta, layout->ShardCount(), state->owner,
                 *push_module ? "the crawlsieve module" : "the Lua script");
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);
+    state->push_module = *push_module;
     state->last_round_trip = std::chrono::steady_clock::now();
   }
   if (options.host_key) {

@@ -166,7 +166,10 @@ absl::Status RedisSieve::health() const {
 
 uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
 uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
-bool RedisSieve::uses_push_module() const { return state_->push_module; }
+bool RedisSieve::uses_push_module() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->push_module;
+}
 
 SieveStats RedisSieve::Stats() const {
   State& s = *state_;

@@ -45,9 +45,6 @@ struct RedisSieve::State {
   std::string push_sha;
   std::string pop_sha;
   std::string release_sha;
-  // Pushes go through CRAWLSIEVE.PUSH (the server has the crawlsieve module
-  // and options.use_push_module), else through the push script.
-  bool push_module = false;
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.
@@ -58,6 +55,10 @@ struct RedisSieve::State {
   bool stopping ABSL_GUARDED_BY(mutex) = false;
   std::chrono::steady_clock::time_point last_round_trip ABSL_GUARDED_BY(mutex);
   std::unique_ptr<internal::RedisConnection> connection ABSL_GUARDED_BY(mutex);
+  // Pushes go through CRAWLSIEVE.PUSH (the server had the crawlsieve module
+  // at Connect and options.use_push_module), else through the push script;
+  // cleared if the server answers that the command is unknown.
+  bool push_module ABSL_GUARDED_BY(mutex) = false;
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
   // Leased from Redis by a pop round trip, not yet returned by Pop: (URL,

@@ -78,6 +78,15 @@ RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view
   return command;
 }
 
+// Every reply says the command is unknown: the server was restarted without
+// the crawlsieve module (or it was unloaded), and none of them ran.
+bool ModuleIsGone(const std::vector<RedisReply>& replies) {
+  return std::all_of(replies.begin(), replies.end(), [](const RedisReply& r) {
+    return r->type == REDIS_REPLY_ERROR &&
+           std::string_view(r->str, r->len).find("unknown command") != std::string_view::npos;
+  });
+}
+
 // NAME:queued as GET returns it: a decimal string, nil before any push.
 absl::StatusOr<long long> CounterValue(const redisReply* reply) {
   if (reply->type == REDIS_REPLY_NIL) return 0;
@@ -103,7 +112,8 @@ void Fail(State& s, const absl::Status& status) {
 bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new) {
   const size_t batch = s.options.push_batch_size;
   const size_t per_trip = batch * kPushPipelineDepth;
-  for (size_t start = 0; start < urls.size(); start += per_trip) {
+  size_t start = 0;
+  while (start < urls.size()) {
     const size_t end = std::min(urls.size(), start + per_trip);
     std::vector<RedisCommand> commands;
     for (size_t b = start; b < end; b += batch) {
@@ -114,6 +124,14 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool
     if (!replies.ok()) {
       Fail(s, replies.status());
       return false;
+    }
+    if (s.push_module && ModuleIsGone(*replies)) {
+      spdlog::warn(
+          "redis sieve '{}': the server no longer has the crawlsieve module; pushing "
+          "through the Lua script",
+          s.options.name);
+      s.push_module = false;
+      continue;  // the same URLs again, through the script
     }
     for (size_t c = 0; c < commands.size(); ++c) {
       absl::StatusOr<std::string> flags = ReplyString((*replies)[c].get());
@@ -126,6 +144,7 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool
       }
       for (size_t i = 0; i < count; ++i) is_new[first + i] = (*flags)[i] == '1';
     }
+    start = end;
   }
   return true;
 }

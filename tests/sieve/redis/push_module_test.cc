@@ -173,6 +173,21 @@ TEST_F(PushModuleTest, AFilterWrittenByOnePathAnswersSeenOnTheOther) {
   EXPECT_EQ(popped, accepted);
 }
 
+TEST_F(PushModuleTest, AServerThatLostTheModuleGetsTheLuaScriptInstead) {
+  auto sieve = Connect("unloaded", /*module=*/true, /*hosts=*/false);
+  ASSERT_TRUE(sieve);
+  const std::vector<std::string> first = Urls(0, 200), second = Urls(200, 200);
+  PushAll(*sieve, first);
+  ASSERT_EQ(redis_.Command({"MODULE", "UNLOAD", "crawlsieve"}), "OK");
+  size_t accepted = 0;
+  for (bool a : PushAll(*sieve, second)) accepted += a;
+  EXPECT_GT(accepted, 150u);
+  for (bool seen_again : PushAll(*sieve, first)) EXPECT_FALSE(seen_again);
+  EXPECT_TRUE(sieve->health().ok()) << sieve->health();
+  EXPECT_FALSE(sieve->uses_push_module());
+  EXPECT_NE(redis_.Command({"INFO", "commandstats"}).find("cmdstat_evalsha"), std::string::npos);
+}
+
 TEST_F(PushModuleTest, BadArgumentsAreErrorRepliesAndTheServerLives) {
   auto expect_error = [&](const std::vector<std::string>& command, const std::string& what) {
     const std::string reply = redis_.Command(command);

@@ -109,6 +109,8 @@ absl::Status RedisServer::StartOnce() {
   if (with_module_) {
     argv.push_back("--loadmodule");
     argv.push_back(CRAWL_REDIS_MODULE);
+    argv.push_back("--enable-module-command");  // MODULE UNLOAD, from 127.0.0.1 only
+    argv.push_back("local");
   }
   argv.push_back(nullptr);
   // An ASan-built module needs the ASan runtime loaded first. (The
