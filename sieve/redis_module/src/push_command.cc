@@ -59,11 +59,12 @@ int PushCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   HostEnqueue enqueue(ctx, args.prefix, args.urls_and_hosts, args.n);
   const char* error = bits.Open();
   if (error == nullptr) error = enqueue.Check();
+  if (error != nullptr) return api.ReplyWithError(ctx, error);  // nothing written
   std::vector<bool> fresh;
-  if (error == nullptr) error = bits.TestAndSet(fresh);
+  error = bits.TestAndSet(fresh);
   if (error == nullptr) error = enqueue.Push(fresh);
-  // Replicated even after an error: what was written before it must reach
-  // the replicas too (errors past the checks above are not expected).
+  // Replicated even after an error here: what was written before it must
+  // reach the replicas too (no error is expected past the checks above).
   api.ReplicateVerbatim(ctx);
   if (error != nullptr) return api.ReplyWithError(ctx, error);
   std::string reply(args.n, '0');
