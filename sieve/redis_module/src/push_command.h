@@ -15,6 +15,10 @@
 // NAME:cooling depends on the clock at replay (a politeness delay, not a
 // URL, is at stake).
 //
+// Keyspace notifications: the list pushes and bit writes are made through
+// the low-level key API, which sends none (the script's RPUSH sent "rpush");
+// nothing of ours listens to them.
+//
 // Threading: Redis's main thread.
 #ifndef SIEVE_REDIS_MODULE_SRC_PUSH_COMMAND_H_
 #define SIEVE_REDIS_MODULE_SRC_PUSH_COMMAND_H_
