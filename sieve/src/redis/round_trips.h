@@ -20,8 +20,11 @@ bool Usable(const State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 // Records the first failure (sticky) and logs it.
 void Fail(State& s, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// Runs the push script over `urls` in batches of push_batch_size, pipelined;
-// writes each result into `is_new`. False (and failed) on error.
+// Pushes `urls` in batches of push_batch_size, pipelined, through the
+// crawlsieve module's CRAWLSIEVE.PUSH if s.push_module, else the push script
+// (and through the script from then on if the server says the module's
+// command is unknown); writes each result into `is_new`. False (and failed)
+// on error.
 bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
