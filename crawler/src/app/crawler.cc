@@ -238,7 +238,7 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // then polled and woke more per page (bench/warc-crawl).
   std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at = warc_->Archive(job.result);
+    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(&job.result);
     if (at.ok()) {
       archived = std::move(*at);
     } else {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "crawler/options.h"
@@ -74,7 +75,29 @@ absl::StatusOr<std::unique_ptr<WarcSink>> WarcSink::Create(const CrawlOptions& o
 
 absl::StatusOr<std::optional<WarcLocation>> WarcSink::Archive(const FetchResult& result) {
   if (result.status == 0) return std::nullopt;
-  absl::StatusOr<WarcLocation> at = writer_->Write(ExchangeOf(result));
+  return Write(ExchangeOf(result));
+}
+
+absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResult* result) {
+  if (result->status == 0) return std::nullopt;
+  WarcExchange exchange;
+  exchange.request_headers = std::move(result->request_headers);
+  exchange.response_headers = std::move(result->headers);
+  exchange.body = std::move(result->body);
+  exchange.target_uri = result->url;
+  exchange.content_decoded = true;  // as ExchangeOf
+  exchange.remote_ip = result->remote_ip;
+  exchange.date = result->started_at;
+  exchange.truncated = result->error == kFetchBodyTooLarge;
+  absl::StatusOr<std::optional<WarcLocation>> at = Write(exchange);
+  result->request_headers = std::move(exchange.request_headers);
+  result->headers = std::move(exchange.response_headers);
+  result->body = std::move(exchange.body);
+  return at;
+}
+
+absl::StatusOr<std::optional<WarcLocation>> WarcSink::Write(const WarcExchange& exchange) {
+  absl::StatusOr<WarcLocation> at = writer_->Write(exchange);
   if (!at.ok()) {
     if (!failed_.exchange(true)) {
       spdlog::error("--warc: {}; stopping the crawl", std::string(at.status().message()));

@@ -26,20 +26,31 @@ std::string Base32(absl::string_view bytes) {
   return out;
 }
 
-std::string WarcSha1(std::initializer_list<absl::string_view> pieces) {
+Sha1Bytes Sha1Of(std::initializer_list<absl::string_view> pieces) {
   // OpenSSL 3's EVP_sha1() is looked up in the provider store (a lock and a
   // hash probe) by every EVP_DigestInit_ex, and a fresh context is an
   // allocation: three digests a page paid both. The algorithm is fetched
-  // once, and each thread keeps one context.
+  // once, and each thread keeps one context. OpenSSL picks the SHA-NI code
+  // when the CPU has it (`openssl speed -evp sha1`: 1.66 GB/s on this box's
+  // EPYC with it, 1.10 GB/s with it masked off), ~3 us for a 5 KB body.
   static EVP_MD* const sha1 = EVP_MD_fetch(nullptr, "SHA1", nullptr);
   thread_local std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
                                                                            EVP_MD_CTX_free);
-  unsigned char digest[EVP_MAX_MD_SIZE];
+  Sha1Bytes digest{};
   unsigned int size = 0;
   EVP_DigestInit_ex2(ctx.get(), sha1 != nullptr ? sha1 : EVP_sha1(), nullptr);
   for (absl::string_view piece : pieces) EVP_DigestUpdate(ctx.get(), piece.data(), piece.size());
-  EVP_DigestFinal_ex(ctx.get(), digest, &size);
-  return "sha1:" + Base32(absl::string_view(reinterpret_cast<const char*>(digest), size));
+  EVP_DigestFinal_ex(ctx.get(), digest.data(), &size);
+  return digest;
+}
+
+std::string WarcDigestText(const Sha1Bytes& digest) {
+  return "sha1:" +
+         Base32(absl::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+std::string WarcSha1(std::initializer_list<absl::string_view> pieces) {
+  return WarcDigestText(Sha1Of(pieces));
 }
 
 }  // namespace crawler::warc_internal

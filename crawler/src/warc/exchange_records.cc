@@ -11,9 +11,9 @@ namespace crawler::warc_internal {
 namespace {
 
 // The fields every record of an exchange starts with.
-WarcFields CommonFields(absl::string_view type, const std::string& id, const WarcExchange& exchange,
+WarcFields CommonFields(absl::string_view type, absl::string_view id, const WarcExchange& exchange,
                         const ExchangeIds& ids) {
-  WarcFields fields = {{"WARC-Type", std::string(type)},
+  WarcFields fields = {{"WARC-Type", type},
                        {"WARC-Record-ID", id},
                        {"WARC-Date", ids.date},
                        {"WARC-Target-URI", exchange.target_uri}};
@@ -40,45 +40,52 @@ std::string BuildWarcinfo(const WarcOptions& options, absl::string_view filename
       "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/"
       "warc-1.1/\r\n",
       WarcFieldLines(options.warcinfo_fields));
-  const WarcFields fields = {{"WARC-Type", "warcinfo"},
-                             {"WARC-Record-ID", NewRecordId()},
-                             {"WARC-Date", std::string(date)},
-                             {"WARC-Filename", std::string(filename)},
-                             {"WARC-Block-Digest", WarcSha1({block})},
-                             {"Content-Type", "application/warc-fields"}};
-  return BuildRecord(fields, block, "");
+  const std::string id = NewRecordId();
+  const std::string digest = WarcSha1({block});
+  const WarcFields fields = {
+      {"WARC-Type", "warcinfo"},     {"WARC-Record-ID", id},
+      {"WARC-Date", date},           {"WARC-Filename", filename},
+      {"WARC-Block-Digest", digest}, {"Content-Type", "application/warc-fields"}};
+  std::string record;
+  AppendRecord(fields, block, "", &record);
+  return record;
 }
 
-std::string BuildRequest(const WarcExchange& exchange, const ExchangeIds& ids) {
+void AppendRequest(const WarcExchange& exchange, const ExchangeIds& ids, std::string* out) {
   const std::string block = NormalizeHeaderBlock(exchange.request_headers);
+  const std::string digest = WarcSha1({block});
   WarcFields fields = CommonFields("request", ids.request_id, exchange, ids);
   fields.push_back({"WARC-Concurrent-To", ids.response_id});
-  fields.push_back({"WARC-Block-Digest", WarcSha1({block})});
+  fields.push_back({"WARC-Block-Digest", digest});
   fields.push_back({"Content-Type", "application/http;msgtype=request"});
-  return BuildRecord(fields, block, "");
+  AppendRecord(fields, block, "", out);
 }
 
-std::string BuildResponse(const WarcExchange& exchange, const ExchangeIds& ids,
-                          absl::string_view http_headers, const std::string& payload_digest) {
+void AppendResponse(const WarcExchange& exchange, const ExchangeIds& ids,
+                    absl::string_view http_headers, absl::string_view payload_digest,
+                    std::string* out) {
+  const std::string block_digest = WarcSha1({http_headers, exchange.body});
   WarcFields fields = CommonFields("response", ids.response_id, exchange, ids);
-  fields.push_back({"WARC-Block-Digest", WarcSha1({http_headers, exchange.body})});
+  fields.push_back({"WARC-Block-Digest", block_digest});
   fields.push_back({"WARC-Payload-Digest", payload_digest});
   if (exchange.truncated) fields.push_back({"WARC-Truncated", "length"});
   fields.push_back({"Content-Type", "application/http;msgtype=response"});
-  return BuildRecord(fields, http_headers, exchange.body);
+  AppendRecord(fields, http_headers, exchange.body, out);
 }
 
-std::string BuildRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
-                         absl::string_view http_headers, const std::string& payload_digest,
-                         const std::string& original_uri, const std::string& original_date) {
+void AppendRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
+                   absl::string_view http_headers, absl::string_view payload_digest,
+                   absl::string_view original_uri, absl::string_view original_date,
+                   std::string* out) {
+  const std::string block_digest = WarcSha1({http_headers});
   WarcFields fields = CommonFields("revisit", ids.response_id, exchange, ids);
-  fields.push_back({"WARC-Profile", std::string(kRevisitProfile)});
+  fields.push_back({"WARC-Profile", kRevisitProfile});
   fields.push_back({"WARC-Refers-To-Target-URI", original_uri});
   fields.push_back({"WARC-Refers-To-Date", original_date});
-  fields.push_back({"WARC-Block-Digest", WarcSha1({http_headers})});
+  fields.push_back({"WARC-Block-Digest", block_digest});
   fields.push_back({"WARC-Payload-Digest", payload_digest});
   fields.push_back({"Content-Type", "application/http;msgtype=response"});
-  return BuildRecord(fields, http_headers, "");
+  AppendRecord(fields, http_headers, "", out);
 }
 
 }  // namespace crawler::warc_internal

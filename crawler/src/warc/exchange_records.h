@@ -24,17 +24,21 @@ struct ExchangeIds {
   std::string response_id;
 };
 
-std::string BuildRequest(const WarcExchange& exchange, const ExchangeIds& ids);
+// The Append* functions append one record's text to `*out`, so the caller
+// can keep one buffer per thread (see AppendRecord).
+void AppendRequest(const WarcExchange& exchange, const ExchangeIds& ids, std::string* out);
 
 // `http_headers` already rewritten (RewriteResponseHeaders).
-std::string BuildResponse(const WarcExchange& exchange, const ExchangeIds& ids,
-                          absl::string_view http_headers, const std::string& payload_digest);
+void AppendResponse(const WarcExchange& exchange, const ExchangeIds& ids,
+                    absl::string_view http_headers, absl::string_view payload_digest,
+                    std::string* out);
 
 // A response whose payload equals the one archived at `original_uri` on
 // `original_date`: the HTTP headers only.
-std::string BuildRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
-                         absl::string_view http_headers, const std::string& payload_digest,
-                         const std::string& original_uri, const std::string& original_date);
+void AppendRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
+                   absl::string_view http_headers, absl::string_view payload_digest,
+                   absl::string_view original_uri, absl::string_view original_date,
+                   std::string* out);
 
 }  // namespace crawler::warc_internal
 

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -58,6 +57,18 @@ std::string NewRecordId() {
   return text;
 }
 
+namespace {
+
+// Writes `value` as exactly `digits` decimal digits at `out`.
+void PutDigits(char* out, int64_t value, int digits) {
+  for (int i = digits - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+}  // namespace
+
 std::string FormatWarcDate(std::chrono::system_clock::time_point time) {
   const auto micros =
       std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
@@ -70,23 +81,28 @@ std::string FormatWarcDate(std::chrono::system_clock::time_point time) {
   const std::time_t t = static_cast<std::time_t>(seconds);
   std::tm utc{};
   gmtime_r(&t, &utc);
-  char text[48];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(fraction));
+  // By hand, like record IDs: snprintf's format parsing cost more than the
+  // digits (years past 9999 are out of WARC's range anyway).
+  std::string text = "0000-00-00T00:00:00.000000Z";
+  PutDigits(&text[0], (utc.tm_year + 1900) % 10000, 4);
+  PutDigits(&text[5], utc.tm_mon + 1, 2);
+  PutDigits(&text[8], utc.tm_mday, 2);
+  PutDigits(&text[11], utc.tm_hour, 2);
+  PutDigits(&text[14], utc.tm_min, 2);
+  PutDigits(&text[17], utc.tm_sec, 2);
+  PutDigits(&text[20], fraction, 6);
   return text;
 }
 
-std::string BuildRecord(const WarcFields& fields, absl::string_view block_head,
-                        absl::string_view block_tail) {
-  std::string record = "WARC/1.1\r\n";
+void AppendRecord(const WarcFields& fields, absl::string_view block_head,
+                  absl::string_view block_tail, std::string* out) {
   size_t fields_size = 0;
   for (const auto& [name, value] : fields) fields_size += name.size() + value.size() + 4;
-  record.reserve(64 + fields_size + block_head.size() + block_tail.size());
-  for (const auto& [name, value] : fields) absl::StrAppend(&record, name, ": ", value, "\r\n");
-  absl::StrAppend(&record, "Content-Length: ", block_head.size() + block_tail.size(), "\r\n\r\n",
+  out->reserve(out->size() + 64 + fields_size + block_head.size() + block_tail.size());
+  out->append("WARC/1.1\r\n");
+  for (const auto& [name, value] : fields) absl::StrAppend(out, name, ": ", value, "\r\n");
+  absl::StrAppend(out, "Content-Length: ", block_head.size() + block_tail.size(), "\r\n\r\n",
                   block_head, block_tail, "\r\n\r\n");
-  return record;
 }
 
 }  // namespace crawler::warc_internal

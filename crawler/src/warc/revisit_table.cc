@@ -4,7 +4,7 @@
 
 namespace crawler::warc_internal {
 
-std::optional<RevisitTable::Original> RevisitTable::FindOrInsert(const std::string& digest,
+std::optional<RevisitTable::Original> RevisitTable::FindOrInsert(const Sha1Bytes& digest,
                                                                  Original original) {
   if (capacity_ == 0) return std::nullopt;
   if (auto it = by_digest_.find(digest); it != by_digest_.end()) return it->second;

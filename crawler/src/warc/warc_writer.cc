@@ -32,6 +32,14 @@ std::string WarcPath(const std::string& prefix, int index) {
   return prefix + suffix;
 }
 
+// Per-thread record buffers keep their capacity from page to page, except
+// past 1 MiB (a large body): that memory goes back rather than staying
+// resident in every parser thread.
+void ReleaseIfLarge(std::string* buffer) {
+  constexpr size_t kKeepBytes = 1 << 20;
+  if (buffer->capacity() > kKeepBytes) std::string().swap(*buffer);
+}
+
 bool FileExists(const std::string& path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0;
@@ -79,9 +87,8 @@ class WarcWriterImpl : public WarcWriter {
 
  private:
   absl::Status StartNextFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  std::optional<warc_internal::RevisitTable::Original> FindOriginal(const WarcExchange& exchange,
-                                                                    const std::string& digest,
-                                                                    const std::string& date);
+  std::optional<warc_internal::RevisitTable::Original> FindOriginal(
+      const WarcExchange& exchange, const warc_internal::Sha1Bytes& payload_digest);
   absl::StatusOr<WarcLocation> Enqueue(absl::string_view members, uint64_t uncompressed,
                                        bool revisit);
 
@@ -117,38 +124,49 @@ absl::Status WarcWriterImpl::StartNextFile() {
 }
 
 std::optional<warc_internal::RevisitTable::Original> WarcWriterImpl::FindOriginal(
-    const WarcExchange& exchange, const std::string& digest, const std::string& date) {
+    const WarcExchange& exchange, const warc_internal::Sha1Bytes& payload_digest) {
   // Empty bodies (redirects, 304s) all share one digest: a revisit would save
   // nothing. A truncated payload is not the page, so it neither refers to nor
   // stands for an original.
   if (exchange.body.empty() || exchange.truncated) return std::nullopt;
   std::lock_guard lock(mutex_);
-  return revisits_.FindOrInsert(digest, {exchange.target_uri, date});
+  return revisits_.FindOrInsert(payload_digest, {exchange.target_uri, exchange.date});
 }
 
 absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange) {
   const std::string http_headers = warc_internal::RewriteResponseHeaders(
       exchange.response_headers, exchange.body.size(), exchange.content_decoded);
-  const std::string payload_digest = warc_internal::WarcSha1({exchange.body});
+  // One SHA-1 of the body: its bytes key the revisit table, its text is the
+  // payload digest.
+  const warc_internal::Sha1Bytes payload = warc_internal::Sha1Of({exchange.body});
+  const std::string payload_digest = warc_internal::WarcDigestText(payload);
   const warc_internal::ExchangeIds ids = {warc_internal::FormatWarcDate(exchange.date),
                                           warc_internal::NewRecordId(),
                                           warc_internal::NewRecordId()};
-  const auto original = FindOriginal(exchange, payload_digest, ids.date);
-  const std::string request = warc_internal::BuildRequest(exchange, ids);
-  const std::string response =
-      original ? warc_internal::BuildRevisit(exchange, ids, http_headers, payload_digest,
-                                             original->target_uri, original->date)
-               : warc_internal::BuildResponse(exchange, ids, http_headers, payload_digest);
+  const auto original = FindOriginal(exchange, payload);
+  // Per thread and reused: the records' text and their gzip members (the
+  // disk queue copies the members: DiskWriter).
+  thread_local std::string request, response, members;
+  request.clear();
+  response.clear();
+  members.clear();
+  warc_internal::AppendRequest(exchange, ids, &request);
+  if (original) {
+    warc_internal::AppendRevisit(exchange, ids, http_headers, payload_digest, original->target_uri,
+                                 warc_internal::FormatWarcDate(original->date), &response);
+  } else {
+    warc_internal::AppendResponse(exchange, ids, http_headers, payload_digest, &response);
+  }
   // Response first, as Heritrix does: a crash between the two members leaves
   // a response without its request (still a valid archive), never a request
   // whose WARC-Concurrent-To names nothing.
-  // Per thread and reused: the disk queue copies the bytes (DiskWriter).
-  thread_local std::string members;
-  members.clear();
   absl::Status s = AppendGzipMember(response, options_.compression_level, &members);
   if (s.ok()) s = AppendGzipMember(request, options_.compression_level, &members);
-  if (!s.ok()) return s;
-  return Enqueue(members, request.size() + response.size(), original.has_value());
+  absl::StatusOr<WarcLocation> location =
+      s.ok() ? Enqueue(members, request.size() + response.size(), original.has_value())
+             : absl::StatusOr<WarcLocation>(s);
+  for (std::string* buffer : {&request, &response, &members}) ReleaseIfLarge(buffer);
+  return location;
 }
 
 absl::StatusOr<WarcLocation> WarcWriterImpl::Enqueue(absl::string_view members,
