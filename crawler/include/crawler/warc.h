@@ -46,10 +46,10 @@
 //   ...  // at->file, at->offset go to pages.jsonl
 //   absl::Status closed = (*warc)->Close();
 //
-// Cost per page of ~5 KB (testsite crawl): ~8 us of ISA-L igzip for the
-// response record and ~1 us for the request, ~6 us of SHA-1 (payload, and
-// block digests that hash the body again), a few us of record text; see
-// crawler/src/warc/README.md.
+// Cost per page of ~5 KB (testsite crawl): ~9 us of ISA-L igzip for the
+// response record and ~1 us for the request, ~6.5 us of SHA-1 (payload, and
+// block digests that hash the body again), a few us of record text built in
+// per-thread buffers; see crawler/src/warc/README.md.
 //
 // Threading: Write, Stats and Close are safe to call from any thread. Write does
 // the CPU work (digests, gzip) on the calling thread, so fetcher threads share
