@@ -196,5 +196,108 @@ TEST_F(HostLeasesTest, DestroyingAClientGivesItsHostsAndUrlsBackAtOnce) {
   EXPECT_TRUE(b->IsFinished());
 }
 
+// What one client did with one URL in the stress test below: when TryPop
+// returned it and when (just before MarkDone) the client let it go.
+struct Turn {
+  int client = 0;
+  std::string host;
+  Clock::time_point popped;
+  Clock::time_point done;
+};
+
+// Hosts change hands all the time here: by the idle give-back (a pusher adds
+// URLs slowly, so a host's queue runs dry and fills again, and waits in the
+// cooling set), and by the destructor (each client stops after a few URLs and
+// a new one takes its place, as a crawl process with --max-pages). A client
+// that pops a URL of a host after another client let one go must do so at
+// least the cooldown later: the other gave the host back no earlier than its
+// MarkDone, and nobody took it before the cooldown had passed since (less
+// 1 ms: the scripts read Redis's TIME in whole milliseconds). Two clients
+// never hold URLs of one host at once.
+TEST_F(HostLeasesTest, StressNoClientTakesAHostWithinTheCooldownOfAnother) {
+  constexpr int kHosts = 3, kPages = 40, kWorkers = 4;
+  constexpr size_t kUrlsPerClient = 4;
+  constexpr auto kCooldown = milliseconds(20);
+  RedisSieveOptions options = Options("stress");
+  options.host_cooldown = kCooldown;
+  options.pop_batch_size = 2;
+  std::mutex mu;
+  std::vector<Turn> turns;
+  std::atomic<bool> pushed{false};
+  std::atomic<int> next_client{0};
+  const auto started = Clock::now();
+  std::thread pusher([&] {
+    auto sieve = Connect(options);
+    for (int p = 0; p < kPages && sieve; ++p) {
+      for (int h = 0; h < kHosts; ++h) EXPECT_TRUE(sieve->Push(Url(h, p)));
+      std::this_thread::sleep_for(milliseconds(3));
+    }
+    pushed = true;
+  });
+  auto work = [&] {
+    bool finished = false;
+    while (!finished && Clock::now() - started < std::chrono::seconds(30)) {
+      auto sieve = Connect(options);  // a new client: a new holder for the scripts
+      if (!sieve) return;
+      const int me = next_client++;
+      size_t handled = 0;
+      while (handled < kUrlsPerClient) {
+        std::optional<std::string> url = sieve->TryPop();
+        if (!url) {
+          if (pushed && sieve->IsFinished()) {
+            finished = true;
+            break;
+          }
+          std::this_thread::sleep_for(milliseconds(1));
+          continue;
+        }
+        Turn turn{me, HostOf(*url), Clock::now(), {}};
+        std::this_thread::sleep_for(std::chrono::microseconds(500));  // "fetching"
+        turn.done = Clock::now();
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          turns.push_back(std::move(turn));
+        }
+        EXPECT_TRUE(sieve->MarkDone(*url));
+        ++handled;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kWorkers; ++w) workers.emplace_back(work);
+  pusher.join();
+  for (std::thread& w : workers) w.join();
+
+  ASSERT_EQ(turns.size(), static_cast<size_t>(kHosts * kPages));
+  std::sort(turns.begin(), turns.end(),
+            [](const Turn& a, const Turn& b) { return a.popped < b.popped; });
+  int hand_overs = 0, too_soon = 0, overlaps = 0;
+  auto closest = Clock::duration::max();
+  for (size_t j = 0; j < turns.size(); ++j) {
+    for (size_t i = 0; i < j; ++i) {
+      const Turn &a = turns[i], &b = turns[j];
+      if (a.host != b.host || a.client == b.client) continue;
+      if (a.done >= b.popped) {
+        ++overlaps;
+        continue;
+      }
+      closest = std::min(closest, b.popped - a.done);
+      too_soon += b.popped - a.done < kCooldown - milliseconds(1);
+    }
+  }
+  std::map<std::string, int> last_client;
+  for (const Turn& t : turns) {
+    auto [it, first] = last_client.try_emplace(t.host, t.client);
+    hand_overs += !first && it->second != t.client;
+    it->second = t.client;
+  }
+  std::printf("%d clients, %d hand-overs, closest %.1f ms after another client's last URL\n",
+              next_client.load(), hand_overs,
+              std::chrono::duration<double, std::milli>(closest).count());
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_EQ(too_soon, 0);
+  EXPECT_GE(hand_overs, 10);  // the test exercised what it is about
+}
+
 }  // namespace
 }  // namespace sieve
