@@ -109,8 +109,14 @@ struct HostSummary {
   int64_t errors = 0;          // records with an error
   int64_t robots_blocked = 0;  // records with error kind "robots"
   double mean_delay_ms = 0;    // mean gap between consecutive request starts, as scheduled
-  int64_t delay_samples = 0;   // gaps behind the mean (checkpoints keep it; not in summary.json)
-  std::string dropped;         // why the host was dropped; "" (null in JSON) if not
+  // The smallest of those gaps, in this run (checkpoints do not keep it: a
+  // resumed crawl's counts from its own first gap); 0 with fewer than two
+  // starts. The scheduler hands a host's URL out at the same clock reading it
+  // checks the host's delay against, so this is >= the delay exactly; the
+  // server sees the gaps shrink or grow by the transfers' varying set-up time.
+  double min_delay_ms = 0;
+  int64_t delay_samples = 0;  // gaps behind the mean (checkpoints keep it; not in summary.json)
+  std::string dropped;        // why the host was dropped; "" (null in JSON) if not
 };
 
 // What summary.json holds. Filter fields come from the Sieve's Stats().

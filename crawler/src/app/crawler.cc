@@ -272,8 +272,11 @@ bool Crawler::Impl::SubmitReady() {
     while (std::optional<CrawlUrl> retry = retries_->TakeDue(absl::Now())) {
       frontier_->Requeue(*retry, absl::Now());
     }
-    std::optional<CrawlUrl> url = robots_.TakeReady(absl::Now());  // parked on robots.txt
-    if (!url.has_value()) url = frontier_->Next(absl::Now());
+    // One clock reading for the Frontier's delay check and the host's start
+    // (HostStats): summary.json's min_delay_ms is then the gap it checked.
+    const absl::Time now = absl::Now();
+    std::optional<CrawlUrl> url = robots_.TakeReady(now);  // parked on robots.txt
+    if (!url.has_value()) url = frontier_->Next(now);
     if (!url.has_value()) break;
     if (url->sitemap) {  // the robots gate's own request, in the host's slot
       robots_.FetchSitemap(std::move(*url));
@@ -283,8 +286,8 @@ bool Crawler::Impl::SubmitReady() {
       RecordDropped(*url);
       continue;
     }
-    if (url = robots_.Admit(std::move(*url), absl::Now()); !url.has_value()) continue;
-    stats_.hosts().Started(url->authority, absl::Now());
+    if (url = robots_.Admit(std::move(*url), now); !url.has_value()) continue;
+    stats_.hosts().Started(url->authority, now);
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request{url->url, tag};
     {

@@ -22,6 +22,7 @@ void HostStats::Started(const std::string& authority, absl::Time at) {
   if (entry == nullptr) return;
   if (entry->last_start != absl::InfinitePast()) {
     entry->gap_sum += at - entry->last_start;
+    entry->min_gap = std::min(entry->min_gap, at - entry->last_start);
     ++entry->gaps;
   }
   entry->last_start = at;
@@ -54,6 +55,9 @@ void HostStats::Fill(const std::map<std::string, std::string>& dropped, CrawlSum
     h.robots_blocked = entry.robots_blocked;
     if (entry.gaps > 0) {
       h.mean_delay_ms = absl::ToDoubleMilliseconds(entry.gap_sum) / static_cast<double>(entry.gaps);
+    }
+    if (entry.min_gap != absl::InfiniteDuration()) {
+      h.min_delay_ms = absl::ToDoubleMilliseconds(entry.min_gap);
     }
     h.delay_samples = entry.gaps;
     if (auto it = dropped.find(authority); it != dropped.end()) h.dropped = it->second;

@@ -1,7 +1,8 @@
 // HostStats: the per-host counters of summary.json ("hosts"): records,
 // errors and robots blocks counted from the pages.jsonl records (so every
-// path that writes a record is counted), the mean gap between consecutive
-// request starts as the scheduler handed them out, and the drop reason.
+// path that writes a record is counted), the mean and smallest gap between
+// consecutive request starts as the scheduler handed them out, and the drop
+// reason.
 //
 //   HostStats hosts;
 //   hosts.Started(url.authority, absl::Now());        // scheduler, per fetch
@@ -33,7 +34,8 @@ class HostStats {
   static constexpr size_t kMaxTracked = 100'000;
   static constexpr size_t kMaxListed = 10'000;
 
-  // A fetch of `authority` was handed to the fetcher at `at`.
+  // A fetch of `authority` was handed to the fetcher at `at` (the time the
+  // Frontier was asked with, so the gaps are those its delay checked).
   void Started(const std::string& authority, absl::Time at);
   // One pages.jsonl record (its authority is AuthorityOf(record.url)).
   void Add(const PageRecord& record);
@@ -52,6 +54,7 @@ class HostStats {
     int64_t robots_blocked = 0;
     absl::Time last_start = absl::InfinitePast();
     absl::Duration gap_sum;
+    absl::Duration min_gap = absl::InfiniteDuration();  // in this run
     int64_t gaps = 0;
   };
   Entry* EntryLocked(const std::string& authority);  // null beyond kMaxTracked
