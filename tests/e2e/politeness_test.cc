@@ -98,6 +98,9 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
     EXPECT_EQ(host["pages"], kPages);
     EXPECT_EQ(host["errors"], 0);
     EXPECT_GE(host["mean_delay_ms"].get<double>(), 200.0);
+    // The scheduler's own gaps: exact, no arrival jitter.
+    EXPECT_GE(host["min_delay_ms"].get<double>(), 200.0);
+    EXPECT_LE(host["min_delay_ms"].get<double>(), host["mean_delay_ms"].get<double>() + 1e-6);
     EXPECT_TRUE(host["dropped"].is_null());
   }
 

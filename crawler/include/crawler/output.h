@@ -112,8 +112,9 @@ struct HostSummary {
   // The smallest of those gaps, in this run (checkpoints do not keep it: a
   // resumed crawl's counts from its own first gap); 0 with fewer than two
   // starts. The scheduler hands a host's URL out at the same clock reading it
-  // checks the host's delay against, so this is >= the delay exactly; the
-  // server sees the gaps shrink or grow by the transfers' varying set-up time.
+  // checks the host's delay against, so this is >= the delay exactly (but
+  // for URLs the robots gate held back until robots.txt came: they start
+  // then); a server sees the gaps shrink or grow by each transfer's set-up.
   double min_delay_ms = 0;
   int64_t delay_samples = 0;  // gaps behind the mean (checkpoints keep it; not in summary.json)
   std::string dropped;        // why the host was dropped; "" (null in JSON) if not
