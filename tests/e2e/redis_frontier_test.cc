@@ -44,7 +44,36 @@ namespace {
 // A throwaway redis-server on 127.0.0.1 without persistence.
 class LocalRedis {
  public:
-  LocalRedis() : dir_(FreshDir("redis-frontier-redis")) {
+  LocalRedis() : dir_(FreshDir("redis-frontier-redis")), port_(FreePort()) {}
+  ~LocalRedis() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  // True once it answers. FreePort's port is free only when asked: under a
+  // parallel ctest another test's server may take it first, and then answer
+  // for ours while ours fails to bind; so only our own process (INFO's
+  // process_id) counts, and a server that exited is tried on a fresh port.
+  bool Start() {
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (StartOnce()) return true;
+      if (pid_ > 0) return false;  // running but silent: give up
+      port_ = FreePort();
+    }
+    return false;
+  }
+  int port() const { return port_; }
+
+  // HGET key field over RESP on a fresh connection; "" for nil or an error.
+  std::string Hget(const std::string& key, const std::string& field) const {
+    return BulkReply(absl::StrCat("*3\r\n$4\r\nHGET\r\n$", key.size(), "\r\n", key, "\r\n$",
+                                  field.size(), "\r\n", field, "\r\n"));
+  }
+
+ private:
+  static int FreePort() {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -53,17 +82,12 @@ class LocalRedis {
     socklen_t len = sizeof(addr);
     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
     close(fd);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~LocalRedis() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+    return ntohs(addr.sin_port);
   }
 
-  // True once it accepts connections.
-  bool Start() {
+  // One launch on port_: true once our process answers; false with pid_ -1
+  // if it exited (not installed, or the port was taken).
+  bool StartOnce() {
     const std::string port = std::to_string(port_);
     pid_ = fork();
     if (pid_ == 0) {
@@ -72,38 +96,34 @@ class LocalRedis {
              static_cast<char*>(nullptr));
       _exit(127);
     }
+    const std::string ours = absl::StrCat("process_id:", pid_, "\r\n");
     for (int i = 0; i < 500; ++i) {
       if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
         pid_ = -1;
-        return false;  // exited: not installed, or the port was taken
+        return false;
       }
-      int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      addr.sin_port = htons(static_cast<uint16_t>(port_));
-      const bool up = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-      close(fd);
-      if (up) return true;
+      if (BulkReply("*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n").find(ours) != std::string::npos) {
+        return true;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
   }
-  int port() const { return port_; }
 
-  // HGET key field over RESP on a fresh connection; "" for nil or an error.
-  std::string Hget(const std::string& key, const std::string& field) const {
+  // Sends one RESP request on a fresh connection and reads a bulk-string
+  // reply; "" for nil, an error or no server.
+  std::string BulkReply(const std::string& request) const {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(static_cast<uint16_t>(port_));
+    timeval timeout{1, 0};  // a port taken by a server that is not Redis may never answer
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
     std::string reply;
     if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-      const std::string request = absl::StrCat("*3\r\n$4\r\nHGET\r\n$", key.size(), "\r\n", key,
-                                               "\r\n$", field.size(), "\r\n", field, "\r\n");
       (void)!write(fd, request.data(), request.size());
-      char buffer[512];
+      char buffer[4096];
       // "$N\r\n<value>\r\n" or "$-1\r\n": read until the value's end.
       for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) {
         reply.append(buffer, static_cast<size_t>(n));
@@ -124,7 +144,6 @@ class LocalRedis {
     return reply;
   }
 
- private:
   std::string dir_;
   int port_ = 0;
   pid_t pid_ = -1;

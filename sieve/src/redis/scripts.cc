@@ -56,13 +56,15 @@ local function unlease(u)
   redis.call('HDEL', K_lhosts, u)
   return h or ''
 end
--- Gives host h back: nobody may take it for `cooldown` ms.
+-- Gives host h back: nobody may take it for `cooldown` ms. now_ms() and
+-- Redis's key expiry round the clock down to whole milliseconds, so the
+-- cooldown's end is one millisecond later: it never ends early.
 local function give_back(h, owner, now, cooldown)
   redis.call('HDEL', K_hostowners, h)
   redis.call('ZREM', K_hostleases, h)
   redis.call('SREM', prefix .. 'held:' .. owner, h)
   if cooldown > 0 then
-    redis.call('SET', prefix .. 'cool:' .. h, now + cooldown, 'PX', cooldown)
+    redis.call('SET', prefix .. 'cool:' .. h, now + cooldown + 1, 'PX', cooldown + 1)
   end
   if redis.call('LLEN', qkey(h)) > 0 then make_ready(h, now) end
 end
