@@ -85,6 +85,8 @@ TEST(WarcSink, ArchiveBorrowingLeavesAResultWithoutResponseAlone) {
   EXPECT_FALSE(at->has_value());
   EXPECT_EQ(refused.body, PageResult().body);
   EXPECT_EQ((*sink)->Stats().responses, 0u);
+  // The disk thread may still be writing the warcinfo file into `dir`.
+  ASSERT_TRUE((*sink)->Close().ok());
   std::filesystem::remove_all(dir);
 }
 
