@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +92,7 @@ class LocalRedis {
     const std::string port = std::to_string(port_);
     pid_ = fork();
     if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test, even one a sanitizer ended
       execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
              "--save", "", "--appendonly", "no", "--dir", dir_.c_str(), "--loglevel", "warning",
              static_cast<char*>(nullptr));
