@@ -21,6 +21,29 @@ inline double CountFromFill(Layout layout, uint64_t bits, uint32_t k, uint64_t b
   return -(m / b) * log_clear / bits_per_key_in_block;
 }
 
+// The rate CurrentFpRate() reports for a filter with `bits_set` bits set.
+inline double FpRateFromFill(Layout layout, uint64_t bits, uint32_t k, uint64_t bits_set) {
+  const double n = CountFromFill(layout, bits, k, bits_set);
+  if (n == std::numeric_limits<double>::infinity()) return 1.0;
+  return FpRateFor(layout, bits, n, k);
+}
+
+// The fewest set bits at which that rate exceeds `rate` (bits + 1 if it never
+// does). The rate grows with the set bits, so a binary search finds it.
+inline uint64_t BitsSetAboveRate(Layout layout, uint64_t bits, uint32_t k, double rate) {
+  uint64_t low = 0;  // invariant: the rate at `low` is <= rate, at `high` above it
+  uint64_t high = bits + 1;
+  while (high - low > 1) {
+    const uint64_t mid = low + (high - low) / 2;
+    if (FpRateFromFill(layout, bits, k, mid) > rate) {
+      high = mid;
+    } else {
+      low = mid;
+    }
+  }
+  return high;
+}
+
 }  // namespace bloom
 
 #endif  // BLOOM_SRC_FILL_ESTIMATOR_H_

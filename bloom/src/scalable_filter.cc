@@ -66,27 +66,38 @@ bool ScalableBloomFilter::MayContain(const Hash128& h) const {
 bool ScalableBloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKey(key)); }
 
 bool ScalableBloomFilter::InsertIfNew(const Hash128& h) {
-  size_t stage_index = 0;
-  {
-    std::shared_lock lock(*mutex_);
-    if (AnyStageMayContain(h)) return false;
-    Stage& last = *stages_.back();
-    if (!last.filter.InsertIfNew(h)) return false;  // another thread got there first
-    const uint64_t inserted = last.inserted.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (inserted < last.capacity) return true;
-    stage_index = stages_.size() - 1;
+  // A full last stage takes no more keys: the inserting thread opens the next
+  // one first. Inserting on while the grower waits for the exclusive lock
+  // would overfill the stage (readers can hold the lock off for long), and
+  // its rate, the compound rate's largest term, would pass its bound.
+  bool growth_failed = false;
+  for (;;) {
+    size_t full_stage = 0;
+    {
+      std::shared_lock lock(*mutex_);
+      if (AnyStageMayContain(h)) return false;
+      Stage& last = *stages_.back();
+      const bool may_grow = stages_.size() < growth_.max_stages;
+      if (!may_grow || growth_failed || !last.full.load(std::memory_order_relaxed)) {
+        // Threads past the check at once overfill by at most their number.
+        if (!last.filter.InsertIfNew(h)) return false;  // another thread got there first
+        last.CountInsert();
+        return true;
+      }
+      full_stage = stages_.size() - 1;
+    }
+    growth_failed = !GrowIfFull(full_stage);
   }
-  GrowIfFull(stage_index);
-  return true;
 }
 
-// Opens the next stage if `stage_index` is still the last one. An allocation
-// failure leaves the last stage filling (its rate climbs): InsertIfNew has no
-// error channel, and refusing keys would be worse for a crawler.
-void ScalableBloomFilter::GrowIfFull(size_t stage_index) {
+// Opens the next stage if `stage_index` is still the last one; false only if
+// that failed. An allocation failure leaves the last stage filling (its rate
+// climbs): InsertIfNew has no error channel, and refusing keys would be worse
+// for a crawler.
+bool ScalableBloomFilter::GrowIfFull(size_t stage_index) {
   std::unique_lock lock(*mutex_);
-  if (stage_index + 1 != stages_.size() || stages_.size() >= growth_.max_stages) return;
-  AddStage().IgnoreError();
+  if (stage_index + 1 != stages_.size() || stages_.size() >= growth_.max_stages) return true;
+  return AddStage().ok();
 }
 
 void ScalableBloomFilter::MayContainBatch(absl::Span<const std::string_view> keys,

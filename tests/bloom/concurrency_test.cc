@@ -106,6 +106,9 @@ TEST_P(ConcurrencyTest, ScalableFilterGrowsUnderConcurrentInserts) {
   });
   EXPECT_EQ(missing.load(), 0u);
   EXPECT_GE(filter->StageCount(), 5u);
+  // No stage filled on while a growth waited for the exclusive lock (CI saw a
+  // compound rate of 1.0009% under TSan when it did).
+  EXPECT_LE(filter->InsertedCount(), filter->Capacity() + kThreads * filter->StageCount());
   for (int t = 0; t < kThreads; ++t) {
     for (uint64_t i = 0; i < kKeysPerThread; ++i) {
       ASSERT_TRUE(filter->MayContain(bloom_test::Key("g" + std::to_string(t), i)));

@@ -48,12 +48,43 @@ TEST_P(ScalableTest, DuplicatesAreNotCountedTwice) {
   options.layout = GetParam();
   absl::StatusOr<ScalableBloomFilter> filter = ScalableBloomFilter::Create(options);
   ASSERT_TRUE(filter.ok());
+  size_t stages_after_first_round = 0;
   for (int round = 0; round < 3; ++round) {
     for (uint64_t i = 0; i < 3000; ++i) filter->Add(bloom_test::Key("d", i));
+    if (round == 0) stages_after_first_round = filter->StageCount();
   }
   EXPECT_LE(filter->InsertedCount(), 3000u);
   EXPECT_GE(filter->InsertedCount(), 2950u);  // a few first-time false positives
-  EXPECT_EQ(filter->StageCount(), 2u);        // 1000 + 2000 capacity
+  // Capacities 1000 + 2000: two stages, or three if a stage's bits reached its
+  // rate a few keys before its capacity. The repeats open none.
+  EXPECT_GE(stages_after_first_round, 2u);
+  EXPECT_LE(stages_after_first_round, 3u);
+  EXPECT_EQ(filter->StageCount(), stages_after_first_round);
+}
+
+TEST_P(ScalableTest, ReportedRateStaysUnderTargetForEveryKeySet) {
+  // Six stages (capacities 500 .. 16000) filled to just below the sixth: the
+  // compound bound has only 1/32 of p to spare, and a stage's set bits at its
+  // capacity vary by a few percent from key set to key set. Closing stages on
+  // their count alone put the reported rate over p for some key sets.
+  FilterOptions options;
+  options.expected_count = 500;
+  options.fp_rate = 0.01;
+  options.layout = GetParam();
+  constexpr int kKeySets = bloom_test::kSanitized ? 8 : 40;
+  int over = 0;
+  for (int set = 0; set < kKeySets; ++set) {
+    absl::StatusOr<ScalableBloomFilter> filter = ScalableBloomFilter::Create(options);
+    ASSERT_TRUE(filter.ok());
+    const std::string prefix = "set" + std::to_string(set);
+    for (uint64_t i = 0; i < 31'400; ++i) filter->Add(bloom_test::Key(prefix, i));
+    if (filter->CurrentFpRate() >= options.fp_rate) {
+      ++over;
+      std::printf("key set %d: %zu stages, reported rate %.6f\n", set, filter->StageCount(),
+                  filter->CurrentFpRate());
+    }
+  }
+  EXPECT_EQ(over, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ScalableTest, testing::Values(Layout::kBlocked, Layout::kClassic),

@@ -14,7 +14,11 @@
 // p_i = p0 * r^i, with g = 2 (growth) and r = 0.5 (tightening ratio), and
 // p0 = p (1 - r). A never-added key is a false positive if any stage says
 // yes: rate <= 1 - prod(1 - p_i) <= sum p_i = p0 / (1 - r) = p. A new stage is
-// opened when the last one has received its capacity of new keys. Memory
+// opened when a new key arrives and the last one is full: it has received its
+// capacity of new keys, or its set bits already put its rate at p_i (the bits
+// of n keys vary by chance; closing on them keeps the reported rate under p,
+// not only its expectation). Concurrent inserts overfill a stage by at most
+// the number of threads. Memory
 // stays within ~2x of a filter sized right from the start (each stage needs
 // log2(1/r) = 1 more bit per key than the previous one's rate).
 //
@@ -103,7 +107,7 @@ class ScalableBloomFilter {
   ScalableBloomFilter(const FilterOptions& options, const GrowthOptions& growth);
   absl::Status AddStage();                          // needs the exclusive lock
   bool AnyStageMayContain(const Hash128& h) const;  // needs a lock
-  void GrowIfFull(size_t stage_index);
+  bool GrowIfFull(size_t stage_index);
 
   FilterOptions options_;
   GrowthOptions growth_;
