@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "crawler/crawl.h"
 
 namespace e2e {
@@ -132,6 +133,21 @@ CommandResult RunProgram(const std::string& program, const std::vector<std::stri
   result.max_rss_kb = usage.ru_maxrss;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+std::optional<std::chrono::steady_clock::time_point> FetchStart(const nlohmann::json& page) {
+  if (!page.contains("fetched_at") || !page["fetched_at"].is_string()) return std::nullopt;
+  absl::Time fetched_at;
+  std::string error;
+  if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", page["fetched_at"].get<std::string>(),
+                       absl::UTCTimeZone(), &fetched_at, &error)) {
+    return std::nullopt;
+  }
+  // One reading of both clocks maps the one onto the other.
+  const auto system_now = std::chrono::system_clock::now();
+  const auto steady_now = std::chrono::steady_clock::now();
+  return steady_now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          absl::ToChronoTime(fetched_at) - system_now);
 }
 
 }  // namespace e2e

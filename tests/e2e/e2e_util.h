@@ -4,7 +4,9 @@
 #ifndef TESTS_E2E_E2E_UTIL_H_
 #define TESTS_E2E_E2E_UTIL_H_
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,12 @@ absl::StatusOr<crawler::CrawlSummary> Crawl(const crawler::CrawlOptions& options
 // pages.jsonl of `out_dir`, one parsed object per line.
 std::vector<nlohmann::json> ReadPages(const std::string& out_dir);
 nlohmann::json ReadSummary(const std::string& out_dir);
+
+// When the crawler started a page's transfer (its pages.jsonl fetched_at: the
+// system clock truncated to the millisecond, so never later than the real
+// start), on the steady clock the test site logs requests with. Nothing if
+// the record has no readable fetched_at.
+std::optional<std::chrono::steady_clock::time_point> FetchStart(const nlohmann::json& page);
 
 // "http://127.0.0.1:8080/p/7.html?x" -> "/p/7.html".
 std::string PathOf(const std::string& url);

@@ -57,14 +57,33 @@ std::vector<testsite::RequestRecord> ByStart(std::vector<testsite::RequestRecord
   return log;
 }
 
-// The crawler hands URLs of one host to the fetcher at least 200 ms apart; the
-// server logs each request when its headers are parsed, later by a variable
-// time. A gap shrinks when the earlier request is logged late and the later
-// one on time: on a loaded 2-core machine that arrival jitter reached 5-20 ms
-// (limits_test), and the first request of a host also carries the connection
-// setup (up to ~46 ms under ASan). 50 ms covers both with margin; a broken
-// delay gives gaps of ~1 ms, far below it.
-constexpr auto kTolerance = std::chrono::milliseconds(50);
+// The crawler hands URLs of one host to the fetcher at least 200 ms apart
+// (summary.json's min_delay_ms checks that exactly). The server logs each
+// request when its headers are parsed, later by a variable time, so a gap it
+// sees shrinks by as much as the earlier request was late:
+//  - its set-up: the first request of a host opens a connection, which took
+//    up to 60 ms under sanitizers on a loaded machine (CI saw gaps of 140 and
+//    148 ms after a first request). It is measured: the site's log time less
+//    the transfer start in pages.jsonl.
+//  - kHandOff: the unseen hand-over from the scheduler to the fetch thread and
+//    the arrival jitter, 5-20 ms on a loaded 2-core machine (limits_test).
+// A broken delay gives gaps of ~1 ms, far below either.
+constexpr auto kHandOff = std::chrono::milliseconds(50);
+
+// The earlier request's lateness at the site: its log time less the transfer
+// start in `pages` (zero if it is not there: a missing record fails elsewhere).
+std::chrono::steady_clock::duration SetUpTime(const testsite::TestSite& site,
+                                              const testsite::RequestRecord& request,
+                                              const std::vector<nlohmann::json>& pages) {
+  const std::string url = site.BaseUrl() + request.path;
+  for (const nlohmann::json& page : pages) {
+    if (page["url"] != url) continue;
+    const auto fetch_start = e2e::FetchStart(page);
+    if (!fetch_start) break;
+    return std::max(std::chrono::steady_clock::duration::zero(), request.start_time - *fetch_start);
+  }
+  return std::chrono::steady_clock::duration::zero();
+}
 
 TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
   constexpr int kHosts = 10;
@@ -79,15 +98,18 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
   double ten_hosts_s = 0;
   ten_hosts_s = SecondsOf([&] { ASSERT_TRUE(e2e::Crawl(options, seeds).ok()); });
 
+  const std::vector<nlohmann::json> pages = e2e::ReadPages(options.out_dir);
   for (const auto& site : sites) {
     for (const std::string& url : site->PageUrls()) EXPECT_EQ(site->RequestCount(url), 1u) << url;
     EXPECT_LE(site->MaxConcurrentRequests(), 1) << site->BaseUrl();
     const auto log = ByStart(site->RequestLog());
     ASSERT_EQ(log.size(), kPages);
     for (size_t i = 1; i < log.size(); ++i) {
+      const auto set_up = SetUpTime(*site, log[i - 1], pages);
       EXPECT_GE(log[i].start_time - log[i - 1].start_time,
-                std::chrono::milliseconds(200) - kTolerance)
-          << site->BaseUrl() << " request " << i;
+                std::chrono::milliseconds(200) - kHandOff - set_up)
+          << site->BaseUrl() << " request " << i << ", the one before it "
+          << std::chrono::duration<double, std::milli>(set_up).count() << " ms late";
     }
   }
   // summary.json lists each host with its pages and the delay honored.
@@ -132,11 +154,12 @@ TEST(Politeness, Issue5RetryAfterPausesTheHost) {
   const auto log = ByStart(site->RequestLog());
   ASSERT_EQ(log.size(), 5u);
   ASSERT_EQ(log[0].path, "/busy");
-  // Retry-After: 1 -> nothing for a second (less the same arrival jitter).
-  EXPECT_GE(log[1].start_time - log[0].start_time, std::chrono::seconds(1) - kTolerance);
+  const std::vector<nlohmann::json> pages = e2e::ReadPages(options.out_dir);
+  // Retry-After: 1 -> nothing for a second (less the same lateness).
+  EXPECT_GE(log[1].start_time - log[0].start_time,
+            std::chrono::seconds(1) - kHandOff - SetUpTime(*site, log[0], pages));
   int throttled = 0;
-  for (const nlohmann::json& page : e2e::ReadPages(options.out_dir))
-    throttled += page["status"] == 429;
+  for (const nlohmann::json& page : pages) throttled += page["status"] == 429;
   EXPECT_EQ(throttled, 1);
 }
 

@@ -33,7 +33,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/time.h"
 #include "e2e/binary_crawl.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
@@ -209,9 +208,6 @@ double Ms(std::chrono::steady_clock::duration d) {
 std::vector<TimedRequest> TimedRequests(const testsite::TestSite& site,
                                         const std::vector<BinaryCrawl>& crawls,
                                         const std::string& agent_prefix) {
-  // One reading of both clocks maps fetched_at onto the steady clock.
-  const auto system_origin = std::chrono::system_clock::now();
-  const auto steady_origin = std::chrono::steady_clock::now();
   std::vector<TimedRequest> requests;
   for (const testsite::RequestRecord& r : site.RequestLog()) {
     TimedRequest t;
@@ -222,14 +218,8 @@ std::vector<TimedRequest> TimedRequests(const testsite::TestSite& site,
     }
     if (t.process >= 0 && t.process < static_cast<int>(crawls.size())) {
       auto page = crawls[static_cast<size_t>(t.process)].by_path.find(r.path);
-      absl::Time fetched_at;
-      std::string error;
-      if (page != crawls[static_cast<size_t>(t.process)].by_path.end() &&
-          absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", page->second["fetched_at"].get<std::string>(),
-                          absl::UTCTimeZone(), &fetched_at, &error)) {
-        t.at_crawler =
-            steady_origin + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                absl::ToChronoTime(fetched_at) - system_origin);
+      if (page != crawls[static_cast<size_t>(t.process)].by_path.end()) {
+        t.at_crawler = FetchStart(page->second);
       }
     }
     requests.push_back(std::move(t));
