@@ -23,6 +23,46 @@ namespace {
 constexpr size_t kBlockedDepth = 32;
 constexpr size_t kClassicDepth = 4;
 
+// The pipeline's prefetch steps: the line(s) a key's probes will touch.
+// Named functors with an always-inlined call, not lambdas: at -O2, GCC 12 kept
+// the lambdas out of line (its early inliner allows less growth than at -O3),
+// found them pure (a prefetch counts as no side effect) and deleted every call,
+// so the -O2 build ran the batches with no prefetch at all (probes.h).
+class BlockedPrefetch {
+ public:
+  BlockedPrefetch(const uint64_t* words, uint64_t bits, bool for_write)
+      : words_(words), blocks_(bits / kBlockBits), for_write_(for_write) {}
+
+  [[gnu::always_inline]] void operator()(const Hash128& h) const {
+    const uint64_t* line = probes::BlockWords(words_, h, blocks_);
+    for_write_ ? probes::PrefetchWrite(line) : probes::PrefetchRead(line);
+  }
+
+ private:
+  const uint64_t* words_;
+  uint64_t blocks_;
+  bool for_write_;
+};
+
+class ClassicPrefetch {
+ public:
+  ClassicPrefetch(const uint64_t* words, uint64_t bits, uint32_t k, bool for_write)
+      : words_(words), bits_(bits), k_(k), for_write_(for_write) {}
+
+  [[gnu::always_inline]] void operator()(const Hash128& h) const {
+    for (uint32_t i = 0; i < k_; ++i) {
+      const uint64_t* word = words_ + (probes::ClassicPosition(h, i, bits_) >> 6);
+      for_write_ ? probes::PrefetchWrite(word) : probes::PrefetchRead(word);
+    }
+  }
+
+ private:
+  const uint64_t* words_;
+  uint64_t bits_;
+  uint32_t k_;
+  bool for_write_;
+};
+
 // Runs op(i, hash) for i in [0, count) in order, with hash_at(i + depth) and
 // its prefetch done `depth` keys ahead. One instantiation per layout, so the
 // per-key work has no layout branch. (The op's probe still tests the layout:
@@ -31,21 +71,10 @@ template <typename HashAt, typename Op>
 void RunPipelined(Layout layout, uint64_t bits, uint32_t k, const uint64_t* words, bool for_write,
                   size_t count, HashAt hash_at, Op op) {
   if (layout == Layout::kBlocked) {
-    const uint64_t blocks = bits / kBlockBits;
-    auto prefetch = [=](const Hash128& h) {
-      const uint64_t* line = probes::BlockWords(words, h, blocks);
-      for_write ? probes::PrefetchWrite(line) : probes::PrefetchRead(line);
-    };
-    pipeline::Run<kBlockedDepth>(count, hash_at, prefetch, op);
+    pipeline::Run<kBlockedDepth>(count, hash_at, BlockedPrefetch(words, bits, for_write), op);
     return;
   }
-  auto prefetch = [=](const Hash128& h) {
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint64_t* word = words + (probes::ClassicPosition(h, i, bits) >> 6);
-      for_write ? probes::PrefetchWrite(word) : probes::PrefetchRead(word);
-    }
-  };
-  pipeline::Run<kClassicDepth>(count, hash_at, prefetch, op);
+  pipeline::Run<kClassicDepth>(count, hash_at, ClassicPrefetch(words, bits, k, for_write), op);
 }
 
 // The string keys' hashes, computed kChunk at a time in a tight loop just

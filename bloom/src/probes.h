@@ -133,8 +133,19 @@ inline uint64_t Insert(uint64_t* words, Layout layout, uint64_t bits, uint32_t k
 
 // ---- Prefetch --------------------------------------------------------------
 
-inline void PrefetchRead(const void* address) { __builtin_prefetch(address, 0, 3); }
-inline void PrefetchWrite(const void* address) { __builtin_prefetch(address, 1, 3); }
+// Always inlined, and to be called only from code that is itself always
+// inlined into the loop that needs the line: GCC 12 counts a prefetch as no
+// side effect, so a function that does nothing but prefetch is found "pure"
+// (ipa-modref), and a call to it whose result is unused is deleted as dead
+// code. That is what made the default -O2 build's batches ~3x slower than
+// -O3's: its early inliner left the pipeline's prefetch step out of line, and
+// every prefetch vanished (bench/results/bloom-o2-2026-11-23.md).
+[[gnu::always_inline]] inline void PrefetchRead(const void* address) {
+  __builtin_prefetch(address, 0, 3);
+}
+[[gnu::always_inline]] inline void PrefetchWrite(const void* address) {
+  __builtin_prefetch(address, 1, 3);
+}
 
 }  // namespace bloom::probes
 
