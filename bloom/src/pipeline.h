@@ -19,7 +19,9 @@ namespace bloom::pipeline {
 
 // For i in [0, count) in order: op(i, hash_at(i)), where hash_at(i) and
 // prefetch(hash) ran `Depth` keys earlier. Depth must be a power of two (the
-// ring index is then a mask, not a division).
+// ring index is then a mask, not a division). `prefetch` must be inlined here
+// ([[gnu::always_inline]]): a prefetch call GCC does not inline is deleted as
+// dead code (probes.h).
 template <size_t Depth, typename HashAt, typename Prefetch, typename Op>
 void Run(size_t count, HashAt&& hash_at, Prefetch&& prefetch, Op&& op) {
   static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "Depth must be a power of two");
