@@ -107,6 +107,20 @@ void PrintRatio(const char* what, const RowResult* a, const RowResult* b, double
   std::printf("  %-58s %6.2fx %s\n", what, a_ns / b_ns, target);
 }
 
+// Pre-hashed blocked batches prefetch like dram-pf and measured 1.5-2.5x its cost
+// per key, even at load 15; 9x was a build whose prefetches the compiler had
+// deleted (bench/results/bloom-o2-2026-11-23.md). Judged only when the buffer
+// is far out of cache (a dependent read costs over 50 ns).
+void WarnIfPrefetchesMissing(const RowResult* hashed, const RowResult* dram_pf,
+                             const RowResult* dram_dep) {
+  if (hashed == nullptr || dram_pf == nullptr || dram_dep == nullptr) return;
+  if (dram_dep->query_neg_ns < 50 || dram_pf->query_neg_ns <= 0) return;
+  if (hashed->query_neg_ns / dram_pf->query_neg_ns <= 5) return;
+  std::printf(
+      "WARNING: pre-hashed batched lookups cost over 5x a prefetched read: does the build keep "
+      "the filter's prefetches? (objdump -d on bloom's filter_batch.cc.o | grep prefetch)\n");
+}
+
 // The targets at one thread, from the rows measured.
 void PrintTargets(const std::vector<RowResult>& rows) {
   const RowResult* dram = Find(rows, "dram");
@@ -128,6 +142,7 @@ void PrintTargets(const std::vector<RowResult>& rows) {
   if (bh) {
     PrintRatio("blocked batched negative lookup, pre-hashed / dram-pf", bh, dram_pf,
                bh->query_neg_ns, dram_pf ? dram_pf->query_neg_ns : 0, "(hashing left out)");
+    WarnIfPrefetchesMissing(bh, dram_pf, dram_dep);
   }
   if (bb && hash) {
     PrintRatio("  of which hashing: hash / blocked batched negative", hash, bb, hash->query_neg_ns,
