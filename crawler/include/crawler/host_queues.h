@@ -82,7 +82,9 @@ class HostPolicy {
   // Minimum time between the starts of two fetches of `authority`.
   virtual absl::Duration StartInterval(const std::string& authority) = 0;
   // Called when a fetch of `authority` ended at `now`: the earliest time the
-  // next one may start (now for "no extra wait"; later to back off).
+  // next one may start (now for "no extra wait"; later to back off). A slot
+  // given back unfetched comes with an empty FetchOutcome (status 0, not
+  // failed, no error kind).
   virtual absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
                                    absl::Time now) = 0;
   // Why `authority` must not be fetched any more, or null. Asked after each

@@ -19,8 +19,10 @@
 //                 robots.txt response's outcome and the URL is put back into
 //                 its host queue (Frontier::Requeue): its page is fetched when
 //                 the host's politeness next allows, like any other URL.
-//   kWait         parked (keeping its slot) until the authority's outcome is
-//                 recorded; then it is ready again (TakeReady) and re-checked.
+//   kWait         parked until the authority's outcome is recorded, its slot
+//                 released (not fetched: the host's politeness is unchanged);
+//                 then put back into its host queue (Frontier::Requeue), so
+//                 URLs that waited together still leave spaced by --delay.
 //   kUnreachable  parked (keeping its slot: the host is closed anyway) until
 //                 the cache's retry time, then re-checked; one of them then
 //                 refetches robots.txt. After `max_tries` unreachable answers
@@ -168,9 +170,9 @@ class RobotsGate {
   std::mutex mu_;
   uint64_t next_tag_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
-  // URLs waiting for their authority's robots.txt outcome.
+  // URLs waiting for their authority's robots.txt outcome (slots released).
   absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);
-  // URLs ready at a time (an outcome arrived, or an unreachable retry time).
+  // URLs ready at a time: an unreachable robots.txt's retry time.
   std::multimap<absl::Time, CrawlUrl> ready_ ABSL_GUARDED_BY(mu_);
   // Unreachable answers in a row, and the authorities given up.
   absl::flat_hash_map<std::string, int> failures_ ABSL_GUARDED_BY(mu_);

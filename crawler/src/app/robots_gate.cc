@@ -46,7 +46,7 @@ std::optional<CrawlUrl> RobotsGate::Admit(CrawlUrl url, absl::Time now) {
   RobotsCheck check{RobotsVerdict::kAllowed};
   std::string gave_up;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     auto given_up = given_up_.find(authority);
     if (given_up != given_up_.end()) {
       gave_up = given_up->second;
@@ -55,8 +55,13 @@ std::optional<CrawlUrl> RobotsGate::Admit(CrawlUrl url, absl::Time now) {
       // miss a URL parked below (RecordRobots drains under the same lock).
       check = cache_->Check(*parsed);
       if (check.verdict == RobotsVerdict::kWait) {
+        // Its slot goes back: the URL re-enters its host queue when the
+        // outcome comes, and leaves it spaced by the host's delay.
+        const CrawlUrl slot_holder = url;
         waiting_[authority].push_back(std::move(url));
         ++stats_.parked;
+        lock.unlock();
+        frontier_->Release(slot_holder, FetchOutcome{}, now);  // not fetched
         return std::nullopt;
       }
       if (check.verdict == RobotsVerdict::kUnreachable) {
@@ -157,6 +162,7 @@ void RobotsGate::OnRobotsFetched(FetchResult&& result, Pending pending) {
 
 void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchResult& result) {
   const bool unreachable = ClassifyRobotsFetch(status) == RobotsFetchOutcome::kUnreachable;
+  std::vector<CrawlUrl> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
     cache_->Record(pending.authority, status, result.body);
@@ -167,19 +173,21 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
       spdlog::warn("robots.txt of {} unreachable {} times: its URLs are not crawled",
                    pending.authority, failures);
     }
-    // Everything parked on this outcome is re-checked now.
+    // Everything parked on this outcome goes back to its host queue.
     auto waiting = waiting_.find(pending.authority);
     if (waiting != waiting_.end()) {
-      const absl::Time now = absl::Now();
-      for (CrawlUrl& url : waiting->second) ready_.emplace(now, std::move(url));
+      released = std::move(waiting->second);
       waiting_.erase(waiting);
+      stats_.parked -= released.size();
     }
   }
   // The robots.txt request used the trigger's slot: it ends like a fetch
   // (the host's politeness sees its outcome), and the URL waits its turn in
-  // its host queue again.
+  // its host queue again, as do the URLs that waited for the outcome (their
+  // slots went back when they were parked).
   frontier_->Release(pending.for_url, OutcomeOf(result), absl::Now());
   frontier_->Requeue(pending.for_url, absl::Now());
+  for (const CrawlUrl& url : released) frontier_->Requeue(url, absl::Now());
   if (options_.sitemaps && !unreachable) QueueSitemaps(pending.authority);
 }
 

@@ -118,6 +118,9 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
 
 absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
                                        absl::Time now) {
+  // A slot given back unfetched (robots said no, or the URL waits for
+  // robots.txt) says nothing about the host: its failure and 429 counts stay.
+  if (outcome.status == 0 && !outcome.failed && outcome.error_kind.empty()) return now;
   std::lock_guard<std::mutex> lock(mu_);
   HostState& state = StateLocked(authority);
   if (IsHostFailure(outcome)) return OnFailureLocked(authority, state, outcome, now);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "crawler/robots_outcome.h"
 #include "gtest/gtest.h"
 #include "sieve/sieve.h"
@@ -21,7 +22,8 @@ class GateTest : public ::testing::Test {
  protected:
   void SetUp() override { Build(RobotsGateOptions{}); }
 
-  void Build(const RobotsGateOptions& gate_options, int per_host = 4) {
+  void Build(const RobotsGateOptions& gate_options, int per_host = 4,
+             absl::Duration delay = absl::ZeroDuration()) {
     gate_.reset();
     frontier_.reset();
     sieve::SieveOptions sieve_options;
@@ -31,7 +33,7 @@ class GateTest : public ::testing::Test {
     sieve_ = std::move(*sieve::Sieve::Create(sieve_options));
     FrontierOptions options;
     options.per_host = per_host;
-    options.delay = absl::ZeroDuration();
+    options.delay = delay;
     frontier_ = std::move(*Frontier::Create(sieve_.get(), options));
     RobotsCacheOptions cache_options;
     cache_options.first_retry = std::chrono::seconds(1);
@@ -75,6 +77,7 @@ class GateTest : public ::testing::Test {
       }
       if (url = gate_->Admit(std::move(*url), now); url) {
         fetch.push_back(url->url);
+        fetch_times_.push_back(now);
         FetchOutcome ok;
         ok.status = 200;
         frontier_->Release(*url, ok, now);
@@ -105,6 +108,7 @@ class GateTest : public ::testing::Test {
   std::unique_ptr<RobotsCache> cache_;
   std::unique_ptr<RobotsGate> gate_;
   std::vector<FetchRequest> requests_;
+  std::vector<absl::Time> fetch_times_;  // when Pump let each page be fetched
   std::vector<std::string> blocked_;
   std::shared_mutex commit_mu_;                   // plays Checkpointer's lock
   std::vector<bool> blocked_under_commit_scope_;  // per on_blocked call
@@ -124,7 +128,7 @@ TEST_F(GateTest, OneRobotsFetchPerAuthorityOthersParkedThenChecked) {
 
   Answer(200, "User-agent: *\nDisallow: /private\n");
   const std::vector<std::string> fetched = Pump();
-  EXPECT_EQ(fetched, (std::vector<std::string>{"http://a.test/3", "http://a.test/1"}));
+  EXPECT_EQ(fetched, (std::vector<std::string>{"http://a.test/1", "http://a.test/3"}));
   EXPECT_EQ(blocked_, (std::vector<std::string>{"http://a.test/private/2 robots"}));
   // The record was written with the commit scope held (a checkpoint sees the
   // record and the Done together), and the scope ended with the block.
@@ -136,6 +140,42 @@ TEST_F(GateTest, OneRobotsFetchPerAuthorityOthersParkedThenChecked) {
   EXPECT_TRUE(frontier_->Exhausted());
   EXPECT_EQ(gate_->Stats().robots_fetches, 1u);
   EXPECT_EQ(gate_->Stats().blocked, 1u);
+}
+
+// URLs of one host handed out while its robots.txt was being fetched (several
+// slots, spaced by the delay) must not all start at once when it arrives:
+// they give their slots back while parked and leave their host queue again,
+// spaced by the delay.
+TEST_F(GateTest, UrlsThatWaitedForRobotsStillLeaveSpacedByTheDelay) {
+  constexpr absl::Duration kDelay = absl::Milliseconds(50);
+  Build(RobotsGateOptions{}, /*per_host=*/4, kDelay);
+  for (int i = 1; i <= 4; ++i) Offer("http://a.test/" + std::to_string(i));
+  const absl::Time start = absl::Now();
+  // Let the host's delay pass three times while robots.txt is out: each
+  // time one more URL is handed out and parks.
+  while (gate_->Stats().parked < 3 && absl::Now() - start < absl::Seconds(5)) {
+    EXPECT_TRUE(Pump().empty());
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(gate_->Stats().parked, 3u);
+  ASSERT_EQ(requests_.size(), 1u);
+  Answer(200, "User-agent: *\nAllow: /\n");
+  EXPECT_EQ(gate_->Stats().parked, 0u);
+  std::vector<std::string> fetched;
+  for (int round = 0; fetched.size() < 4 && round < 1000; ++round) {
+    const std::vector<std::string> now_fetched = Pump();
+    EXPECT_LE(now_fetched.size(), 1u) << "several pages of one host started at once";
+    fetched.insert(fetched.end(), now_fetched.begin(), now_fetched.end());
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  EXPECT_EQ(fetched, (std::vector<std::string>{"http://a.test/1", "http://a.test/2",
+                                               "http://a.test/3", "http://a.test/4"}));
+  ASSERT_EQ(fetch_times_.size(), 4u);
+  for (size_t i = 1; i < fetch_times_.size(); ++i) {
+    EXPECT_GE(fetch_times_[i] - fetch_times_[i - 1], kDelay) << "page " << i + 1;
+  }
+  EXPECT_TRUE(gate_->Idle());
+  EXPECT_TRUE(frontier_->Exhausted());
 }
 
 TEST_F(GateTest, RfcRedirectsFollowedFiveHopsThenUnavailable) {

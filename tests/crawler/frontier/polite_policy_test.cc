@@ -188,6 +188,18 @@ TEST(PolitePolicy, FailuresInFlightDuringABackOffAreOneFailure) {
   EXPECT_EQ(policy->NextFetchTime("http://a", Answer(500), until), until + absl::Seconds(2));
 }
 
+TEST(PolitePolicy, ASlotGivenBackUnfetchedLeavesTheBackOffAsItWas) {
+  PolitePolicyOptions options;
+  options.drop_after = 0;
+  auto policy = Make(options);
+  absl::Time now = policy->NextFetchTime("http://a", Answer(500), kT0);  // 1 s
+  now = policy->NextFetchTime("http://a", Answer(500), now);             // 2 s
+  // A URL blocked by robots.txt, or parked for it, gives its slot back
+  // without a fetch: no wait, and the host's failure count is not reset.
+  EXPECT_EQ(policy->NextFetchTime("http://a", FetchOutcome{}, now), now);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(500), now), now + absl::Seconds(4));
+}
+
 TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
   auto policy = Make({});
   EXPECT_EQ(policy->NextFetchTime("http://a", Answer(404), kT0), kT0);
