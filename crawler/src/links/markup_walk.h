@@ -11,9 +11,10 @@
 // "--!>"), doctypes and bogus comments ("<!", "<?", "</" + not a letter; "</>"
 // is dropped), CDATA inside svg/math,
 // raw-text and RCDATA elements (script, style, textarea, title, xmp, iframe,
-// noembed, noframes, noscript: skipped to their end tag as one item), and
-// the depth of elements whose content parses differently (template, svg,
-// math, select, frameset). It stops at <plaintext>, at markup that runs to
+// noembed, noframes: skipped to their end tag as one item), and the depth of
+// elements whose content parses differently (template, svg, math, select,
+// frameset, and noscript: markup to Gumbo, which parses with scripting off,
+// raw text with scripting on). It stops at <plaintext>, at markup that runs to
 // the end of the input, and in a script whose "<!--" escape makes its end
 // uncertain. A '<' that opens no markup is text. Attributes are read with
 // the tokenizer's own states, so a quote opens a value only after "name=".
