@@ -24,7 +24,7 @@
 namespace bloom_bench {
 namespace {
 
-constexpr size_t kChunk = 4096;
+constexpr size_t kReadChunk = 4096;
 constexpr size_t kPrefetchDistance = 32;  // = kBlockedDepth in filter_batch.cc
 
 enum class Kind { kIndependent, kPrefetched };
@@ -37,12 +37,12 @@ double MedianOf(std::vector<double> values) {
 // ns per read of `reads` independent reads at random lines, median of repeats.
 double TimeIndependent(const uint64_t* words, uint64_t lines, uint64_t reads, int repeats,
                        Kind kind, uint64_t* sink) {
-  std::vector<uint64_t> offsets(kChunk);
+  std::vector<uint64_t> offsets(kReadChunk);
   std::vector<double> results;
   for (int r = 0; r < repeats; ++r) {
     double busy_ns = 0;
-    for (uint64_t start = 0; start < reads; start += kChunk) {
-      const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, reads - start));
+    for (uint64_t start = 0; start < reads; start += kReadChunk) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(kReadChunk, reads - start));
       const uint64_t salt = (kind == Kind::kPrefetched ? 7 : 3) * reads * (r + 1);
       for (size_t j = 0; j < count; ++j) offsets[j] = (Mix(start + j + salt) % lines) * 8;
       const double t0 = ThreadCpuNanos();

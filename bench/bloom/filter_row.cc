@@ -20,7 +20,7 @@
 namespace bloom_bench {
 namespace {
 
-constexpr size_t kChunk = 4096;
+constexpr size_t kKeyChunk = 4096;
 
 enum class Phase { kInsert, kPositive, kNegative };
 
@@ -36,14 +36,14 @@ PhaseTime RunPhase(bloom::BloomFilter& filter, const RowSetup& setup, Phase phas
   std::vector<double> busy_ns(setup.threads, 0);
   std::vector<uint64_t> hits(setup.threads, 0);
   auto worker = [&](int t) {
-    KeyChunk keys(kChunk);
-    std::vector<bloom::Hash128> hashes(setup.prehashed ? kChunk : 0);
-    bool out[kChunk];
+    KeyChunk keys(kKeyChunk);
+    std::vector<bloom::Hash128> hashes(setup.prehashed ? kKeyChunk : 0);
+    bool out[kKeyChunk];
     const uint64_t total = end - begin;
     const uint64_t first = begin + total * t / setup.threads;
     const uint64_t last = begin + total * (t + 1) / setup.threads;
-    for (uint64_t start = first; start < last; start += kChunk) {
-      const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, last - start));
+    for (uint64_t start = first; start < last; start += kKeyChunk) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(kKeyChunk, last - start));
       if (phase == Phase::kInsert) keys.FillRange(true, start, count);
       if (phase == Phase::kPositive) keys.FillSample(setup.n, start, count);
       if (phase == Phase::kNegative) keys.FillRange(false, start, count);
@@ -94,7 +94,7 @@ std::vector<double> TimeInserts(bloom::BloomFilter& filter, const std::vector<Ro
   const uint64_t n = setups.front().n;
   // At least 16 turns each; at most 2^20 keys per turn.
   const uint64_t round_keys =
-      std::clamp<uint64_t>(n / (16 * setups.size()), kChunk, uint64_t{1} << 20);
+      std::clamp<uint64_t>(n / (16 * setups.size()), kKeyChunk, uint64_t{1} << 20);
   std::vector<double> busy_ns(setups.size(), 0);
   std::vector<uint64_t> keys(setups.size(), 0);
   for (uint64_t start = 0, round = 0; start < n; start += round_keys, ++round) {

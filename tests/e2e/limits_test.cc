@@ -15,8 +15,8 @@ namespace {
 
 using e2e::PathOf;
 
-std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages,
-                                              const std::string& host = "127.0.0.1") {
+std::unique_ptr<testsite::TestSite> StartLimitsSite(uint64_t pages,
+                                                    const std::string& host = "127.0.0.1") {
   testsite::SiteOptions options;
   options.pages = pages;
   options.links_per_page = 8;
@@ -33,7 +33,7 @@ std::set<std::string> FetchedUrls(const std::string& out_dir) {
 }
 
 TEST(Limits, MaxDepthFetchesExactlyThePagesWithinDepth) {
-  auto site = StartSite(300);
+  auto site = StartLimitsSite(300);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("depth");
   options.max_depth = 2;
@@ -48,7 +48,7 @@ TEST(Limits, MaxDepthFetchesExactlyThePagesWithinDepth) {
 }
 
 TEST(Limits, MaxPagesStopsAfterThatManyFetches) {
-  auto site = StartSite(300);
+  auto site = StartLimitsSite(300);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("max-pages");
   options.max_pages = 50;
@@ -70,8 +70,8 @@ void AddHub(testsite::TestSite* a, const testsite::TestSite& b) {
 }
 
 TEST(Limits, HostScopeCountsButDoesNotFetchOtherHosts) {
-  auto a = StartSite(30, "127.0.0.1");
-  auto b = StartSite(30, "127.0.0.2");
+  auto a = StartLimitsSite(30, "127.0.0.1");
+  auto b = StartLimitsSite(30, "127.0.0.2");
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   AddHub(a.get(), *b);
@@ -84,8 +84,8 @@ TEST(Limits, HostScopeCountsButDoesNotFetchOtherHosts) {
 }
 
 TEST(Limits, AnyScopeFollowsOtherHosts) {
-  auto a = StartSite(30, "127.0.0.1");
-  auto b = StartSite(30, "127.0.0.2");
+  auto a = StartLimitsSite(30, "127.0.0.1");
+  auto b = StartLimitsSite(30, "127.0.0.2");
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   AddHub(a.get(), *b);
@@ -113,7 +113,7 @@ std::string PageDigits(const std::string& path) {
 }
 
 TEST(Limits, DenyPatternIsNeverRequested) {
-  auto site = StartSite(200);
+  auto site = StartLimitsSite(200);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("deny");
   options.deny = {R"(/p/\d*7\.html$)"};
@@ -130,7 +130,7 @@ TEST(Limits, DenyPatternIsNeverRequested) {
 }
 
 TEST(Limits, AllowPatternsRestrictTheCrawl) {
-  auto site = StartSite(200);
+  auto site = StartLimitsSite(200);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("allow");
   // The root and pages 1..19 only (the root links to some of them).
@@ -149,7 +149,7 @@ TEST(Limits, AllowPatternsRestrictTheCrawl) {
 }
 
 TEST(Limits, MaxPagesPerHostCapsEachHost) {
-  auto site = StartSite(100);
+  auto site = StartLimitsSite(100);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("max-pages-per-host");
   options.max_pages_per_host = 10;
@@ -162,7 +162,7 @@ TEST(Limits, MaxPagesPerHostCapsEachHost) {
 }
 
 TEST(Limits, PerHostConnectionLimitHolds) {
-  auto site = StartSite(120);
+  auto site = StartLimitsSite(120);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("per-host");
   options.per_host = 2;
@@ -174,7 +174,7 @@ TEST(Limits, PerHostConnectionLimitHolds) {
 }
 
 TEST(Limits, DelaySpacesTheStartsOfRequestsToOneHost) {
-  auto site = StartSite(50);
+  auto site = StartLimitsSite(50);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("delay");
   options.per_host = 1;

@@ -12,7 +12,7 @@ namespace {
 
 using e2e::PathOf;
 
-std::unique_ptr<testsite::TestSite> StartSite(testsite::SiteOptions options) {
+std::unique_ptr<testsite::TestSite> StartOddSite(testsite::SiteOptions options) {
   auto site = testsite::TestSite::Start(options);
   EXPECT_TRUE(site.ok()) << site.status();
   return site.ok() ? std::move(*site) : nullptr;
@@ -27,7 +27,7 @@ void ExpectEveryPageOnce(const testsite::TestSite& site) {
 TEST(OddCases, RedirectsAreFollowedAndDeduplicated) {
   testsite::SiteOptions site_options;
   site_options.redirects = true;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("redirects");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -54,7 +54,7 @@ TEST(OddCases, RedirectsAreFollowedAndDeduplicated) {
 TEST(OddCases, RedirectChainsStopAtMaxRedirects) {
   testsite::SiteOptions site_options;
   site_options.pages = 5;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   for (int i = 0; i < 10; ++i) {
     const std::string next = site->BaseUrl() + "/chain/" + std::to_string(i + 1);
@@ -75,7 +75,7 @@ TEST(OddCases, RedirectChainsStopAtMaxRedirects) {
 TEST(OddCases, NofollowIsHonoredByDefault) {
   testsite::SiteOptions site_options;
   site_options.nofollow = true;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("nofollow");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -88,7 +88,7 @@ TEST(OddCases, NofollowIsHonoredByDefault) {
 TEST(OddCases, IgnoreNofollowFollowsThem) {
   testsite::SiteOptions site_options;
   site_options.nofollow = true;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("ignore-nofollow");
   options.ignore_nofollow = true;
@@ -101,7 +101,7 @@ TEST(OddCases, IgnoreNofollowFollowsThem) {
 TEST(OddCases, BaseHrefIsHonored) {
   testsite::SiteOptions site_options;
   site_options.base_href = true;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("base-href");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -114,7 +114,7 @@ TEST(OddCases, BaseHrefIsHonored) {
 TEST(OddCases, NonHtmlIsRecordedButNotParsed) {
   testsite::SiteOptions site_options;
   site_options.non_html = true;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("non-html");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -137,7 +137,7 @@ TEST(OddCases, NonHtmlIsRecordedButNotParsed) {
 TEST(OddCases, BodyCapAbortsAndRecords) {
   testsite::SiteOptions site_options;
   site_options.pages = 5;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   const std::string big = "<html><body>" + std::string(1 << 20, 'x') +
                           "<a href='/p/1.html'>late link</a></body></html>";
@@ -159,7 +159,7 @@ TEST(OddCases, StalledResponsesTimeOut) {
   testsite::SiteOptions site_options;
   site_options.stalled = true;
   site_options.pages = 50;
-  auto site = StartSite(site_options);
+  auto site = StartOddSite(site_options);
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("stalled");
   options.timeout_s = 1;

@@ -19,7 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages) {
+std::unique_ptr<testsite::TestSite> StartPolitenessSite(uint64_t pages) {
   testsite::SiteOptions options;
   options.pages = pages;
   options.links_per_page = 4;
@@ -32,7 +32,7 @@ std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages) {
 
 std::vector<std::unique_ptr<testsite::TestSite>> StartSites(int count, uint64_t pages) {
   std::vector<std::unique_ptr<testsite::TestSite>> sites;
-  for (int i = 0; i < count; ++i) sites.push_back(StartSite(pages));
+  for (int i = 0; i < count; ++i) sites.push_back(StartPolitenessSite(pages));
   return sites;
 }
 
@@ -130,7 +130,7 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
   // delays (~1.4 s) plus start-up, so ~1/10. Asserting < 0.3 leaves room for
   // a slow start and a loaded machine, and still fails if politeness
   // serialized the hosts (ratio ~1).
-  auto one = StartSite(kHosts * kPages);
+  auto one = StartPolitenessSite(kHosts * kPages);
   ASSERT_NE(one, nullptr);
   crawler::CrawlOptions one_options = PoliteOptions("politeness-1");
   const double one_host_s =
@@ -140,7 +140,7 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
 }
 
 TEST(Politeness, Issue5RetryAfterPausesTheHost) {
-  auto site = StartSite(4);
+  auto site = StartPolitenessSite(4);
   ASSERT_NE(site, nullptr);
   site->Handle("/busy", [](const httplib::Request&, httplib::Response& response) {
     response.status = 429;
@@ -165,8 +165,8 @@ TEST(Politeness, Issue5RetryAfterPausesTheHost) {
 
 TEST(Politeness, Issue5FailingHostsAreDroppedOthersFinish) {
   auto healthy = StartSites(2, 8);
-  auto broken = StartSite(2);  // answers 500 to the seed paths below
-  auto gone = StartSite(2);    // stopped: connections refused
+  auto broken = StartPolitenessSite(2);  // answers 500 to the seed paths below
+  auto gone = StartPolitenessSite(2);    // stopped: connections refused
   ASSERT_NE(broken, nullptr);
   ASSERT_NE(gone, nullptr);
   gone->Stop();

@@ -27,14 +27,14 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr int kPages = 300;
+constexpr int kResumePages = 300;
 constexpr int kSmallPages = 60;    // the error paths: enough for --max-pages 20 to stop early
 constexpr int kMediumPages = 150;  // ~1.5 s: the state can vanish mid-crawl
 constexpr int kConnections = 2;
 constexpr int kLatencyMs = 20;
 constexpr double kCheckpointEvery = 0.2;
 
-std::unique_ptr<testsite::TestSite> StartSite(int pages = kPages) {
+std::unique_ptr<testsite::TestSite> StartResumeSite(int pages = kResumePages) {
   testsite::SiteOptions options;
   options.pages = static_cast<uint64_t>(pages);
   options.links_per_page = 8;
@@ -155,7 +155,7 @@ std::multiset<std::string> CheckPageLog(const std::string& out, const testsite::
 }
 
 TEST(Resume, SurvivesKillNineAtSeveralMoments) {
-  auto site = StartSite();
+  auto site = StartResumeSite();
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("resume-kill");
   const std::string out = dir + "/out";
@@ -191,10 +191,10 @@ TEST(Resume, SurvivesKillNineAtSeveralMoments) {
   // interval stretched to 0.4 s for scheduling and the save itself).
   const int64_t per_kill = 3 * kConnections + kConnections * 400 / kLatencyMs;
   EXPECT_LE(extra, kills * per_kill);
-  EXPECT_LE(static_cast<int64_t>(logged.size()) - kPages, kills * per_kill);
+  EXPECT_LE(static_cast<int64_t>(logged.size()) - kResumePages, kills * per_kill);
   // The counters are those of the checkpoints: each page counted once.
   const nlohmann::json summary = e2e::ReadSummary(out);
-  EXPECT_EQ(summary["pages"], kPages);
+  EXPECT_EQ(summary["pages"], kResumePages);
   EXPECT_EQ(summary["stop_reason"], "drained");
   std::printf("kills %d, extra page requests %lld (bound %lld), pages.jsonl lines %zu\n", kills,
               static_cast<long long>(extra), static_cast<long long>(kills * per_kill),
@@ -202,7 +202,7 @@ TEST(Resume, SurvivesKillNineAtSeveralMoments) {
 }
 
 TEST(Resume, SigintThenResumeFetchesNothingTwiceBeyondInFlight) {
-  auto site = StartSite();
+  auto site = StartResumeSite();
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("resume-sigint");
   const std::string out = dir + "/out";
@@ -218,20 +218,20 @@ TEST(Resume, SigintThenResumeFetchesNothingTwiceBeyondInFlight) {
   ASSERT_EQ(stopped["stop_reason"], "signal");
   const int64_t before = stopped["pages"].get<int64_t>();
   EXPECT_GT(before, 0);
-  EXPECT_LT(before, kPages);
+  EXPECT_LT(before, kResumePages);
 
   const RunResult resumed = RunCrawl({"--resume", "--state", out + "/state", "--quiet"}, dir);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_LE(DuplicatePageRequests(*site), kConnections);  // only what was in flight at the stop
   const std::multiset<std::string> logged = CheckPageLog(out, *site);
-  EXPECT_EQ(logged.size(), static_cast<size_t>(kPages));  // a clean stop logs each page once
+  EXPECT_EQ(logged.size(), static_cast<size_t>(kResumePages));  // a clean stop logs each page once
   EXPECT_EQ(std::set<std::string>(logged.begin(), logged.end()).size(), logged.size());
   const nlohmann::json summary = e2e::ReadSummary(out);
-  EXPECT_EQ(summary["pages"], kPages);
+  EXPECT_EQ(summary["pages"], kResumePages);
   EXPECT_EQ(summary["stop_reason"], "drained");
   // The per-host counters continue across the resume like the crawl's.
   ASSERT_EQ(summary["hosts"].size(), 1u) << summary["hosts"].dump();
-  EXPECT_EQ(summary["hosts"].begin().value()["pages"], kPages);
+  EXPECT_EQ(summary["hosts"].begin().value()["pages"], kResumePages);
 }
 
 // A small crawl stopped by --max-pages, whose state the next tests resume.
@@ -244,7 +244,7 @@ std::string StoppedCrawl(const testsite::TestSite& site, const std::string& name
 }
 
 TEST(Resume, ConflictingFlagIsAnErrorNamingItAndBothValues) {
-  auto site = StartSite(kSmallPages);
+  auto site = StartResumeSite(kSmallPages);
   ASSERT_NE(site, nullptr);
   const std::string dir = StoppedCrawl(*site, "resume-conflict");
   const std::string state = dir + "/out/state";
@@ -264,7 +264,7 @@ TEST(Resume, ConflictingFlagIsAnErrorNamingItAndBothValues) {
 }
 
 TEST(Resume, ExistingStateNeedsResumeOrFresh) {
-  auto site = StartSite(kSmallPages);
+  auto site = StartResumeSite(kSmallPages);
   ASSERT_NE(site, nullptr);
   const std::string dir = StoppedCrawl(*site, "resume-fresh");
   const std::vector<std::string> args = CrawlArgs(dir + "/out", dir + "/seeds.txt");
@@ -279,7 +279,7 @@ TEST(Resume, ExistingStateNeedsResumeOrFresh) {
 }
 
 TEST(Resume, DamagedStateIsRefusedNamingTheFile) {
-  auto site = StartSite(kSmallPages);
+  auto site = StartResumeSite(kSmallPages);
   ASSERT_NE(site, nullptr);
   const std::string dir = StoppedCrawl(*site, "resume-damaged");
   const fs::path state = dir + "/out/state";
@@ -316,7 +316,7 @@ TEST(Resume, DamagedStateIsRefusedNamingTheFile) {
 }
 
 TEST(Resume, LostStateDirectoryStopsTheCrawlWithItsLastCheckpointWhole) {
-  auto site = StartSite(kMediumPages);
+  auto site = StartResumeSite(kMediumPages);
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("resume-unwritable");
   const std::string out = dir + "/out";

@@ -19,7 +19,7 @@ namespace {
 
 using e2e::PathOf;
 
-std::unique_ptr<testsite::TestSite> StartSite(int pages, const std::string& robots_txt = "") {
+std::unique_ptr<testsite::TestSite> StartRobotsSite(int pages, const std::string& robots_txt = "") {
   testsite::SiteOptions options;
   options.pages = pages;
   options.links_per_page = 6;
@@ -48,8 +48,8 @@ std::string ErrorOf(const nlohmann::json& page) {
 
 // Disallow: /p/1 blocks /p/1.html, /p/10.html ... (prefix match).
 TEST(RobotsCrawl, DisallowedPagesAreNeverRequestedAndRecorded) {
-  auto a = StartSite(60, "User-agent: *\nDisallow: /p/1\n");
-  auto b = StartSite(30, "User-agent: crawl\nDisallow: /p/2\n\nUser-agent: *\nDisallow: /\n");
+  auto a = StartRobotsSite(60, "User-agent: *\nDisallow: /p/1\n");
+  auto b = StartRobotsSite(30, "User-agent: crawl\nDisallow: /p/2\n\nUser-agent: *\nDisallow: /\n");
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   const crawler::CrawlOptions options = RobotsOptions("robots-disallow");
@@ -97,7 +97,7 @@ TEST(RobotsCrawl, DisallowedPagesAreNeverRequestedAndRecorded) {
 }
 
 TEST(RobotsCrawl, Rfc404MeansEverythingAllowed) {
-  auto site = StartSite(50);  // no robots_txt: the site answers 404
+  auto site = StartRobotsSite(50);  // no robots_txt: the site answers 404
   ASSERT_NE(site, nullptr);
   const crawler::CrawlOptions options = RobotsOptions("robots-404");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -109,8 +109,8 @@ TEST(RobotsCrawl, Rfc404MeansEverythingAllowed) {
 }
 
 TEST(RobotsCrawl, Rfc5xxFetchesNothingFromTheHostAndTheCrawlEnds) {
-  auto down = StartSite(20);
-  auto up = StartSite(20);
+  auto down = StartRobotsSite(20);
+  auto up = StartRobotsSite(20);
   ASSERT_NE(down, nullptr);
   ASSERT_NE(up, nullptr);
   down->Handle("/robots.txt", [](const httplib::Request&, httplib::Response& res) {
@@ -137,7 +137,7 @@ TEST(RobotsCrawl, Rfc5xxFetchesNothingFromTheHostAndTheCrawlEnds) {
 }
 
 TEST(RobotsCrawl, RfcRedirectIsFollowedToTheRules) {
-  auto site = StartSite(40);
+  auto site = StartRobotsSite(40);
   ASSERT_NE(site, nullptr);
   const std::string rules_url = site->BaseUrl() + "/rules/robots.txt";
   site->Handle("/robots.txt", [](const httplib::Request&, httplib::Response& res) {
@@ -163,7 +163,7 @@ TEST(RobotsCrawl, RfcRedirectIsFollowedToTheRules) {
 }
 
 TEST(RobotsCrawl, RfcTimeoutCountsAsUnreachable) {
-  auto site = StartSite(10);
+  auto site = StartRobotsSite(10);
   ASSERT_NE(site, nullptr);
   site->Handle("/robots.txt", [](const httplib::Request&, httplib::Response& res) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // beyond --timeout 1s
@@ -186,7 +186,7 @@ TEST(RobotsCrawl, RfcOnlyTheFirst500KiBOfAHugeRobotsTxtCount) {
   std::string robots = "User-agent: *\nDisallow: /p/2\n";
   while (robots.size() < 600 * 1024) robots += "# padding padding padding padding padding\n";
   robots += "Disallow: /p/3\n";  // beyond 500 KiB: ignored
-  auto site = StartSite(60, robots);
+  auto site = StartRobotsSite(60, robots);
   ASSERT_NE(site, nullptr);
   const crawler::CrawlOptions options = RobotsOptions("robots-huge");
   auto summary = e2e::Crawl(options, {site->RootUrl()});
@@ -198,7 +198,7 @@ TEST(RobotsCrawl, RfcOnlyTheFirst500KiBOfAHugeRobotsTxtCount) {
 }
 
 TEST(RobotsCrawl, RobotsOffFetchesDisallowedPagesAndWarns) {
-  auto site = StartSite(30, "User-agent: *\nDisallow: /\n");
+  auto site = StartRobotsSite(30, "User-agent: *\nDisallow: /\n");
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("robots-off");
   const e2e::CommandResult r =
@@ -257,7 +257,7 @@ void AddSitemaps(testsite::TestSite* site) {
 }
 
 TEST(RobotsCrawl, SitemapPagesAreCrawledPlainAndGzip) {
-  auto site = StartSite(10);
+  auto site = StartRobotsSite(10);
   ASSERT_NE(site, nullptr);
   AddSitemaps(site.get());
   crawler::CrawlOptions options = RobotsOptions("robots-sitemaps");
@@ -288,7 +288,7 @@ TEST(RobotsCrawl, SitemapPagesAreCrawledPlainAndGzip) {
 }
 
 TEST(RobotsCrawl, SitemapsAreIgnoredWithoutTheFlag) {
-  auto site = StartSite(10);
+  auto site = StartRobotsSite(10);
   ASSERT_NE(site, nullptr);
   AddSitemaps(site.get());
   const crawler::CrawlOptions options = RobotsOptions("robots-no-sitemaps");

@@ -25,13 +25,13 @@
 
 namespace {
 
-constexpr uint64_t kPages = 2000;
+constexpr uint64_t kStressPages = 2000;
 constexpr double kFaultRate = 0.08;  // ~160 faulty pages, ~32 of each kind
 constexpr uint64_t kSeed = 6;
 
 std::unique_ptr<testsite::TestSite> StartFaultySite() {
   testsite::SiteOptions options;
-  options.pages = kPages;
+  options.pages = kStressPages;
   options.links_per_page = 8;
   options.page_bytes = 2048;
   options.seed = kSeed;
@@ -65,7 +65,7 @@ void ExpectFaultsInjected(const testsite::TestSite& site) {
   EXPECT_GT(faults.resets, 0u);
   EXPECT_GT(faults.truncations, 0u);
   EXPECT_GT(faults.stalls, 0u);
-  EXPECT_GT(site.RequestCountWithPrefix("/p/") + site.RequestCount("/"), kPages);
+  EXPECT_GT(site.RequestCountWithPrefix("/p/") + site.RequestCount("/"), kStressPages);
 }
 
 // Every page fetched with 200, recorded once; the server saw exactly one
@@ -88,7 +88,7 @@ void ExpectEveryPageOnce(const testsite::TestSite& site, const e2e::BinaryCrawl&
     EXPECT_EQ(site.RequestCount(path), 1 + failed) << path;
     failures += failed;
   }
-  EXPECT_EQ(records.size(), kPages);
+  EXPECT_EQ(records.size(), kStressPages);
   EXPECT_EQ(failures, site.InjectedFaults().failures());
   // Each failure cost its page exactly one more attempt.
   EXPECT_EQ(retried, static_cast<int64_t>(failures));
@@ -97,9 +97,9 @@ void ExpectEveryPageOnce(const testsite::TestSite& site, const e2e::BinaryCrawl&
 void ExpectSummaryAgrees(const e2e::BinaryCrawl& crawl) {
   ASSERT_TRUE(crawl.summary.is_object());
   EXPECT_EQ(crawl.summary["stop_reason"], "drained");
-  EXPECT_EQ(crawl.summary["pages"], kPages);
-  EXPECT_EQ(crawl.summary["pages_ok"], kPages);
-  EXPECT_EQ(crawl.summary["status_counts"], nlohmann::json({{"200", kPages}}));
+  EXPECT_EQ(crawl.summary["pages"], kStressPages);
+  EXPECT_EQ(crawl.summary["pages_ok"], kStressPages);
+  EXPECT_EQ(crawl.summary["status_counts"], nlohmann::json({{"200", kStressPages}}));
   EXPECT_TRUE(crawl.summary["errors_by_kind"].empty()) << crawl.summary["errors_by_kind"];
   EXPECT_EQ(crawl.summary["queued_at_end"], 0);
 }

@@ -17,7 +17,7 @@ namespace {
 using sieve_test::ScratchDir;
 using sieve_test::TestUrl;
 
-SieveOptions Small(const ScratchDir& dir, uint64_t expected) {
+SieveOptions CheckpointOptions(const ScratchDir& dir, uint64_t expected) {
   SieveOptions options;
   options.expected_count = expected;
   options.spill_dir = dir.path() / "spill";
@@ -25,7 +25,7 @@ SieveOptions Small(const ScratchDir& dir, uint64_t expected) {
   return options;
 }
 
-std::unique_ptr<Sieve> MakeSieve(const SieveOptions& options) {
+std::unique_ptr<Sieve> OpenSieve(const SieveOptions& options) {
   absl::StatusOr<std::unique_ptr<Sieve>> sieve = Sieve::Create(options);
   EXPECT_TRUE(sieve.ok()) << sieve.status();
   return *std::move(sieve);
@@ -48,7 +48,7 @@ std::vector<std::string> Drain(Sieve& sieve) {
 
 // A sieve whose queue is partly on disk, with 3 URLs in flight.
 std::unique_ptr<Sieve> BusySieve(const SieveOptions& options) {
-  auto sieve = MakeSieve(options);
+  auto sieve = OpenSieve(options);
   for (int i = 0; i < 20000; ++i) sieve->Push(TestUrl(i));
   for (int i = 0; i < 3; ++i) sieve->Pop();
   EXPECT_GT(sieve->Stats().spilled_segments, 0u);
@@ -57,10 +57,10 @@ std::unique_ptr<Sieve> BusySieve(const SieveOptions& options) {
 
 TEST(CheckpointTest, RestoresOrderSeenSetAndStats) {
   ScratchDir dir;
-  auto original = BusySieve(Small(dir, 50000));
+  auto original = BusySieve(CheckpointOptions(dir, 50000));
   const auto ckpt = dir.path() / "ckpt";
   ASSERT_TRUE(original->Save(ckpt).ok());
-  absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(ckpt, Small(dir, 1));
+  absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(ckpt, CheckpointOptions(dir, 1));
   ASSERT_TRUE(restored.ok()) << restored.status();
 
   const SieveStats before = original->Stats();
@@ -95,12 +95,13 @@ TEST(CheckpointTest, RestoresOrderSeenSetAndStats) {
 
 TEST(CheckpointTest, GrowPolicyRoundTrips) {
   ScratchDir dir;
-  SieveOptions options = Small(dir, 1000);
+  SieveOptions options = CheckpointOptions(dir, 1000);
   options.overflow_policy = OverflowPolicy::kGrow;
-  auto original = MakeSieve(options);
+  auto original = OpenSieve(options);
   for (int i = 0; i < 5000; ++i) original->Push(TestUrl(i));
   ASSERT_TRUE(original->Save(dir.path()).ok());
-  absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(dir.path(), Small(dir, 1));
+  absl::StatusOr<std::unique_ptr<Sieve>> restored =
+      Sieve::Open(dir.path(), CheckpointOptions(dir, 1));
   ASSERT_TRUE(restored.ok()) << restored.status();
   EXPECT_EQ((*restored)->Stats().capacity, original->Stats().capacity);
   EXPECT_GT((*restored)->Stats().capacity, 5000u);  // still the growing filter
@@ -109,24 +110,25 @@ TEST(CheckpointTest, GrowPolicyRoundTrips) {
 
 TEST(CheckpointTest, EveryTenthTruncationFailsCleanly) {
   ScratchDir dir;
-  auto sieve = BusySieve(Small(dir, 50000));
+  auto sieve = BusySieve(CheckpointOptions(dir, 50000));
   ASSERT_TRUE(sieve->Save(dir.path()).ok());
   const auto path = Sieve::CheckpointPath(dir.path());
   const std::string whole = ReadFile(path);
   ASSERT_GT(whole.size(), 1000000u);
   for (int tenth = 0; tenth < 10; ++tenth) {
     WriteFile(path, std::string_view(whole).substr(0, whole.size() * tenth / 10));
-    absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(dir.path(), Small(dir, 1));
+    absl::StatusOr<std::unique_ptr<Sieve>> restored =
+        Sieve::Open(dir.path(), CheckpointOptions(dir, 1));
     ASSERT_FALSE(restored.ok()) << "truncated at " << tenth << "/10";
     EXPECT_EQ(restored.status().code(), absl::StatusCode::kDataLoss) << restored.status();
   }
   WriteFile(path, whole);
-  EXPECT_TRUE(Sieve::Open(dir.path(), Small(dir, 1)).ok());
+  EXPECT_TRUE(Sieve::Open(dir.path(), CheckpointOptions(dir, 1)).ok());
 }
 
 TEST(CheckpointTest, CorruptedBytesFailCleanly) {
   ScratchDir dir;
-  auto sieve = BusySieve(Small(dir, 50000));
+  auto sieve = BusySieve(CheckpointOptions(dir, 50000));
   ASSERT_TRUE(sieve->Save(dir.path()).ok());
   const auto path = Sieve::CheckpointPath(dir.path());
   const std::string whole = ReadFile(path);
@@ -134,7 +136,8 @@ TEST(CheckpointTest, CorruptedBytesFailCleanly) {
     std::string bad = whole;
     bad[at] ^= 0x01;
     WriteFile(path, bad);
-    absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(dir.path(), Small(dir, 1));
+    absl::StatusOr<std::unique_ptr<Sieve>> restored =
+        Sieve::Open(dir.path(), CheckpointOptions(dir, 1));
     EXPECT_EQ(restored.status().code(), absl::StatusCode::kDataLoss) << "byte " << at;
   }
 }
@@ -146,7 +149,7 @@ TEST(CheckpointTest, MissingCheckpointIsNotFound) {
 
 TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
   ScratchDir dir;
-  auto sieve = MakeSieve(Small(dir, 1000));
+  auto sieve = OpenSieve(CheckpointOptions(dir, 1000));
   sieve->Push(TestUrl(1));
   ASSERT_TRUE(sieve->Save(dir.path()).ok());
   sieve->Push(TestUrl(2));
@@ -155,7 +158,8 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
   std::filesystem::create_directory(temp);
   EXPECT_FALSE(sieve->Save(dir.path()).ok());
   std::filesystem::remove(temp);
-  absl::StatusOr<std::unique_ptr<Sieve>> restored = Sieve::Open(dir.path(), Small(dir, 1));
+  absl::StatusOr<std::unique_ptr<Sieve>> restored =
+      Sieve::Open(dir.path(), CheckpointOptions(dir, 1));
   ASSERT_TRUE(restored.ok()) << restored.status();
   EXPECT_EQ((*restored)->Stats().queued, 1u);  // the first checkpoint, whole
 }
@@ -165,8 +169,8 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
 // format changed: bump kCheckpointVersion in sieve/src/checkpoint.cc.
 TEST(CheckpointTest, GoldenBytes) {
   ScratchDir dir;
-  SieveOptions options = Small(dir, 100);
-  auto sieve = MakeSieve(options);
+  SieveOptions options = CheckpointOptions(dir, 100);
+  auto sieve = OpenSieve(options);
   sieve->Push("https://a.example/");
   sieve->Push("https://b.example/");
   sieve->Push("https://a.example/");

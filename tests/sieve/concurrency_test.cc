@@ -27,7 +27,7 @@ constexpr int kRounds = 2000;  // TSan is ~10x slower; still 16000 racing pushes
 constexpr int kRounds = 20000;
 #endif
 
-std::unique_ptr<Sieve> MakeSieve(const ScratchDir& dir, uint64_t expected) {
+std::unique_ptr<Sieve> RacingSieve(const ScratchDir& dir, uint64_t expected) {
   SieveOptions options;
   options.expected_count = expected;
   options.spill_dir = dir.path();
@@ -39,7 +39,7 @@ std::unique_ptr<Sieve> MakeSieve(const ScratchDir& dir, uint64_t expected) {
 
 TEST(SieveConcurrencyTest, SameUrlPushedBy8ThreadsAtOnceIsEnqueuedExactlyOnce) {
   ScratchDir dir;
-  auto sieve = MakeSieve(dir, kRounds * 2);
+  auto sieve = RacingSieve(dir, kRounds * 2);
   std::atomic<uint64_t> wins{0};
   std::vector<std::atomic<int>> winners_per_round(kRounds);
   // All 8 threads push URL r in round r, released together by the barrier.
@@ -79,7 +79,7 @@ TEST(SieveConcurrencyTest, SameUrlPushedBy8ThreadsAtOnceIsEnqueuedExactlyOnce) {
 
 TEST(SieveConcurrencyTest, OverlappingBatchesFrom8ThreadsEnqueueEachUrlOnce) {
   ScratchDir dir;
-  auto sieve = MakeSieve(dir, kRounds * 4);
+  auto sieve = RacingSieve(dir, kRounds * 4);
   std::vector<std::thread> threads;
   std::atomic<uint64_t> accepted{0};
   for (int t = 0; t < kThreads; ++t) {
@@ -116,7 +116,7 @@ constexpr uint64_t kPages = 50000;
 
 TEST(SieveConcurrencyTest, CrawlLoopEndsCleanlyInEveryConsumerWithEachPageOnce) {
   ScratchDir dir;
-  auto sieve = MakeSieve(dir, kPages * 4);
+  auto sieve = RacingSieve(dir, kPages * 4);
   ASSERT_TRUE(sieve->Push(TestUrl(0)));
   std::vector<std::atomic<int>> fetched(kPages);
   std::atomic<int> finished_threads{0};
@@ -152,7 +152,7 @@ TEST(SieveConcurrencyTest, CrawlLoopEndsCleanlyInEveryConsumerWithEachPageOnce) 
 
 TEST(SieveConcurrencyTest, CloseReleasesBlockedConsumers) {
   ScratchDir dir;
-  auto sieve = MakeSieve(dir, 1000);
+  auto sieve = RacingSieve(dir, 1000);
   sieve->Push(TestUrl(0));
   std::optional<std::string> held = sieve->Pop();  // in flight: others block
   ASSERT_TRUE(held);
@@ -173,7 +173,7 @@ TEST(SieveConcurrencyTest, CloseReleasesBlockedConsumers) {
 
 TEST(SieveConcurrencyTest, SaveWhilePushingAndPoppingIsConsistent) {
   ScratchDir dir;
-  auto sieve = MakeSieve(dir, 100000);
+  auto sieve = RacingSieve(dir, 100000);
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

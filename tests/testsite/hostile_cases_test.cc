@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "reference_crawl.h"
 #include "testsite/test_site.h"
 
 namespace {
@@ -21,11 +22,10 @@ using ::testing::HasSubstr;
 using testsite::SiteOptions;
 using testsite::TestSite;
 
-std::unique_ptr<TestSite> StartOrDie(SiteOptions options) {
+// A 20-page site with `options`' hostile behaviour.
+std::unique_ptr<TestSite> StartHostile(SiteOptions options) {
   options.pages = 20;
-  auto site = TestSite::Start(options);
-  EXPECT_TRUE(site.ok()) << site.status();
-  return site.ok() ? std::move(*site) : nullptr;
+  return testsite_test::StartOrDie(options);
 }
 
 // Sends a GET for `path` to the raw listener and reads up to `limit` bytes
@@ -56,9 +56,9 @@ TEST(HostileCases, RootLinksToEveryEnabledCaseAndPageSetsDoNotChange) {
   all.resets = all.drip = all.flaky = all.redirect_traps = all.huge_body = all.gzip_bomb =
       all.bad_content = all.deep_nesting = all.million_links = all.calendar = all.growing_urls =
           all.odd_schemes = true;
-  auto site = StartOrDie(all);
+  auto site = StartHostile(all);
   ASSERT_NE(site, nullptr);
-  auto plain = StartOrDie({});
+  auto plain = StartHostile({});
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(site->PageUrls().size(), plain->PageUrls().size());
   httplib::Client client(site->BaseUrl());
@@ -78,7 +78,7 @@ TEST(HostileCases, RootLinksToEveryEnabledCaseAndPageSetsDoNotChange) {
 }
 
 TEST(HostileCases, FlakyRoutesFailThenHeal) {
-  auto site = StartOrDie({.flaky = true, .flaky_failures = 2});
+  auto site = StartHostile({.flaky = true, .flaky_failures = 2});
   ASSERT_NE(site, nullptr);
   httplib::Client client(site->BaseUrl());
   for (int i = 0; i < 2; ++i) {
@@ -94,7 +94,7 @@ TEST(HostileCases, FlakyRoutesFailThenHeal) {
 }
 
 TEST(HostileCases, RedirectTrapsAndCalendar) {
-  auto site = StartOrDie({.redirect_traps = true, .redirect_chain = 3, .calendar = true});
+  auto site = StartHostile({.redirect_traps = true, .redirect_chain = 3, .calendar = true});
   ASSERT_NE(site, nullptr);
   httplib::Client client(site->BaseUrl());
   EXPECT_EQ(client.Get("/loop/a")->get_header_value("Location"), "/loop/b");
@@ -108,7 +108,7 @@ TEST(HostileCases, RedirectTrapsAndCalendar) {
 }
 
 TEST(HostileCases, RawListenerCutsHeadersAndOmitsContentType) {
-  auto site = StartOrDie({.resets = true, .bad_content = true});
+  auto site = StartHostile({.resets = true, .bad_content = true});
   ASSERT_NE(site, nullptr);
   const std::string cut = RawGet(*site, "/reset/headers", 1 << 20);
   EXPECT_EQ(cut.find("\r\n\r\n"), std::string::npos) << cut;  // the header block never ends
@@ -120,7 +120,7 @@ TEST(HostileCases, RawListenerCutsHeadersAndOmitsContentType) {
 }
 
 TEST(HostileCases, TheGzipBombInflatesAThousandFold) {
-  auto site = StartOrDie({.gzip_bomb = true});
+  auto site = StartHostile({.gzip_bomb = true});
   ASSERT_NE(site, nullptr);
   const std::string response = RawGet(*site, "/bomb", 64 << 10);
   const size_t body = response.find("\r\n\r\n");
@@ -144,7 +144,7 @@ TEST(HostileCases, TheGzipBombInflatesAThousandFold) {
 }
 
 TEST(HostileCases, HugeBodyAnnouncesTenGigabytes) {
-  auto site = StartOrDie({.huge_body = true});
+  auto site = StartHostile({.huge_body = true});
   ASSERT_NE(site, nullptr);
   httplib::Client client(site->BaseUrl());
   size_t received = 0;

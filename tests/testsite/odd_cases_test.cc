@@ -24,21 +24,11 @@ using testsite::SiteOptions;
 using testsite::TestSite;
 using testsite_test::FollowableHrefs;
 using testsite_test::PathOf;
+using testsite_test::Paths;
 using testsite_test::ReferenceCrawl;
 using testsite_test::ResolveHref;
+using testsite_test::StartOrDie;
 using Clock = std::chrono::steady_clock;
-
-std::unique_ptr<TestSite> StartOrDie(const SiteOptions& options) {
-  auto site = TestSite::Start(options);
-  EXPECT_TRUE(site.ok()) << site.status();
-  return site.ok() ? std::move(*site) : nullptr;
-}
-
-std::set<std::string> Paths(const TestSite& site, const std::vector<std::string>& urls) {
-  std::set<std::string> paths;
-  for (const std::string& url : urls) paths.insert(PathOf(site, url));
-  return paths;
-}
 
 std::set<std::string> CrawledPages(const testsite_test::CrawlResult& crawl) {
   std::set<std::string> pages;

@@ -1,5 +1,6 @@
 #include "reference_crawl.h"
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <deque>
@@ -73,6 +74,18 @@ std::string PathOf(const testsite::TestSite& site, const std::string& url) {
   if (url.rfind(base, 0) != 0) return "";
   const std::string rest = url.substr(base.size());
   return rest.empty() ? "/" : rest;
+}
+
+std::set<std::string> Paths(const testsite::TestSite& site, const std::vector<std::string>& urls) {
+  std::set<std::string> paths;
+  for (const std::string& url : urls) paths.insert(PathOf(site, url));
+  return paths;
+}
+
+std::unique_ptr<testsite::TestSite> StartOrDie(const testsite::SiteOptions& options) {
+  auto site = testsite::TestSite::Start(options);
+  EXPECT_TRUE(site.ok()) << site.status();
+  return site.ok() ? std::move(*site) : nullptr;
 }
 
 std::vector<std::string> FollowableHrefs(const std::string& html) {

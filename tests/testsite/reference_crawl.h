@@ -10,6 +10,7 @@
 #define TESTS_TESTSITE_REFERENCE_CRAWL_H_
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ CrawlResult ReferenceCrawl(const testsite::TestSite& site, int max_depth = -1);
 
 // The path (and query) of an absolute URL on `site`, or the empty string.
 std::string PathOf(const testsite::TestSite& site, const std::string& url);
+
+// The PathOf of each URL.
+std::set<std::string> Paths(const testsite::TestSite& site, const std::vector<std::string>& urls);
+
+// A started site, or nullptr after a failed EXPECT naming the error.
+std::unique_ptr<testsite::TestSite> StartOrDie(const testsite::SiteOptions& options);
 
 // Every href="..." value in `html` whose <a> tag has no rel="nofollow".
 std::vector<std::string> FollowableHrefs(const std::string& html);

@@ -21,19 +21,9 @@ using ::testing::HasSubstr;
 using testsite::SiteOptions;
 using testsite::TestSite;
 using testsite_test::PathOf;
+using testsite_test::Paths;
 using testsite_test::ReferenceCrawl;
-
-std::unique_ptr<TestSite> StartOrDie(const SiteOptions& options) {
-  auto site = TestSite::Start(options);
-  EXPECT_TRUE(site.ok()) << site.status();
-  return site.ok() ? std::move(*site) : nullptr;
-}
-
-std::set<std::string> Paths(const TestSite& site, const std::vector<std::string>& urls) {
-  std::set<std::string> paths;
-  for (const std::string& url : urls) paths.insert(PathOf(site, url));
-  return paths;
-}
+using testsite_test::StartOrDie;
 
 std::set<std::string> Keys(const std::map<std::string, int>& map) {
   std::set<std::string> keys;

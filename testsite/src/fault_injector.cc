@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "connection_reset.h"
+#include "content_types.h"
 #include "seeded_random.h"
 
 namespace testsite {
@@ -16,7 +17,6 @@ namespace {
 // Random stream of the fault draws; see SeededRandom (1-4 are taken).
 constexpr uint64_t kFaultStream = 5;
 constexpr int kFaultKinds = 5;
-constexpr char kHtml[] = "text/html; charset=utf-8";
 
 // fault_rate in [0, 1] as a threshold on a uniform 64-bit draw.
 uint64_t ThresholdOf(double rate) {

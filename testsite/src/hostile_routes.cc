@@ -9,11 +9,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "content_types.h"
 
 namespace testsite {
 namespace {
 
-constexpr char kHtml[] = "text/html; charset=utf-8";
 constexpr char kCalendarStart[] = "/cal/2000-01-01";
 
 std::string SmallPage(const std::string& title, const std::string& links) {

@@ -9,12 +9,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "content_types.h"
 #include "hostile_routes.h"
 
 namespace testsite {
 namespace {
 
-constexpr char kHtml[] = "text/html; charset=utf-8";
 constexpr size_t kDripBytes = 1000;
 constexpr size_t kChunk = 64 << 10;
 constexpr uint64_t kLinksPerChunk = 1000;

@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "content_types.h"
 #include "site_paths.h"
 
 namespace testsite {
 namespace {
 
-constexpr char kHtml[] = "text/html; charset=utf-8";
 constexpr char kText[] = "text/plain; charset=utf-8";
 constexpr char kPdf[] = "application/pdf";
 // Bytes /stall-body sends before it stalls, out of twice as many announced.

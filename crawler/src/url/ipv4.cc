@@ -1,11 +1,10 @@
 // The WHATWG IPv4 parser, its "ends in a number" test and serializer.
+#include "absl/strings/ascii.h"
 #include "url/ip_address.h"
 #include "url/percent_encode.h"
 
 namespace crawler::url_internal {
 namespace {
-
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The WHATWG "IPv4 number parser". Values saturate above 2^32, which is
 // already a failure for every caller, so no part can overflow.
@@ -24,7 +23,7 @@ std::optional<uint64_t> ParseIpv4Number(std::string_view part) {
     int digit;
     if (radix == 16 && IsHexDigit(static_cast<unsigned char>(c))) {
       digit = HexValue(static_cast<unsigned char>(c));
-    } else if (IsDigit(c) && c - '0' < radix) {
+    } else if (absl::ascii_isdigit(c) && c - '0' < radix) {
       digit = c - '0';
     } else {
       return std::nullopt;
@@ -63,7 +62,7 @@ bool EndsInANumber(std::string_view domain) {
   const std::string_view last = dot == std::string_view::npos ? domain : domain.substr(dot + 1);
   if (last.empty()) return false;
   bool all_digits = true;
-  for (char c : last) all_digits = all_digits && IsDigit(c);
+  for (char c : last) all_digits = all_digits && absl::ascii_isdigit(c);
   if (all_digits) return true;
   return ParseIpv4Number(last).has_value();
 }

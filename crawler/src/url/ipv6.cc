@@ -1,15 +1,11 @@
 // The WHATWG IPv6 parser and serializer.
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "url/ip_address.h"
 #include "url/percent_encode.h"
 
 namespace crawler::url_internal {
-namespace {
-
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
 
 // A direct transcription of the Standard's IPv6 parser: `piece` walks the
 // eight 16-bit pieces, `compress` remembers where "::" was.
@@ -56,8 +52,8 @@ std::optional<Ipv6Address> ParseIpv6(std::string_view input) {
             return std::nullopt;
           }
         }
-        if (!IsDigit(at(i))) return std::nullopt;
-        while (IsDigit(at(i))) {
+        if (!absl::ascii_isdigit(at(i))) return std::nullopt;
+        while (absl::ascii_isdigit(at(i))) {
           const int number = at(i) - '0';
           if (ipv4_piece == -1) {
             ipv4_piece = number;

@@ -8,7 +8,7 @@
 namespace crawlsieve_module {
 namespace {
 
-constexpr char kWrongType[] =
+constexpr char kBitsWrongType[] =
     "WRONGTYPE crawlsieve.push: a NAME:bits:I key holds a value that is not a string";
 
 }  // namespace
@@ -41,7 +41,7 @@ const char* FilterBits::Open() {
     const std::string name = std::string(prefix_) + "bits:" + std::to_string(shard.index);
     shard.key = api.OpenKey(ctx_, api.CreateString(ctx_, name.data(), name.size()), kRead | kWrite);
     const int type = api.KeyType(shard.key);
-    if (type != kKeyTypeEmpty && type != kKeyTypeString) return kWrongType;
+    if (type != kKeyTypeEmpty && type != kKeyTypeString) return kBitsWrongType;
   }
   return nullptr;
 }

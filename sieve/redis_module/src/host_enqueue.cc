@@ -7,15 +7,9 @@
 namespace crawlsieve_module {
 namespace {
 
-constexpr char kWrongType[] =
+constexpr char kQueueWrongType[] =
     "WRONGTYPE crawlsieve.push: a NAME:q:HOST key holds a value that is not a list";
 constexpr char kCallFailed[] = "ERR crawlsieve.push: a command on the host keys failed";
-
-std::string_view View(RedisModuleString* s) {
-  size_t length = 0;
-  const char* data = api.StringPtrLen(s, &length);
-  return {data, length};
-}
 
 }  // namespace
 
@@ -36,7 +30,7 @@ const char* HostEnqueue::Check() {
     RedisModuleKey* key = api.OpenKey(ctx_, QueueKey(host), kRead);
     const int type = key == nullptr ? kKeyTypeEmpty : api.KeyType(key);
     if (key != nullptr) api.CloseKey(key);
-    if (type != kKeyTypeEmpty && type != kKeyTypeList) return kWrongType;
+    if (type != kKeyTypeEmpty && type != kKeyTypeList) return kQueueWrongType;
   }
   return nullptr;
 }
@@ -89,7 +83,7 @@ const char* HostEnqueue::Push(const std::vector<bool>& fresh) {
   for (const Host& host : hosts) {
     RedisModuleKey* queue = api.OpenKey(ctx_, QueueKey(host.name), kRead | kWrite);
     for (RedisModuleString* url : host.urls) {
-      if (api.ListPush(queue, kListTail, url) != kOk) return kWrongType;
+      if (api.ListPush(queue, kListTail, url) != kOk) return kQueueWrongType;
     }
     const size_t length = api.ValueLength(queue);
     api.CloseKey(queue);

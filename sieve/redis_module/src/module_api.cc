@@ -45,4 +45,10 @@ bool LoadModuleApi(RedisModuleCtx* ctx) {
          Fetch(get_api, "RedisModule_Milliseconds", a.Milliseconds);
 }
 
+std::string_view View(RedisModuleString* s) {
+  size_t length = 0;
+  const char* data = api.StringPtrLen(s, &length);
+  return {data, length};
+}
+
 }  // namespace crawlsieve_module

@@ -17,6 +17,7 @@
 #define SIEVE_REDIS_MODULE_SRC_MODULE_API_H_
 
 #include <cstddef>
+#include <string_view>
 
 extern "C" {
 
@@ -81,6 +82,9 @@ extern ModuleApi api;
 // Fetches every function of ModuleApi through the context's GetApi; false if
 // one is missing (a Redis too old or not Redis).
 bool LoadModuleApi(RedisModuleCtx* ctx);
+
+// The bytes of a Redis string (valid while Redis keeps the string).
+std::string_view View(RedisModuleString* s);
 
 }  // namespace crawlsieve_module
 

@@ -22,12 +22,6 @@ struct PushArgs {
   RedisModuleString** urls_and_hosts = nullptr;
 };
 
-std::string_view View(RedisModuleString* s) {
-  size_t length = 0;
-  const char* data = api.StringPtrLen(s, &length);
-  return {data, length};
-}
-
 // Fills `args` from argv (arity checked by the caller); an error text or
 // nullptr. Every length is checked before the probes are read.
 const char* Parse(RedisModuleString** argv, int argc, PushArgs& args) {

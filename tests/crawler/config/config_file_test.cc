@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "crawler/config/config_text.h"
 #include "crawler/config/temp_files.h"
 #include "crawler/options.h"
 
@@ -17,20 +18,8 @@ using ::testing::StartsWith;
 
 constexpr char kShippedConfig[] = CRAWL_SOURCE_DIR "/config/crawl.toml";
 
-// Loads `toml` from a file named crawl.toml on top of the defaults.
-absl::StatusOr<CrawlOptions> LoadText(const testing::TempDir& dir, const std::string& toml) {
-  return LoadConfigFile(dir.Write("crawl.toml", toml), CrawlOptions{});
-}
-
-// The error message with the temp directory cut off: "crawl.toml: ...".
-std::string ErrorOf(const testing::TempDir& dir, const std::string& toml) {
-  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, toml);
-  if (loaded.ok()) return "(loaded fine)";
-  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
-  std::string message(loaded.status().message());
-  std::string prefix = dir.Path("");
-  return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
-}
+using testing::ErrorOf;
+using testing::LoadText;
 
 TEST(ShippedConfig, EqualsTheBuiltInDefaultsFieldByField) {
   absl::StatusOr<CrawlOptions> loaded = LoadConfigFile(kShippedConfig, CrawlOptions{});

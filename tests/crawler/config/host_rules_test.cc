@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "crawler/config/config_text.h"
 #include "crawler/config/temp_files.h"
 #include "crawler/options.h"
 
@@ -15,18 +16,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-absl::StatusOr<CrawlOptions> LoadText(const testing::TempDir& dir, const std::string& toml) {
-  return LoadConfigFile(dir.Write("crawl.toml", toml), CrawlOptions{});
-}
-
-std::string ErrorOf(const testing::TempDir& dir, const std::string& toml) {
-  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, toml);
-  if (loaded.ok()) return "(loaded fine)";
-  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
-  std::string message(loaded.status().message());
-  const std::string prefix = dir.Path("");
-  return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
-}
+using testing::ErrorOf;
+using testing::LoadText;
 
 TEST(HostRules, LoadsEveryFormInFileOrder) {
   testing::TempDir dir;

@@ -15,7 +15,7 @@ namespace crawler {
 namespace {
 
 namespace fs = std::filesystem;
-const absl::Time kT0 = absl::FromUnixSeconds(2'000'000);
+const absl::Time kCheckpointT0 = absl::FromUnixSeconds(2'000'000);
 
 std::unique_ptr<sieve::Sieve> NewSieve() {
   sieve::SieveOptions options;
@@ -43,11 +43,11 @@ TEST(FrontierCheckpoint, RestoredFrontierHandsOutWhatWasNotDone) {
   seed.url = "http://a/";
   (*frontier)->Offer(seed);
   (*frontier)->OfferLinks({"http://a/1", "http://a/2", "http://a/3"}, 1, "http://a/");
-  std::optional<CrawlUrl> first = (*frontier)->Next(kT0);  // the seed
+  std::optional<CrawlUrl> first = (*frontier)->Next(kCheckpointT0);  // the seed
   ASSERT_TRUE(first.has_value());
-  (*frontier)->Release(*first, FetchOutcome{}, kT0);
+  (*frontier)->Release(*first, FetchOutcome{}, kCheckpointT0);
   (*frontier)->Done(*first);
-  std::optional<CrawlUrl> in_flight = (*frontier)->Next(kT0);  // a/1: fetched, not Done
+  std::optional<CrawlUrl> in_flight = (*frontier)->Next(kCheckpointT0);  // a/1: fetched, not Done
   ASSERT_TRUE(in_flight.has_value());
 
   absl::StatusOr<FrontierSnapshot> snapshot =
@@ -64,7 +64,7 @@ TEST(FrontierCheckpoint, RestoredFrontierHandsOutWhatWasNotDone) {
   ASSERT_TRUE(restored.ok());
   (*restored)->Restore(*snapshot);
   std::vector<CrawlUrl> again;
-  while (auto u = (*restored)->Next(kT0)) again.push_back(*u);
+  while (auto u = (*restored)->Next(kCheckpointT0)) again.push_back(*u);
   ASSERT_EQ(again.size(), 3u);
   EXPECT_EQ(again[0].url, "http://a/1");  // in flight first, as the Sieve saved it
   for (const CrawlUrl& u : again) {

@@ -17,7 +17,7 @@
 namespace crawler {
 namespace {
 
-const absl::Time kT0 = absl::FromUnixSeconds(2'000'000);
+const absl::Time kFrontierT0 = absl::FromUnixSeconds(2'000'000);
 
 std::unique_ptr<sieve::Sieve> MakeSieve() {
   sieve::SieveOptions options;
@@ -76,7 +76,7 @@ TEST(Frontier, DepthParentAndHopsTravelWithTheUrl) {
   (*frontier)->Offer(redirected);
   (*frontier)->OfferLinks({"http://a/1", "http://a/2"}, 4, "http://a/");
   std::vector<CrawlUrl> got;
-  while (auto u = (*frontier)->Next(kT0)) got.push_back(*u);
+  while (auto u = (*frontier)->Next(kFrontierT0)) got.push_back(*u);
   ASSERT_EQ(got.size(), 3u);
   for (const CrawlUrl& u : got) {
     if (u.url == "http://b/moved") {
@@ -102,16 +102,16 @@ TEST(Frontier, ExhaustedOnlyAfterEveryUrlIsDone) {
   ASSERT_TRUE(frontier.ok());
   (*frontier)->Offer(Seed("http://a/"));
   EXPECT_FALSE((*frontier)->Exhausted());
-  auto root = (*frontier)->Next(kT0);
+  auto root = (*frontier)->Next(kFrontierT0);
   ASSERT_TRUE(root.has_value());
   EXPECT_FALSE((*frontier)->Exhausted());  // its page may still add links
-  (*frontier)->Release(*root, {}, kT0);
+  (*frontier)->Release(*root, {}, kFrontierT0);
   (*frontier)->OfferLinks({"http://a/child"}, 1, root->url);
   (*frontier)->Done(*root);
   EXPECT_FALSE((*frontier)->Exhausted());
-  auto child = (*frontier)->Next(kT0);
+  auto child = (*frontier)->Next(kFrontierT0);
   ASSERT_TRUE(child.has_value());
-  (*frontier)->Release(*child, {}, kT0);
+  (*frontier)->Release(*child, {}, kFrontierT0);
   (*frontier)->Done(*child);
   EXPECT_TRUE((*frontier)->Exhausted());
 }
@@ -126,12 +126,12 @@ TEST(Frontier, PageLimitStopsHandingOut) {
   for (int i = 0; i < 10; ++i) urls.push_back(absl::StrCat("http://a/", i));
   (*frontier)->OfferLinks(urls, 0, "");
   std::vector<CrawlUrl> got;
-  while (auto u = (*frontier)->Next(kT0)) got.push_back(*u);
+  while (auto u = (*frontier)->Next(kFrontierT0)) got.push_back(*u);
   EXPECT_EQ(got.size(), 3u);
   EXPECT_TRUE((*frontier)->PageLimitReached());
   EXPECT_FALSE((*frontier)->Exhausted());  // three unfinished
   for (const auto& u : got) {
-    (*frontier)->Release(u, {}, kT0);
+    (*frontier)->Release(u, {}, kFrontierT0);
     (*frontier)->Done(u);
   }
   EXPECT_TRUE((*frontier)->Exhausted());
@@ -162,9 +162,9 @@ TEST(Frontier, BuffersAtMostMaxBufferedFromTheSieve) {
   std::vector<std::string> urls;
   for (int i = 0; i < 100; ++i) urls.push_back(absl::StrCat("http://a/", i));
   (*frontier)->OfferLinks(urls, 0, "");
-  auto first = (*frontier)->Next(kT0);  // one host, one connection: one handed out
+  auto first = (*frontier)->Next(kFrontierT0);  // one host, one connection: one handed out
   ASSERT_TRUE(first.has_value());
-  EXPECT_FALSE((*frontier)->Next(kT0).has_value());
+  EXPECT_FALSE((*frontier)->Next(kFrontierT0).has_value());
   EXPECT_LE((*frontier)->Stats().buffered, 5u);
   EXPECT_EQ(sieve->Stats().queued, 100u - 6u);
 }
@@ -184,8 +184,8 @@ TEST(Frontier, BacklogOfOneHostDoesNotStarveOthers) {
   for (int i = 0; i < 30; ++i) urls.push_back(absl::StrCat("http://a/", i));
   for (int i = 0; i < 3; ++i) urls.push_back(absl::StrCat("http://b/", i));
   (*frontier)->OfferLinks(urls, 0, "");
-  auto first = (*frontier)->Next(kT0);
-  auto second = (*frontier)->Next(kT0);
+  auto first = (*frontier)->Next(kFrontierT0);
+  auto second = (*frontier)->Next(kFrontierT0);
   ASSERT_TRUE(first.has_value());
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(first->url, "http://a/0");
@@ -210,22 +210,22 @@ TEST(Frontier, BacklogLongerThanTheOverflowIsPassedOver) {
   for (int i = 0; i < 2000; ++i) urls.push_back(absl::StrCat("http://a/", i));
   for (int i = 0; i < 3; ++i) urls.push_back(absl::StrCat("http://b/", i));
   (*frontier)->OfferLinks(urls, 0, "");
-  auto first = (*frontier)->Next(kT0);
+  auto first = (*frontier)->Next(kFrontierT0);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->url, "http://a/0");
   // b/0 sits behind ~1960 URLs of a: at 1000 per second, about 2 s to reach.
-  absl::Time now = kT0;
+  absl::Time now = kFrontierT0;
   std::optional<CrawlUrl> second;
   int calls = 0;
-  while (!second.has_value() && now < kT0 + absl::Seconds(5)) {
+  while (!second.has_value() && now < kFrontierT0 + absl::Seconds(5)) {
     now = std::max(now + absl::Milliseconds(1), (*frontier)->NextReadyTime());
     second = (*frontier)->Next(now);
     ++calls;
   }
   ASSERT_TRUE(second.has_value()) << "b never came out from behind a's backlog";
   EXPECT_EQ(second->url, "http://b/0");
-  EXPECT_GT(now, kT0 + absl::Seconds(1));  // the rate held: 1960 at 1000/s
-  EXPECT_LT(now, kT0 + absl::Seconds(3));
+  EXPECT_GT(now, kFrontierT0 + absl::Seconds(1));  // the rate held: 1960 at 1000/s
+  EXPECT_LT(now, kFrontierT0 + absl::Seconds(3));
   // NextReadyTime said when to look again (every 10 ms: ~200 looks), not a
   // look every millisecond (~2000).
   EXPECT_LT(calls, 400);
@@ -249,7 +249,7 @@ TEST(Frontier, PassingOverLosesAndRepeatsNothing) {
   }
   (*frontier)->OfferLinks(urls, 0, "");
   std::set<std::string> seen;
-  absl::Time now = kT0;
+  absl::Time now = kFrontierT0;
   for (int step = 0; step < 20000 && !(*frontier)->Exhausted(); ++step) {
     now += absl::Milliseconds(1);
     while (auto url = (*frontier)->Next(now)) {
@@ -273,7 +273,7 @@ TEST(Frontier, OneHostAloneIsNeverPassedOver) {
   std::vector<std::string> urls;
   for (int i = 0; i < 1000; ++i) urls.push_back(absl::StrCat("http://a/", i));
   (*frontier)->OfferLinks(urls, 0, "");
-  absl::Time now = kT0;
+  absl::Time now = kFrontierT0;
   for (size_t i = 0; i < urls.size(); ++i) {
     now += absl::Milliseconds(1);
     auto url = (*frontier)->Next(now);
@@ -298,8 +298,8 @@ TEST(Frontier, WithoutThePerHostCapABacklogFillsTheBuffer) {
   for (int i = 0; i < 30; ++i) urls.push_back(absl::StrCat("http://a/", i));
   urls.push_back("http://b/0");
   (*frontier)->OfferLinks(urls, 0, "");
-  ASSERT_TRUE((*frontier)->Next(kT0).has_value());
-  EXPECT_FALSE((*frontier)->Next(kT0).has_value());  // b is stuck behind a in the Sieve
+  ASSERT_TRUE((*frontier)->Next(kFrontierT0).has_value());
+  EXPECT_FALSE((*frontier)->Next(kFrontierT0).has_value());  // b is stuck behind a in the Sieve
 }
 
 TEST(Frontier, KeepsTheSievesFifoOrderWithinAHost) {
@@ -310,10 +310,10 @@ TEST(Frontier, KeepsTheSievesFifoOrderWithinAHost) {
   for (int i = 0; i < 20; ++i) urls.push_back(absl::StrCat("http://a/", i));
   (*frontier)->OfferLinks(urls, 0, "");
   for (int i = 0; i < 20; ++i) {
-    auto u = (*frontier)->Next(kT0);
+    auto u = (*frontier)->Next(kFrontierT0);
     ASSERT_TRUE(u.has_value());
     EXPECT_EQ(u->url, urls[i]);
-    (*frontier)->Release(*u, {}, kT0);
+    (*frontier)->Release(*u, {}, kFrontierT0);
     (*frontier)->Done(*u);
   }
   EXPECT_TRUE((*frontier)->Exhausted());

@@ -10,7 +10,7 @@
 namespace crawler {
 namespace {
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'000'000);
+const absl::Time kQueuesT0 = absl::FromUnixSeconds(1'000'000);
 
 CrawlUrl U(const std::string& url) {
   CrawlUrl u;
@@ -35,17 +35,17 @@ TEST(AuthorityOf, SchemeHostAndPortOfSerializedUrls) {
 TEST(HostQueues, FifoWithinAnAuthority) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kT0);
-  q.Add(U("http://a/2"), kT0);
-  auto first = q.TakeReady(kT0);
+  q.Add(U("http://a/1"), kQueuesT0);
+  q.Add(U("http://a/2"), kQueuesT0);
+  auto first = q.TakeReady(kQueuesT0);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->url, "http://a/1");
   EXPECT_EQ(first->authority, "http://a");
   // One connection per host: the second waits for the first to be released.
-  EXPECT_FALSE(q.TakeReady(kT0).has_value());
+  EXPECT_FALSE(q.TakeReady(kQueuesT0).has_value());
   EXPECT_EQ(q.NextReadyTime(), absl::InfiniteFuture());
-  q.Release("http://a", {}, kT0);
-  auto second = q.TakeReady(kT0);
+  q.Release("http://a", {}, kQueuesT0);
+  auto second = q.TakeReady(kQueuesT0);
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->url, "http://a/2");
   EXPECT_EQ(q.queued(), 0u);
@@ -55,19 +55,19 @@ TEST(HostQueues, FifoWithinAnAuthority) {
 TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {
   FixedDelayPolicy policy(4, absl::ZeroDuration());
   HostQueues q(&policy, /*max_queued_per_host=*/2);
-  q.Add(U("http://a/1"), kT0);
+  q.Add(U("http://a/1"), kQueuesT0);
   EXPECT_FALSE(q.AtCap("http://a"));
-  q.Add(U("http://a/2"), kT0);
-  q.Add(U("http://b/1"), kT0);
+  q.Add(U("http://a/2"), kQueuesT0);
+  q.Add(U("http://b/1"), kQueuesT0);
   EXPECT_TRUE(q.AtCap("http://a"));
   EXPECT_FALSE(q.AtCap("http://b"));
-  q.Add(U("http://a/3"), kT0);
+  q.Add(U("http://a/3"), kQueuesT0);
   EXPECT_EQ(q.over_cap(), 1u);
   EXPECT_EQ(q.at_cap().size(), 1u);
-  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // a/1: a still has 2 queued
+  ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());  // a/1: a still has 2 queued
   EXPECT_TRUE(q.AtCap("http://a"));
-  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // b/1
-  ASSERT_TRUE(q.TakeReady(kT0).has_value());  // a/2: one left, under the cap
+  ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());  // b/1
+  ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());  // a/2: one left, under the cap
   EXPECT_FALSE(q.AtCap("http://a"));
   EXPECT_TRUE(q.at_cap().empty());
   EXPECT_EQ(q.over_cap(), 0u);
@@ -76,10 +76,10 @@ TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {
 TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
   FixedDelayPolicy policy(2, absl::ZeroDuration());
   HostQueues q(&policy);
-  for (int i = 0; i < 3; ++i) q.Add(U("http://a/" + std::to_string(i)), kT0);
-  q.Add(U("http://b/0"), kT0);
+  for (int i = 0; i < 3; ++i) q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
+  q.Add(U("http://b/0"), kQueuesT0);
   int from_a = 0, from_b = 0;
-  while (auto u = q.TakeReady(kT0)) (u->authority == "http://a" ? from_a : from_b)++;
+  while (auto u = q.TakeReady(kQueuesT0)) (u->authority == "http://a" ? from_a : from_b)++;
   EXPECT_EQ(from_a, 2);
   EXPECT_EQ(from_b, 1);
   EXPECT_EQ(q.queued(), 1u);
@@ -88,23 +88,23 @@ TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
 TEST(HostQueues, StartIntervalSpacesFetchesOfOneHost) {
   FixedDelayPolicy policy(4, absl::Seconds(1));
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kT0);
-  q.Add(U("http://a/2"), kT0);
-  ASSERT_TRUE(q.TakeReady(kT0).has_value());
-  EXPECT_FALSE(q.TakeReady(kT0 + absl::Milliseconds(999)).has_value());
-  EXPECT_EQ(q.NextReadyTime(), kT0 + absl::Seconds(1));
-  EXPECT_TRUE(q.TakeReady(kT0 + absl::Seconds(1)).has_value());
+  q.Add(U("http://a/1"), kQueuesT0);
+  q.Add(U("http://a/2"), kQueuesT0);
+  ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());
+  EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Milliseconds(999)).has_value());
+  EXPECT_EQ(q.NextReadyTime(), kQueuesT0 + absl::Seconds(1));
+  EXPECT_TRUE(q.TakeReady(kQueuesT0 + absl::Seconds(1)).has_value());
 }
 
 TEST(HostQueues, OtherHostsAreNotHeldUpByADelayedOne) {
   FixedDelayPolicy policy(1, absl::Seconds(10));
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kT0);
-  q.Add(U("http://a/2"), kT0);
-  q.Add(U("http://b/1"), kT0);
-  ASSERT_EQ(q.TakeReady(kT0)->authority, "http://a");
-  q.Release("http://a", {}, kT0);
-  auto next = q.TakeReady(kT0);
+  q.Add(U("http://a/1"), kQueuesT0);
+  q.Add(U("http://a/2"), kQueuesT0);
+  q.Add(U("http://b/1"), kQueuesT0);
+  ASSERT_EQ(q.TakeReady(kQueuesT0)->authority, "http://a");
+  q.Release("http://a", {}, kQueuesT0);
+  auto next = q.TakeReady(kQueuesT0);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->authority, "http://b");
 }
@@ -123,27 +123,27 @@ class BackOffPolicy : public HostPolicy {
 TEST(HostQueues, PolicyBackOffDelaysTheAuthority) {
   BackOffPolicy policy;
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kT0);
-  q.Add(U("http://a/2"), kT0);
-  ASSERT_TRUE(q.TakeReady(kT0).has_value());
-  q.Release("http://a", Status(503), kT0);
-  EXPECT_FALSE(q.TakeReady(kT0 + absl::Seconds(59)).has_value());
-  EXPECT_TRUE(q.TakeReady(kT0 + absl::Minutes(1)).has_value());
+  q.Add(U("http://a/1"), kQueuesT0);
+  q.Add(U("http://a/2"), kQueuesT0);
+  ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());
+  q.Release("http://a", Status(503), kQueuesT0);
+  EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Seconds(59)).has_value());
+  EXPECT_TRUE(q.TakeReady(kQueuesT0 + absl::Minutes(1)).has_value());
 }
 
 TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
   for (int i = 0; i < 3; ++i) {
-    q.Add(U("http://a/" + std::to_string(i)), kT0);
-    q.Add(U("http://b/" + std::to_string(i)), kT0);
+    q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
+    q.Add(U("http://b/" + std::to_string(i)), kQueuesT0);
   }
   std::string order;
   for (int i = 0; i < 6; ++i) {
-    auto u = q.TakeReady(kT0);
+    auto u = q.TakeReady(kQueuesT0);
     ASSERT_TRUE(u.has_value());
     order += u->authority.back();
-    q.Release(u->authority, {}, kT0);
+    q.Release(u->authority, {}, kQueuesT0);
   }
   EXPECT_EQ(order, "ababab");
 }
@@ -151,7 +151,7 @@ TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
 TEST(HostQueues, ReleaseOfUnknownAuthorityIsIgnored) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
-  q.Release("http://nowhere", {}, kT0);
+  q.Release("http://nowhere", {}, kQueuesT0);
   EXPECT_EQ(q.in_flight(), 0u);
   EXPECT_EQ(q.authorities(), 0u);
 }

@@ -16,7 +16,7 @@
 namespace crawler {
 namespace {
 
-const absl::Time kT0 = absl::FromUnixSeconds(3'000'000);
+const absl::Time kPolicyT0 = absl::FromUnixSeconds(3'000'000);
 
 std::unique_ptr<PolitePolicy> Make(PolitePolicyOptions options) {
   auto policy = PolitePolicy::Create(std::move(options));
@@ -146,11 +146,11 @@ TEST(PolitePolicy, Issue5RetryAfterPausesTheHostCapped) {
   auto policy = Make({});
   FetchOutcome throttled = Answer(429);
   throttled.retry_after = absl::Seconds(30);
-  EXPECT_EQ(policy->NextFetchTime("http://a", throttled, kT0), kT0 + absl::Seconds(30));
+  EXPECT_EQ(policy->NextFetchTime("http://a", throttled, kPolicyT0), kPolicyT0 + absl::Seconds(30));
   FetchOutcome busy = Answer(503);
   busy.retry_after = absl::Hours(48);
-  EXPECT_EQ(policy->NextFetchTime("http://b", busy, kT0), kT0 + absl::Hours(1));
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), kT0), kT0);
+  EXPECT_EQ(policy->NextFetchTime("http://b", busy, kPolicyT0), kPolicyT0 + absl::Hours(1));
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200), kPolicyT0), kPolicyT0);
 }
 
 TEST(PolitePolicy, BackOffDoublesFromOneSecondUpToTheCap) {
@@ -159,7 +159,7 @@ TEST(PolitePolicy, BackOffDoublesFromOneSecondUpToTheCap) {
   options.backoff_max = absl::Seconds(10);
   auto policy = Make(options);
   std::vector<absl::Duration> waits;
-  absl::Time now = kT0;
+  absl::Time now = kPolicyT0;
   for (int i = 0; i < 6; ++i) {  // each attempt right after the previous back-off
     const absl::Time next = policy->NextFetchTime("http://a", Answer(500), now);
     waits.push_back(next - now);
@@ -176,12 +176,13 @@ TEST(PolitePolicy, BackOffDoublesFromOneSecondUpToTheCap) {
 
 TEST(PolitePolicy, FailuresInFlightDuringABackOffAreOneFailure) {
   auto policy = Make({});  // drops after 5
-  const absl::Time until = policy->NextFetchTime("http://a", Answer(503), kT0);
-  EXPECT_EQ(until, kT0 + absl::Seconds(1));
+  const absl::Time until = policy->NextFetchTime("http://a", Answer(503), kPolicyT0);
+  EXPECT_EQ(until, kPolicyT0 + absl::Seconds(1));
   // Four more transfers started before the first failure end during its back-off.
   for (int i = 1; i <= 4; ++i) {
-    EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "reset"), kT0 + absl::Milliseconds(i)),
-              until);
+    EXPECT_EQ(
+        policy->NextFetchTime("http://a", Answer(0, "reset"), kPolicyT0 + absl::Milliseconds(i)),
+        until);
   }
   EXPECT_EQ(policy->DropReason("http://a"), nullptr);
   // The next attempt, after the back-off, is the second failure: 2 s.
@@ -192,8 +193,8 @@ TEST(PolitePolicy, ASlotGivenBackUnfetchedLeavesTheBackOffAsItWas) {
   PolitePolicyOptions options;
   options.drop_after = 0;
   auto policy = Make(options);
-  absl::Time now = policy->NextFetchTime("http://a", Answer(500), kT0);  // 1 s
-  now = policy->NextFetchTime("http://a", Answer(500), now);             // 2 s
+  absl::Time now = policy->NextFetchTime("http://a", Answer(500), kPolicyT0);  // 1 s
+  now = policy->NextFetchTime("http://a", Answer(500), now);                   // 2 s
   // A URL blocked by robots.txt, or parked for it, gives its slot back
   // without a fetch: no wait, and the host's failure count is not reset.
   EXPECT_EQ(policy->NextFetchTime("http://a", FetchOutcome{}, now), now);
@@ -202,9 +203,9 @@ TEST(PolitePolicy, ASlotGivenBackUnfetchedLeavesTheBackOffAsItWas) {
 
 TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
   auto policy = Make({});
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(404), kT0), kT0);
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200, "body_too_large"), kT0), kT0);
-  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "tls"), kT0), kT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(404), kPolicyT0), kPolicyT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(200, "body_too_large"), kPolicyT0), kPolicyT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", Answer(0, "tls"), kPolicyT0), kPolicyT0);
   for (const char* kind : {"timeout", "connect", "reset", "dns"}) {
     EXPECT_TRUE(IsHostFailure(Answer(0, kind))) << kind;
   }
@@ -214,7 +215,7 @@ TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
 
 TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
   auto policy = Make({});
-  absl::Time now = kT0;
+  absl::Time now = kPolicyT0;
   for (int i = 0; i < 4; ++i) {
     now = policy->NextFetchTime("http://bad", Answer(500), now);
     EXPECT_EQ(policy->DropReason("http://bad"), nullptr) << i;
@@ -231,7 +232,8 @@ TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
 TEST(PolitePolicy, ThrottlingWithoutRetryAfterBacksOffButNeverDrops) {
   auto policy = Make({});
   absl::Duration last;
-  for (int i = 0; i < 8; ++i) last = policy->NextFetchTime("http://a", Answer(429), kT0) - kT0;
+  for (int i = 0; i < 8; ++i)
+    last = policy->NextFetchTime("http://a", Answer(429), kPolicyT0) - kPolicyT0;
   EXPECT_EQ(last, absl::Seconds(128));
   EXPECT_EQ(policy->DropReason("http://a"), nullptr);
 }
@@ -261,7 +263,7 @@ TEST(PolitePolicy, Issue5FrontierHandsOutADroppedHostsUrlsMarked) {
   for (int i = 0; i < 5; ++i) urls.push_back(absl::StrCat("http://bad/", i));
   urls.push_back("http://good/0");
   (*frontier)->OfferLinks(urls, 0, "");
-  absl::Time now = kT0;
+  absl::Time now = kPolicyT0;
   int fetched_bad = 0, dropped = 0, good = 0;
   for (int step = 0; step < 100 && !(*frontier)->Exhausted(); ++step) {
     std::optional<CrawlUrl> url = (*frontier)->Next(now);

@@ -15,7 +15,7 @@ CrawlUrl UrlOf(const std::string& url) {
   return u;
 }
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+const absl::Time kRetryT0 = absl::FromUnixSeconds(1'700'000'000);
 
 TEST(IsRetryable, TransientStatusesAndTransportErrorsOnly) {
   for (long status : {500, 502, 503, 504}) EXPECT_TRUE(IsRetryable(status, "")) << status;
@@ -35,7 +35,7 @@ TEST(RetryQueue, BacksOffExponentiallyAndCountsAttempts) {
   RetryQueue queue({.max_retries = 3, .first_backoff = absl::Seconds(1)});
   const CrawlUrl url = UrlOf("http://a.test/x");
   int attempts = 0;
-  absl::Time now = kT0;
+  absl::Time now = kRetryT0;
   for (int retry = 1; retry <= 3; ++retry) {
     ASSERT_TRUE(queue.ScheduleIfRetryable(url, 503, "", now, &attempts)) << retry;
     const absl::Duration wait = absl::Seconds(1 << (retry - 1));  // 1 s, 2 s, 4 s
@@ -61,19 +61,19 @@ TEST(RetryQueue, ASuccessAfterRetriesReportsAllAttempts) {
   RetryQueue queue({.max_retries = 2, .first_backoff = absl::Milliseconds(10)});
   const CrawlUrl url = UrlOf("http://a.test/y");
   int attempts = 0;
-  ASSERT_TRUE(queue.ScheduleIfRetryable(url, 0, "reset", kT0, &attempts));
-  ASSERT_TRUE(queue.TakeDue(kT0 + absl::Seconds(1)).has_value());
-  EXPECT_FALSE(queue.ScheduleIfRetryable(url, 200, "", kT0, &attempts));
+  ASSERT_TRUE(queue.ScheduleIfRetryable(url, 0, "reset", kRetryT0, &attempts));
+  ASSERT_TRUE(queue.TakeDue(kRetryT0 + absl::Seconds(1)).has_value());
+  EXPECT_FALSE(queue.ScheduleIfRetryable(url, 200, "", kRetryT0, &attempts));
   EXPECT_EQ(attempts, 2);
 }
 
 TEST(RetryQueue, PermanentFailuresAndZeroRetriesAreFinalAtOnce) {
   RetryQueue none({.max_retries = 0});
   int attempts = 0;
-  EXPECT_FALSE(none.ScheduleIfRetryable(UrlOf("http://a.test/z"), 503, "", kT0, &attempts));
+  EXPECT_FALSE(none.ScheduleIfRetryable(UrlOf("http://a.test/z"), 503, "", kRetryT0, &attempts));
   EXPECT_EQ(attempts, 1);
   RetryQueue two({.max_retries = 2});
-  EXPECT_FALSE(two.ScheduleIfRetryable(UrlOf("http://a.test/z"), 404, "", kT0, &attempts));
+  EXPECT_FALSE(two.ScheduleIfRetryable(UrlOf("http://a.test/z"), 404, "", kRetryT0, &attempts));
   EXPECT_EQ(attempts, 1);
   EXPECT_EQ(two.waiting(), 0u);
 }
@@ -85,16 +85,16 @@ TEST(RetryQueue, DueUrlsComeOutEarliestFirst) {
   const CrawlUrl a = UrlOf("http://a.test/a");
   const CrawlUrl b = UrlOf("http://a.test/b");
   const CrawlUrl c = UrlOf("http://a.test/c");
-  ASSERT_TRUE(queue.ScheduleIfRetryable(b, 500, "", kT0, &attempts));
-  ASSERT_TRUE(queue.TakeDue(kT0 + absl::Seconds(1)).has_value());
-  ASSERT_TRUE(queue.ScheduleIfRetryable(b, 500, "", kT0, &attempts));  // due kT0 + 2 s
-  ASSERT_TRUE(queue.ScheduleIfRetryable(a, 500, "", kT0, &attempts));  // due kT0 + 1 s
-  ASSERT_TRUE(queue.ScheduleIfRetryable(c, 500, "", kT0 + absl::Seconds(1), &attempts));
+  ASSERT_TRUE(queue.ScheduleIfRetryable(b, 500, "", kRetryT0, &attempts));
+  ASSERT_TRUE(queue.TakeDue(kRetryT0 + absl::Seconds(1)).has_value());
+  ASSERT_TRUE(queue.ScheduleIfRetryable(b, 500, "", kRetryT0, &attempts));  // due kRetryT0 + 2 s
+  ASSERT_TRUE(queue.ScheduleIfRetryable(a, 500, "", kRetryT0, &attempts));  // due kRetryT0 + 1 s
+  ASSERT_TRUE(queue.ScheduleIfRetryable(c, 500, "", kRetryT0 + absl::Seconds(1), &attempts));
   EXPECT_EQ(queue.waiting(), 3u);
-  const absl::Time later = kT0 + absl::Seconds(10);
-  EXPECT_EQ(queue.TakeDue(later)->url, a.url);  // kT0 + 1 s
-  EXPECT_EQ(queue.TakeDue(later)->url, b.url);  // kT0 + 2 s, scheduled before c
-  EXPECT_EQ(queue.TakeDue(later)->url, c.url);  // kT0 + 2 s
+  const absl::Time later = kRetryT0 + absl::Seconds(10);
+  EXPECT_EQ(queue.TakeDue(later)->url, a.url);  // kRetryT0 + 1 s
+  EXPECT_EQ(queue.TakeDue(later)->url, b.url);  // kRetryT0 + 2 s, scheduled before c
+  EXPECT_EQ(queue.TakeDue(later)->url, c.url);  // kRetryT0 + 2 s
   EXPECT_FALSE(queue.TakeDue(later).has_value());
 }
 

@@ -101,19 +101,19 @@ TEST(SafeChunkEndsTest, StopsCuttingWhereTheRestIsUncertain) {
 
 // The distinct links of `html`, in order of first appearance, and the page's
 // nofollow flag, parsed whole (chunk 0) or in pieces.
-struct Found {
+struct ChunkedLinks {
   std::vector<std::string> urls;
   bool page_nofollow = false;
-  bool operator==(const Found&) const = default;
+  bool operator==(const ChunkedLinks&) const = default;
 };
 
-Found Extract(const std::string& html, size_t chunk_bytes) {
+ChunkedLinks ExtractChunked(const std::string& html, size_t chunk_bytes) {
   LinkOptions options;
   options.parse_chunk_bytes = chunk_bytes;
   options.honor_nofollow = false;
   const absl::StatusOr<Url> page = Url::Parse("http://example.test/dir/page.html");
   const PageLinks links = ExtractLinks(html, "text/html; charset=utf-8", *page, options);
-  Found found;
+  ChunkedLinks found;
   found.page_nofollow = links.page_nofollow;
   std::set<std::string> seen;
   for (const ExtractedLink& link : links.links) {
@@ -123,7 +123,7 @@ Found Extract(const std::string& html, size_t chunk_bytes) {
 }
 
 // Markup soup: every construct the scanner must respect, and ordinary pages.
-std::string RandomPage(std::mt19937_64& rng) {
+std::string RandomChunkingPage(std::mt19937_64& rng) {
   const std::vector<std::string> parts = {
       "<p>",
       "</p>",
@@ -191,11 +191,12 @@ std::string RandomPage(std::mt19937_64& rng) {
 TEST(ChunkedParseTest, RandomMarkupSoupGivesTheLinksOfTheWholePage) {
   std::mt19937_64 rng(20261122);
   for (int page = 0; page < 400; ++page) {
-    const std::string html = RandomPage(rng);
-    const Found whole = Extract(html, 0);
+    const std::string html = RandomChunkingPage(rng);
+    const ChunkedLinks whole = ExtractChunked(html, 0);
     for (size_t chunk : {1, 7, 64}) {
-      ASSERT_EQ(Extract(html, chunk), whole) << "chunk " << chunk << " page " << page << ":\n"
-                                             << html;
+      ASSERT_EQ(ExtractChunked(html, chunk), whole)
+          << "chunk " << chunk << " page " << page << ":\n"
+          << html;
     }
   }
 }

@@ -10,7 +10,7 @@
 namespace crawler {
 namespace {
 
-Url PageUrl() {
+Url LimitsPageUrl() {
   absl::StatusOr<Url> url = Url::Parse("http://example.com/", nullptr);
   EXPECT_TRUE(url.ok());
   return *url;
@@ -23,7 +23,7 @@ struct DeepPageRun {
 
 void* ExtractOnThread(void* arg) {
   auto* run = static_cast<DeepPageRun*>(arg);
-  run->result = ExtractLinks(*run->html, "text/html", PageUrl());
+  run->result = ExtractLinks(*run->html, "text/html", LimitsPageUrl());
   return nullptr;
 }
 
@@ -65,21 +65,21 @@ std::string NestedDivs(int depth) {
 }
 
 TEST(LimitsTest, ModerateBlockNestingIsParsedWhole) {
-  const PageLinks page = ExtractLinks(NestedDivs(3000), "text/html", PageUrl());
+  const PageLinks page = ExtractLinks(NestedDivs(3000), "text/html", LimitsPageUrl());
   EXPECT_EQ(page.links.size(), 2u);
   EXPECT_FALSE(page.truncated);
 }
 
 TEST(LimitsTest, QuadraticBlockNestingIsCutAtMaxNestingDepth) {
   // Unguarded, Gumbo needs ~25 s for this 500 KB page (see nesting_guard.h).
-  const PageLinks page = ExtractLinks(NestedDivs(100000), "text/html", PageUrl());
+  const PageLinks page = ExtractLinks(NestedDivs(100000), "text/html", LimitsPageUrl());
   ASSERT_EQ(page.links.size(), 1u);
   EXPECT_EQ(page.links[0].url, "http://example.com/top");
   EXPECT_TRUE(page.truncated);
   LinkOptions shallow;
   shallow.max_nesting_depth = 10;
-  EXPECT_TRUE(ExtractLinks(NestedDivs(11), "text/html", PageUrl(), shallow).truncated);
-  EXPECT_FALSE(ExtractLinks(NestedDivs(10), "text/html", PageUrl(), shallow).truncated);
+  EXPECT_TRUE(ExtractLinks(NestedDivs(11), "text/html", LimitsPageUrl(), shallow).truncated);
+  EXPECT_FALSE(ExtractLinks(NestedDivs(10), "text/html", LimitsPageUrl(), shallow).truncated);
 }
 
 TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
@@ -88,7 +88,7 @@ TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
   std::string html;
   for (int i = 0; i < 100; ++i) html += "<div><b>x</b></DIV><!-- <div><div><div><div> -->";
   html += "<a href=/end>e</a>";
-  const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), shallow);
+  const PageLinks page = ExtractLinks(html, "text/html", LimitsPageUrl(), shallow);
   EXPECT_EQ(page.links.size(), 1u);
   EXPECT_FALSE(page.truncated);
 }
@@ -107,7 +107,7 @@ TEST(LimitsTest, MillionLinksGiveABoundedResult) {
     if (html.size() <= options.max_html_bytes) ++complete_in_cap;
     html += "</a>";
   }
-  const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), options);
+  const PageLinks page = ExtractLinks(html, "text/html", LimitsPageUrl(), options);
   EXPECT_TRUE(page.truncated);
   EXPECT_EQ(page.links.size(), options.max_links);
   EXPECT_EQ(page.links.back().url, "http://example.com/" + std::to_string(options.max_links - 1));
@@ -129,7 +129,7 @@ TEST(LimitsTest, MaxLinksAloneBoundsTheOutputOfAWholeMillionLinkPage) {
   LinkOptions options;
   options.max_html_bytes = html.size();
   options.max_links = 1000;
-  const PageLinks page = ExtractLinks(html, "text/html", PageUrl(), options);
+  const PageLinks page = ExtractLinks(html, "text/html", LimitsPageUrl(), options);
   EXPECT_EQ(page.links_found, static_cast<size_t>(kLinks));
   EXPECT_EQ(page.links.size(), 1000u);
   EXPECT_TRUE(page.truncated);

@@ -77,7 +77,7 @@ const char* const kContentTypes[] = {
     "text/html; charset=\"",
 };
 
-std::string RandomPage(std::mt19937_64& rng) {
+std::string RandomBrokenPage(std::mt19937_64& rng) {
   std::string page;
   const int pieces = static_cast<int>(rng() % 200);
   for (int i = 0; i < pieces; ++i) {
@@ -98,7 +98,7 @@ TEST(RobustnessTest, RandomPagesNeverBreakTheCounters) {
   options.max_links = 7;
   int pages_with_links = 0;
   for (int i = 0; i < 3000; ++i) {
-    const std::string page = RandomPage(rng);
+    const std::string page = RandomBrokenPage(rng);
     options.honor_nofollow = rng() % 2 == 0;
     const PageLinks found =
         ExtractLinks(page, kContentTypes[rng() % std::size(kContentTypes)], page_url, options);

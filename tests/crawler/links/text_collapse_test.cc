@@ -64,20 +64,20 @@ TEST(CollapseTextTest, NothingIsTouchedWhereTheWalkIsUnsure) {
   EXPECT_EQ(CollapseText("some long words<!-- never closed words"), "x<!-- never closed words");
 }
 
-struct Found {
+struct CollapsedLinks {
   std::vector<std::string> links;
   size_t links_found = 0;
   size_t nofollow_skipped = 0;
   bool page_nofollow = false;
-  bool operator==(const Found&) const = default;
+  bool operator==(const CollapsedLinks&) const = default;
 };
 
-Found Extract(const std::string& html, bool collapse) {
+CollapsedLinks ExtractCollapsed(const std::string& html, bool collapse) {
   static const Url page = *Url::Parse("http://site.test/dir/page.html");
   LinkOptions options;
   options.collapse_text = collapse;
   const PageLinks links = ExtractLinks(html, "text/html; charset=utf-8", page, options);
-  Found found;
+  CollapsedLinks found;
   for (const ExtractedLink& link : links.links) {
     found.links.push_back(link.url + " " + std::to_string(static_cast<int>(link.source)));
   }
@@ -92,13 +92,13 @@ Found Extract(const std::string& html, bool collapse) {
 TEST(CollapseTextTest, NoscriptContentIsMarkup) {
   const std::string html = "<noscript><a href=\"</noscript>ref\"sll>";
   EXPECT_EQ(CollapseText(html), html);
-  EXPECT_EQ(Extract(html, true), Extract(html, false));
+  EXPECT_EQ(ExtractCollapsed(html, true), ExtractCollapsed(html, false));
   EXPECT_EQ(CollapseText("<noscript><p>some long words</p></noscript>"),
             "<noscript><p>x</p></noscript>");
 }
 
 // Markup soup weighted toward what text changes in the tree builder.
-std::string RandomPage(std::mt19937_64& rng) {
+std::string RandomCollapsingPage(std::mt19937_64& rng) {
   const std::vector<std::string> parts = {
       "<html>",
       "<head>",
@@ -204,8 +204,10 @@ std::string RandomPage(std::mt19937_64& rng) {
 TEST(CollapseTextTest, RandomSoupGivesTheSameLinks) {
   std::mt19937_64 rng(20261122);
   for (int page = 0; page < 3000; ++page) {
-    const std::string html = RandomPage(rng);
-    ASSERT_EQ(Extract(html, true), Extract(html, false)) << "page " << page << ":\n" << html;
+    const std::string html = RandomCollapsingPage(rng);
+    ASSERT_EQ(ExtractCollapsed(html, true), ExtractCollapsed(html, false))
+        << "page " << page << ":\n"
+        << html;
   }
 }
 
@@ -217,7 +219,8 @@ TEST(CollapseTextTest, FuzzCorpusGivesTheSameLinks) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream bytes;
     bytes << in.rdbuf();
-    EXPECT_EQ(Extract(bytes.str(), true), Extract(bytes.str(), false)) << entry.path();
+    EXPECT_EQ(ExtractCollapsed(bytes.str(), true), ExtractCollapsed(bytes.str(), false))
+        << entry.path();
     ++files;
   }
   EXPECT_GE(files, 20);  // the corpus is there

@@ -68,7 +68,9 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
   int made_ = 0;
 };
 
-std::string Url(uint64_t i) { return absl::StrCat("https://host", i % 97, ".example/page/", i); }
+std::string ContractUrl(uint64_t i) {
+  return absl::StrCat("https://host", i % 97, ".example/page/", i);
+}
 
 TEST_P(SieveContractTest, PushDropsSeenUrlsAndPopIsFifo) {
   auto sieve = Make();
@@ -90,7 +92,7 @@ TEST_P(SieveContractTest, ManyUrlsComeOutOnceInPushOrder) {
   auto sieve = Make(100000);
   ASSERT_TRUE(sieve);
   std::vector<std::string> urls;
-  for (uint64_t i = 0; i < 3000; ++i) urls.push_back(Url(i));
+  for (uint64_t i = 0; i < 3000; ++i) urls.push_back(ContractUrl(i));
   std::vector<std::string_view> views(urls.begin(), urls.end());
   EXPECT_EQ(sieve->PushBatch(views), 3000u);
   EXPECT_EQ(sieve->PushBatch(views), 0u);  // all seen now
@@ -215,7 +217,7 @@ TEST_P(SieveContractTest, StatsReportTheFilter) {
   auto sieve = Make(100000);
   ASSERT_TRUE(sieve);
   std::vector<std::string> urls;
-  for (uint64_t i = 0; i < 20000; ++i) urls.push_back(Url(i));
+  for (uint64_t i = 0; i < 20000; ++i) urls.push_back(ContractUrl(i));
   std::vector<std::string_view> views(urls.begin(), urls.end());
   sieve->PushBatch(views);
   SieveStats stats = sieve->Stats();

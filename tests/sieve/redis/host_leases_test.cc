@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "redis_server.h"
 #include "sieve/redis_sieve.h"
+#include "url_origin.h"
 
 namespace sieve {
 namespace {
@@ -25,9 +26,7 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // "https://hostN.example" of "https://hostN.example/page": the test's host key.
-std::string HostOf(std::string_view url) {
-  return std::string(url.substr(0, url.find('/', url.find("://") + 3)));
-}
+using sieve_test::HostOf;
 
 std::string Url(int host, int page) {
   return absl::StrCat("https://host", host, ".example/page/", page);

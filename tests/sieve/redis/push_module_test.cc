@@ -22,19 +22,18 @@
 #include "gtest/gtest.h"
 #include "redis_server.h"
 #include "sieve/redis_sieve.h"
+#include "url_origin.h"
 
 namespace sieve {
 namespace {
 
-std::string HostOf(std::string_view url) {
-  return std::string(url.substr(0, url.find('/', url.find("://") + 3)));
-}
+using sieve_test::HostOf;
 
-std::string Url(uint64_t i) { return absl::StrCat("https://h", i % 13, ".example/p/", i); }
+std::string PushUrl(uint64_t i) { return absl::StrCat("https://h", i % 13, ".example/p/", i); }
 
 std::vector<std::string> Urls(uint64_t first, uint64_t count) {
   std::vector<std::string> urls;
-  for (uint64_t i = first; i < first + count; ++i) urls.push_back(Url(i));
+  for (uint64_t i = first; i < first + count; ++i) urls.push_back(PushUrl(i));
   return urls;
 }
 

@@ -44,11 +44,11 @@ class RedisSieveTest : public testing::TestWithParam<bool> {
   sieve_test::RedisServer redis_{/*with_module=*/GetParam()};
 };
 
-std::string Url(uint64_t i) { return absl::StrCat("https://h", i % 31, ".example/p/", i); }
+std::string SieveUrl(uint64_t i) { return absl::StrCat("https://h", i % 31, ".example/p/", i); }
 
 std::vector<std::string> Urls(uint64_t n) {
   std::vector<std::string> urls;
-  for (uint64_t i = 0; i < n; ++i) urls.push_back(Url(i));
+  for (uint64_t i = 0; i < n; ++i) urls.push_back(SieveUrl(i));
   return urls;
 }
 
@@ -195,8 +195,8 @@ TEST_P(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
   auto a = Connect(options);
   auto b = Connect(options);
   ASSERT_TRUE(a && b);
-  for (int i = 0; i < 4; ++i) a->Push(Url(i));
-  ASSERT_EQ(a->TryPop(), Url(0));
+  for (int i = 0; i < 4; ++i) a->Push(SieveUrl(i));
+  ASSERT_EQ(a->TryPop(), SieveUrl(0));
   EXPECT_FALSE(b->TryPop());
   a.reset();  // long lease (10 min), but the destructor releases them
   for (int i = 0; i < 4; ++i) {
