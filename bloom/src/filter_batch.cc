@@ -132,8 +132,7 @@ void RunStringKeys(Layout layout, uint64_t bits, uint32_t k, const uint64_t* wor
         BlockedPrefetch(words, bits, for_write), op);
     return;
   }
-  pipeline::Run<kClassicDepth>(count, ChunkedHashes(keys),
-                               ClassicPrefetch(words, bits, k, for_write), op);
+  RunPipelined(layout, bits, k, words, for_write, count, ChunkedHashes(keys), op);
 }
 
 // InsertIfNew(h) without the call: sets h's bits. The bits it turned on go

@@ -15,11 +15,13 @@
 // at ~23 ns: during each burst of 64 hashes no prefetch was issued, so the
 // memory system idled, then the probes waited for it. RunInGroups hashes group
 // g + 1 and prefetches each of its lines as soon as its hash is known (one
-// prefetch every ~6.5 ns, about the rate the memory system serves independent
-// misses: ~11 ns), then probes group g, whose lines were prefetched a whole
-// group earlier. Measured at n = 1e8, one thread, same process, alternating
-// (bench/results/bloom-neg-2026-11-23.md): ~17.7 ns per negative lookup, from
-// ~23 ns, against ~11 ns per independent random read.
+// prefetch every ~6.5 ns, faster than the ~11 ns per independent miss the
+// memory system sustains, so it never idles while the core hashes), then
+// probes group g, whose lines were prefetched a whole group earlier. Measured
+// at n = 1e8, one thread, both timed in one process in alternating chunks
+// (bench/results/bloom-neg-2026-11-23.md): ~18 ns per negative lookup, from
+// ~23 ns, against ~11-12 ns per independent random read; bloom-bench medians
+// 24.4 -> 19.0 ns.
 #ifndef BLOOM_SRC_PIPELINE_H_
 #define BLOOM_SRC_PIPELINE_H_
 
@@ -60,9 +62,11 @@ void Run(size_t count, HashAt&& hash_at, Prefetch&& prefetch, Op&& op) {
 // plus probing, ~400 ns for 32 keys) ahead of its probe. Flattened: hash_at,
 // prefetch and op are inlined here at -O2 as at -O3 (a prefetch left out of
 // line is deleted as dead code, probes.h; so would XXH3's short-key path be
-// left as a call per key).
+// left as a call per key). Not inlined into its caller, so the caller's other
+// paths (the classic layout's ring) compile as they did without it.
 template <size_t Group, typename HashAt, typename Prefetch, typename Op>
-[[gnu::flatten]] void RunInGroups(size_t count, HashAt&& hash_at, Prefetch&& prefetch, Op&& op) {
+[[gnu::flatten, gnu::noinline]] void RunInGroups(size_t count, HashAt&& hash_at,
+                                                 Prefetch&& prefetch, Op&& op) {
   static_assert(Group > 0, "Group must be positive");
   Hash128 groups[2][Group];
   const auto hash_and_prefetch = [&](size_t begin, size_t end, Hash128* out) {
