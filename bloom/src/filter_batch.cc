@@ -121,10 +121,14 @@ class ChunkedHashes {
 // Runs op(i, hash of keys[i]) for i in [0, count) in order, hashing and
 // prefetching ahead: in groups for the blocked layout, through the ring fed by
 // ChunkedHashes for the classic one (its k prefetches per key would overflow
-// the miss buffers in a group's burst of prefetches).
+// the miss buffers in a group's burst of prefetches). Always inlined, so the
+// classic ring compiles inside each batch method as it did before the groups
+// (out of line, its step reloaded the op's captures from the stack).
 template <typename Op>
-void RunStringKeys(Layout layout, uint64_t bits, uint32_t k, const uint64_t* words, bool for_write,
-                   absl::Span<const std::string_view> keys, size_t count, Op op) {
+[[gnu::always_inline]] inline void RunStringKeys(Layout layout, uint64_t bits, uint32_t k,
+                                                 const uint64_t* words, bool for_write,
+                                                 absl::Span<const std::string_view> keys,
+                                                 size_t count, Op op) {
   if (layout == Layout::kBlocked) {
     const std::string_view* key_data = keys.data();
     pipeline::RunInGroups<kBlockedStringGroup>(
