@@ -1,6 +1,6 @@
 // MemorySieve::Save and MemorySieve::Open: the checkpoint file.
 //
-// Format (version 1), all integers little-endian, followed by the 8-byte
+// Format (version 2), all integers little-endian, followed by the 8-byte
 // XXH3-64 of everything before it (file_io.h):
 //   "SIEVECKP"                      magic
 //   u32 version                     kCheckpointVersion
@@ -8,8 +8,10 @@
 //   u64 accepted, dropped, popped, done, lost, overflow_warnings
 //   filter                          in bloom's own versioned, checksummed format
 //   u64 URL count                   in-flight URLs in pop order, then the queue
-//   URL count x (u32 length, bytes)
-// A golden test (tests/sieve/checkpoint_test.cc) freezes these bytes.
+//   URL count x (u32 length, URL bytes, u32 length, payload bytes)
+// Version 1 (before payloads) had no payload fields; Open still reads it, with
+// every payload empty. A golden test (tests/sieve/checkpoint_test.cc) freezes
+// these bytes.
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -29,27 +31,36 @@ namespace fs = std::filesystem;
 using internal::BodyReader;
 
 constexpr std::string_view kCheckpointMagic = "SIEVECKP";
-constexpr uint32_t kCheckpointVersion = 1;
+constexpr uint32_t kCheckpointVersion = 2;
+constexpr uint32_t kVersionWithoutPayloads = 1;
 // A URL longer than this in a checkpoint is corruption, not a URL.
 constexpr uint32_t kMaxUrlBytes = 1 << 20;
 
-void WriteUrl(std::ostream& out, std::string_view url) {
-  internal::WriteU32(out, static_cast<uint32_t>(url.size()));
-  out.write(url.data(), static_cast<std::streamsize>(url.size()));
+void WriteField(std::ostream& out, std::string_view bytes) {
+  internal::WriteU32(out, static_cast<uint32_t>(bytes.size()));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// In-flight URLs sorted by when they were popped, so a restore queues them
-// again in their original order.
-std::vector<std::string_view> InFlightInPopOrder(const MemorySieve::State& s)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  std::vector<std::pair<uint64_t, std::string_view>> by_seq;
+void WriteEntry(std::ostream& out, std::string_view url, std::string_view payload) {
+  WriteField(out, url);
+  WriteField(out, payload);
+}
+
+// In-flight URLs (and payloads) sorted by when they were popped, so a restore
+// queues them again in their original order.
+std::vector<std::pair<std::string_view, std::string_view>> InFlightInPopOrder(
+    const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  std::vector<std::pair<uint64_t, std::pair<std::string_view, std::string_view>>> by_seq;
   by_seq.reserve(s.in_flight.size());
-  for (const auto& [url, seq] : s.in_flight) by_seq.emplace_back(seq, url);
-  std::sort(by_seq.begin(), by_seq.end());
-  std::vector<std::string_view> urls;
-  urls.reserve(by_seq.size());
-  for (const auto& entry : by_seq) urls.push_back(entry.second);
-  return urls;
+  for (const auto& [url, flight] : s.in_flight) {
+    by_seq.push_back({flight.seq, {url, flight.payload}});
+  }
+  std::sort(by_seq.begin(), by_seq.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<std::string_view, std::string_view>> entries;
+  entries.reserve(by_seq.size());
+  for (const auto& entry : by_seq) entries.push_back(entry.second);
+  return entries;
 }
 
 absl::Status WriteBody(const MemorySieve::State& s, std::ostream& out)
@@ -63,21 +74,21 @@ absl::Status WriteBody(const MemorySieve::State& s, std::ostream& out)
   }
   if (absl::Status st = s.filter.Save(out); !st.ok()) return st;
   internal::WriteU64(out, s.in_flight.size() + s.queue.Size());
-  for (std::string_view url : InFlightInPopOrder(s)) WriteUrl(out, url);
-  return s.queue.ForEach([&](std::string_view url) {
-    WriteUrl(out, url);
+  for (const auto& [url, payload] : InFlightInPopOrder(s)) WriteEntry(out, url, payload);
+  return s.queue.ForEach([&](std::string_view url, std::string_view payload) {
+    WriteEntry(out, url, payload);
     return out ? absl::OkStatus() : absl::InternalError("checkpoint write failed");
   });
 }
 
-absl::Status ReadHeader(BodyReader& in, OverflowPolicy& policy, SieveCounters& counters) {
+absl::Status ReadHeader(BodyReader& in, uint32_t& version, OverflowPolicy& policy,
+                        SieveCounters& counters) {
   std::string magic;
   if (absl::Status s = in.ReadBytes(kCheckpointMagic.size(), magic); !s.ok()) return s;
   if (magic != kCheckpointMagic) return absl::DataLossError("not a sieve checkpoint (bad magic)");
-  uint32_t version = 0;
   uint32_t policy_code = 0;
   if (absl::Status s = in.ReadU32(version); !s.ok()) return s;
-  if (version != kCheckpointVersion) {
+  if (version != kCheckpointVersion && version != kVersionWithoutPayloads) {
     return absl::UnimplementedError(absl::StrCat("checkpoint version ", version,
                                                  " is not supported (this build reads ",
                                                  kCheckpointVersion, ")"));
@@ -92,18 +103,27 @@ absl::Status ReadHeader(BodyReader& in, OverflowPolicy& policy, SieveCounters& c
   return absl::OkStatus();
 }
 
-absl::Status ReadQueue(BodyReader& in, internal::SpillQueue& queue) {
+absl::Status ReadField(BodyReader& in, uint64_t index, uint32_t max_bytes, std::string& out) {
+  uint32_t length = 0;
+  if (absl::Status s = in.ReadU32(length); !s.ok()) return s;
+  if (length > max_bytes) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint URL ", index, " claims ", length, " bytes"));
+  }
+  return in.ReadBytes(length, out);
+}
+
+absl::Status ReadQueue(BodyReader& in, uint32_t version, internal::SpillQueue& queue) {
   uint64_t count = 0;
   if (absl::Status s = in.ReadU64(count); !s.ok()) return s;
   std::string url;
+  std::string payload;
   for (uint64_t i = 0; i < count; ++i) {
-    uint32_t length = 0;
-    if (absl::Status s = in.ReadU32(length); !s.ok()) return s;
-    if (length > kMaxUrlBytes) {
-      return absl::DataLossError(absl::StrCat("checkpoint URL ", i, " claims ", length, " bytes"));
+    if (absl::Status s = ReadField(in, i, kMaxUrlBytes, url); !s.ok()) return s;
+    if (version != kVersionWithoutPayloads) {
+      if (absl::Status s = ReadField(in, i, kMaxPayloadBytes, payload); !s.ok()) return s;
     }
-    if (absl::Status s = in.ReadBytes(length, url); !s.ok()) return s;
-    queue.Push(url);
+    queue.Push(url, payload);
   }
   return absl::OkStatus();
 }
@@ -142,9 +162,10 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
 
   std::unique_ptr<State> state;
   absl::Status status = internal::ReadChecksummedFile(path, [&](BodyReader& in) {
+    uint32_t version = 0;
     OverflowPolicy policy = OverflowPolicy::kWarn;
     SieveCounters counters;
-    if (absl::Status s = ReadHeader(in, policy, counters); !s.ok()) return s;
+    if (absl::Status s = ReadHeader(in, version, policy, counters); !s.ok()) return s;
     absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Load(policy, in.stream());
     if (!filter.ok()) return filter.status();
     state = std::make_unique<State>(
@@ -152,7 +173,7 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
         internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
         counters);
     std::lock_guard<std::mutex> lock(state->mutex);
-    return ReadQueue(in, state->queue);
+    return ReadQueue(in, version, state->queue);
   });
   if (!status.ok()) return status;
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));

@@ -3,6 +3,7 @@
 #include "sieve/memory_sieve.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "bloom/hash.h"
@@ -45,7 +46,7 @@ namespace {
 
 // The check-and-insert and the enqueue, under the URL's stripe (see
 // sieve_state.h for why the enqueue must be inside it too).
-bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url) {
+bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload) {
   const bloom::Hash128 hash = bloom::HashKey(url);
   std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
   if (!s.filter.InsertIfNew(hash)) {
@@ -54,7 +55,7 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url) {
   }
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.queue.Push(url);
+    s.queue.Push(url, payload);
   }
   const uint64_t accepted = s.accepted.fetch_add(1, std::memory_order_relaxed) + 1;
   if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(accepted)) {
@@ -65,9 +66,13 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url) {
 
 }  // namespace
 
-bool MemorySieve::Push(std::string_view url) {
+bool MemorySieve::Push(std::string_view url, std::string_view payload) {
   if (state_->closed.load(std::memory_order_acquire)) return false;
-  if (!InsertAndEnqueue(*state_, url)) return false;
+  if (payload.size() > kMaxPayloadBytes) {
+    state_->refused.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (!InsertAndEnqueue(*state_, url, payload)) return false;
   state_->changed.notify_one();
   return true;
 }
@@ -81,15 +86,17 @@ namespace {
 // the chunk is small so single pushes wait at most a few microseconds.
 constexpr size_t kBatchChunk = 512;
 
+// `payloads` is empty or parallel to `urls`; none is over kMaxPayloadBytes
+// (PushBatch checked).
 size_t InsertAndEnqueueChunk(MemorySieve::State& s, absl::Span<const std::string_view> urls,
-                             absl::Span<bool> is_new) {
+                             absl::Span<const std::string_view> payloads, absl::Span<bool> is_new) {
   size_t count = 0;
   AllStripesLock stripes(s.stripes);
   s.filter.InsertIfNewBatch(urls, is_new);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     for (size_t i = 0; i < urls.size(); ++i) {
-      if (is_new[i]) s.queue.Push(urls[i]);
+      if (is_new[i]) s.queue.Push(urls[i], payloads.empty() ? std::string_view() : payloads[i]);
       count += is_new[i];
     }
   }
@@ -98,20 +105,44 @@ size_t InsertAndEnqueueChunk(MemorySieve::State& s, absl::Span<const std::string
   return count;
 }
 
+// The payloads of a batch that has one over kMaxPayloadBytes go through single
+// pushes, which refuse those: the rare case, kept out of the batch's loop.
+size_t PushEachOf(MemorySieve& sieve, absl::Span<const std::string_view> urls,
+                  absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) {
+  size_t count = 0;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    const bool is_new = sieve.Push(urls[i], payloads[i]);
+    if (!accepted.empty()) accepted[i] = is_new;
+    count += is_new;
+  }
+  return count;
+}
+
+bool AnyOversized(absl::Span<const std::string_view> payloads) {
+  return std::any_of(payloads.begin(), payloads.end(),
+                     [](std::string_view p) { return p.size() > kMaxPayloadBytes; });
+}
+
 }  // namespace
 
-size_t MemorySieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted) {
+size_t MemorySieve::PushBatch(absl::Span<const std::string_view> urls,
+                              absl::Span<const std::string_view> payloads,
+                              absl::Span<bool> accepted) {
   State& s = *state_;
+  assert(payloads.empty() || payloads.size() == urls.size());
   if (s.closed.load(std::memory_order_acquire)) {
     for (bool& a : accepted) a = false;
     return 0;
   }
+  if (AnyOversized(payloads)) return PushEachOf(*this, urls, payloads, accepted);
   bool chunk_results[kBatchChunk];
   size_t count = 0;
   for (size_t start = 0; start < urls.size(); start += kBatchChunk) {
     const size_t size = std::min(kBatchChunk, urls.size() - start);
     absl::Span<bool> is_new(chunk_results, size);
-    count += InsertAndEnqueueChunk(s, urls.subspan(start, size), is_new);
+    count +=
+        InsertAndEnqueueChunk(s, urls.subspan(start, size),
+                              payloads.empty() ? payloads : payloads.subspan(start, size), is_new);
     if (!accepted.empty()) std::copy(is_new.begin(), is_new.end(), accepted.begin() + start);
   }
   const uint64_t total = s.accepted.load(std::memory_order_relaxed);
@@ -126,18 +157,19 @@ namespace {
 
 // Pops under s.mutex. Skips (and counts as lost) segments whose spill file
 // cannot be read back; nullopt only if the queue ran empty that way.
-std::optional<std::string> PopLocked(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+std::optional<SieveEntry> PopLocked(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   while (s.queue.Size() > 0) {
     const size_t before = s.queue.Size();
-    absl::StatusOr<std::optional<std::string>> url = s.queue.Pop();
-    if (!url.ok()) {
+    absl::StatusOr<std::optional<SieveEntry>> entry = s.queue.Pop();
+    if (!entry.ok()) {
       s.lost += before - s.queue.Size();
       spdlog::error("sieve: lost {} queued URLs: {}", before - s.queue.Size(),
-                    url.status().ToString());
+                    entry.status().ToString());
       continue;
     }
-    s.in_flight.insert_or_assign(**url, s.popped++);
-    return *std::move(*url);
+    s.in_flight.insert_or_assign((*entry)->url,
+                                 MemorySieve::State::InFlight{s.popped++, (*entry)->payload});
+    return *std::move(*entry);
   }
   s.changed.notify_all();  // maybe finished now
   return std::nullopt;
@@ -150,24 +182,24 @@ bool PopReady(const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex
 
 }  // namespace
 
-std::optional<std::string> MemorySieve::Pop() {
+std::optional<SieveEntry> MemorySieve::PopEntry() {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mutex);
   for (;;) {
     s.changed.wait(lock, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return PopReady(s); });
     if (s.closed.load(std::memory_order_relaxed) || s.queue.Size() == 0) return std::nullopt;
-    if (std::optional<std::string> url = PopLocked(s)) return url;
+    if (std::optional<SieveEntry> entry = PopLocked(s)) return entry;
   }
 }
 
-std::optional<std::string> MemorySieve::TryPop() {
+std::optional<SieveEntry> MemorySieve::TryPopEntry() {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.closed.load(std::memory_order_relaxed)) return std::nullopt;
   return PopLocked(s);
 }
 
-std::optional<std::string> MemorySieve::PopFor(std::chrono::milliseconds timeout) {
+std::optional<SieveEntry> MemorySieve::PopEntryFor(std::chrono::milliseconds timeout) {
   State& s = *state_;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock<std::mutex> lock(s.mutex);
@@ -177,7 +209,7 @@ std::optional<std::string> MemorySieve::PopFor(std::chrono::milliseconds timeout
       return std::nullopt;
     }
     if (s.closed.load(std::memory_order_relaxed) || s.queue.Size() == 0) return std::nullopt;
-    if (std::optional<std::string> url = PopLocked(s)) return url;
+    if (std::optional<SieveEntry> entry = PopLocked(s)) return entry;
   }
 }
 
@@ -198,8 +230,8 @@ bool MemorySieve::Defer(std::string_view url) {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.in_flight.find(std::string(url));
     if (it == s.in_flight.end()) return false;
+    s.queue.Push(url, it->second.payload);
     s.in_flight.erase(it);
-    s.queue.Push(url);
     ++s.deferred;
   }
   s.changed.notify_all();
@@ -230,6 +262,7 @@ SieveStats MemorySieve::Stats() const {
     stats.popped = s.popped;
     stats.done = s.done;
     stats.lost = s.lost;
+    stats.refused = s.refused.load(std::memory_order_relaxed);
     stats.deferred = s.deferred;
     stats.closed = s.closed.load(std::memory_order_relaxed);
     stats.queue_memory_bytes = s.queue.MemoryBytes();

@@ -29,12 +29,14 @@ bool ParseVarint(std::string_view data, size_t& pos, uint64_t& value) {
 absl::StatusOr<Segment> Segment::FromBytes(std::string bytes, size_t count) {
   size_t pos = 0;
   for (size_t i = 0; i < count; ++i) {
-    uint64_t length = 0;
-    if (!ParseVarint(bytes, pos, length) || length > bytes.size() - pos) {
-      return absl::DataLossError(
-          absl::StrCat("segment record ", i, " of ", count, " is truncated"));
+    for (int field = 0; field < 2; ++field) {  // URL, payload
+      uint64_t length = 0;
+      if (!ParseVarint(bytes, pos, length) || length > bytes.size() - pos) {
+        return absl::DataLossError(
+            absl::StrCat("segment record ", i, " of ", count, " is truncated"));
+      }
+      pos += length;
     }
-    pos += length;
   }
   if (pos != bytes.size()) {
     return absl::DataLossError(
@@ -47,17 +49,21 @@ absl::StatusOr<Segment> Segment::FromBytes(std::string bytes, size_t count) {
   return segment;
 }
 
-void Segment::Append(std::string_view url) {
+void Segment::Append(std::string_view url, std::string_view payload) {
   AppendVarint(bytes_, url.size());
   bytes_.append(url);
+  AppendVarint(bytes_, payload.size());
+  bytes_.append(payload);
   ++remaining_;
   ++total_;
 }
 
-std::string Segment::PopFront() {
-  std::string url(ReadAt(read_pos_));
+SieveEntry Segment::PopFront() {
+  SieveEntry entry;
+  entry.url = std::string(ReadAt(read_pos_));
+  entry.payload = std::string(ReadAt(read_pos_));
   --remaining_;
-  return url;
+  return entry;
 }
 
 std::string_view Segment::ReadAt(size_t& pos) const {

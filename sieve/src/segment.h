@@ -1,12 +1,14 @@
-// A run of queued URLs packed back to back as <LEB128 length><bytes>: the unit
-// the spilling queue keeps in memory and writes as one spill file.
+// A run of queued URLs packed back to back, each record
+// <LEB128 URL length><URL><LEB128 payload length><payload>: the unit the
+// spilling queue keeps in memory and writes as one spill file.
 //
-// Packing matters for memory: a 75-byte URL costs 76 bytes here against ~112
-// as a std::string in a deque (32-byte object + heap block rounded up).
+// Packing matters for memory: a 75-byte URL without payload costs 77 bytes
+// here against ~112 as a std::string in a deque (32-byte object + heap block
+// rounded up).
 //
 //   Segment s;
-//   s.Append("https://a.example/");
-//   std::string url = s.PopFront();  // "https://a.example/"
+//   s.Append("https://a.example/", "meta");
+//   SieveEntry entry = s.PopFront();  // {"https://a.example/", "meta"}
 //
 // Threading: not thread-safe; the owner synchronizes.
 #ifndef SIEVE_SRC_SEGMENT_H_
@@ -18,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "sieve/sieve.h"
 
 namespace sieve::internal {
 
@@ -29,10 +32,10 @@ class Segment {
   // exactly `count` well-formed records.
   static absl::StatusOr<Segment> FromBytes(std::string bytes, size_t count);
 
-  void Append(std::string_view url);
+  void Append(std::string_view url, std::string_view payload);
   void Reserve(size_t bytes) { bytes_.reserve(bytes); }
   // Precondition: !Empty().
-  std::string PopFront();
+  SieveEntry PopFront();
 
   bool Empty() const { return remaining_ == 0; }
   size_t Remaining() const { return remaining_; }
@@ -42,21 +45,24 @@ class Segment {
   const std::string& Bytes() const { return bytes_; }
   size_t TotalRecords() const { return total_; }
 
-  // Calls fn(url) for each record not yet popped, in order; stops at the first
-  // error and returns it.
+  // Calls fn(url, payload) for each record not yet popped, in order; stops
+  // at the first error and returns it.
   template <typename Fn>
   absl::Status ForEachRemaining(Fn&& fn) const {
     size_t pos = read_pos_;
     for (size_t i = 0; i < remaining_; ++i) {
-      absl::Status status = fn(ReadAt(pos));
+      const std::string_view url = ReadAt(pos);
+      const std::string_view payload = ReadAt(pos);
+      absl::Status status = fn(url, payload);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }
 
  private:
-  // Reads the record at `pos` and advances `pos` past it. Records in bytes_
-  // are valid by construction (Append or FromBytes checked them).
+  // Reads the length-prefixed field at `pos` and advances `pos` past it.
+  // Records in bytes_ are valid by construction (Append or FromBytes checked
+  // them).
   std::string_view ReadAt(size_t& pos) const;
 
   std::string bytes_;

@@ -66,15 +66,21 @@ struct MemorySieve::State {
   std::array<std::mutex, kStripeCount> stripes;
   std::atomic<uint64_t> accepted;
   std::atomic<uint64_t> dropped;
+  std::atomic<uint64_t> refused{0};  // payload over kMaxPayloadBytes; not saved
   std::atomic<bool> closed{false};
 
   mutable std::mutex mutex;
   std::condition_variable changed;  // queue grew, work finished, or closed
   internal::SpillQueue queue ABSL_GUARDED_BY(mutex);
-  // Popped, not yet done, with the pop's sequence number, so that Save can
-  // write them back in the order they were popped. (A URL is queued once, so
-  // it is in flight at most once.)
-  std::unordered_map<std::string, uint64_t> in_flight ABSL_GUARDED_BY(mutex);
+  // A popped URL's pop sequence number (so that Save can write them back in
+  // the order they were popped) and its payload (for Defer and Save).
+  struct InFlight {
+    uint64_t seq = 0;
+    std::string payload;
+  };
+  // Popped, not yet done. (A URL is queued once, so it is in flight at most
+  // once.) Bounded by the consumers' pops not yet done.
+  std::unordered_map<std::string, InFlight> in_flight ABSL_GUARDED_BY(mutex);
   uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t lost ABSL_GUARDED_BY(mutex) = 0;

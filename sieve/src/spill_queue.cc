@@ -16,9 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Spill file: "SIEVESEG", u64 record count, u64 payload size, u64 XXH3 of the
-// payload (all little-endian), then the payload (Segment bytes).
-constexpr std::string_view kSegmentMagic = "SIEVESEG";
+// Spill file: "SIEVESG2", u64 record count, u64 body size, u64 XXH3 of the
+// body (all little-endian), then the body (Segment bytes: records of URL and
+// payload; "SIEVESEG" files, URL-only records, were never read across runs).
+constexpr std::string_view kSegmentMagic = "SIEVESG2";
 constexpr size_t kHeaderBytes = 32;
 
 // Eight segments per budget: small enough that the head being drained and the
@@ -53,8 +54,8 @@ size_t SpillQueue::MemoryBytes() const {
   return head_.MemoryBytes() + tail_.MemoryBytes() + spilled_memory_bytes_;
 }
 
-void SpillQueue::Push(std::string_view url) {
-  tail_.Append(url);
+void SpillQueue::Push(std::string_view url, std::string_view payload) {
+  tail_.Append(url, payload);
   ++size_;
   if (ShouldSpillTail()) SpillTail();
 }
@@ -157,7 +158,7 @@ absl::Status SpillQueue::RefillHead() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::optional<std::string>> SpillQueue::Pop() {
+absl::StatusOr<std::optional<SieveEntry>> SpillQueue::Pop() {
   if (size_ == 0) return std::nullopt;
   if (head_.Empty()) {
     head_ = Segment();  // release the drained buffer before loading the next
@@ -167,7 +168,8 @@ absl::StatusOr<std::optional<std::string>> SpillQueue::Pop() {
   return head_.PopFront();
 }
 
-absl::Status SpillQueue::ForEach(absl::FunctionRef<absl::Status(std::string_view)> fn) const {
+absl::Status SpillQueue::ForEach(
+    absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const {
   if (absl::Status s = head_.ForEachRemaining(fn); !s.ok()) return s;
   for (const Spilled& spilled : spilled_) {
     if (spilled.file.empty()) {

@@ -13,8 +13,8 @@
 // head being drained, and rounding of the reserved tail buffer.
 //
 //   SpillQueue queue({.memory_budget_bytes = 4 << 20, .spill_dir = "/var/tmp"});
-//   queue.Push("https://a.example/");
-//   absl::StatusOr<std::optional<std::string>> url = queue.Pop();
+//   queue.Push("https://a.example/", /*payload=*/"");
+//   absl::StatusOr<std::optional<SieveEntry>> entry = queue.Pop();
 //
 // Threading: not thread-safe; the Sieve calls it under its own mutex.
 #ifndef SIEVE_SRC_SPILL_QUEUE_H_
@@ -51,10 +51,11 @@ class SpillQueue {
 
   // Never fails: if a spill file cannot be written, the segment stays in memory
   // (over budget; logged when spilling starts failing) and the order is kept.
-  void Push(std::string_view url);
-  // The oldest URL, nullopt if empty, or an error if a spill file cannot be read
-  // back (that segment's URLs are then lost and no longer counted).
-  absl::StatusOr<std::optional<std::string>> Pop();
+  void Push(std::string_view url, std::string_view payload);
+  // The oldest URL and its payload, nullopt if empty, or an error if a spill
+  // file cannot be read back (that segment's URLs are then lost and no longer
+  // counted).
+  absl::StatusOr<std::optional<SieveEntry>> Pop();
 
   size_t Size() const { return size_; }
   size_t MemoryBytes() const;
@@ -62,8 +63,10 @@ class SpillQueue {
   size_t SpilledSegments() const { return spilled_files_; }
   size_t SegmentBytes() const { return segment_bytes_; }
 
-  // Calls fn on every queued URL, oldest first, without consuming (checkpoints).
-  absl::Status ForEach(absl::FunctionRef<absl::Status(std::string_view)> fn) const;
+  // Calls fn(url, payload) on every queued URL, oldest first, without
+  // consuming (checkpoints).
+  absl::Status ForEach(
+      absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const;
 
  private:
   // A segment between head and tail: on disk, or kept in memory because the

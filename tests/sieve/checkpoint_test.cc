@@ -93,6 +93,61 @@ TEST(CheckpointTest, RestoresOrderSeenSetAndStats) {
   EXPECT_EQ(Drain(**restored), expected);
 }
 
+// Binary payloads of varied lengths (empty, one byte with NUL, up to 2 KiB).
+std::string PayloadFor(int i) {
+  std::string payload(static_cast<size_t>(i % 5 == 0 ? 0 : (i * 37) % 2048), '\0');
+  for (size_t j = 0; j < payload.size(); ++j) payload[j] = static_cast<char>((i + j) & 0xff);
+  return payload;
+}
+
+TEST(CheckpointTest, PayloadsSurviveMemorySpillDeferSaveAndRestoreInFifoOrder) {
+  ScratchDir dir;
+  auto sieve = OpenSieve(CheckpointOptions(dir, 50000));
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(sieve->Push(TestUrl(i), PayloadFor(i)));
+  ASSERT_GT(sieve->Stats().spilled_segments, 0u);  // part of the queue is on disk
+  // Three in flight; the second is given back (to the tail, with its payload).
+  std::vector<SieveEntry> popped;
+  for (int i = 0; i < 3; ++i) popped.push_back(*sieve->TryPopEntry());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(popped[i].url, TestUrl(i));
+    EXPECT_EQ(popped[i].payload, PayloadFor(i));
+  }
+  ASSERT_TRUE(sieve->Defer(TestUrl(1)));
+  ASSERT_TRUE(sieve->Save(dir.path() / "ckpt").ok());
+  absl::StatusOr<std::unique_ptr<Sieve>> restored =
+      Sieve::Open(dir.path() / "ckpt", CheckpointOptions(dir, 1));
+  ASSERT_TRUE(restored.ok()) << restored.status();
+
+  // In flight first (0, 2 in pop order), then 3..19999, then the deferred 1.
+  std::vector<int> order = {0, 2};
+  for (int i = 3; i < 20000; ++i) order.push_back(i);
+  order.push_back(1);
+  for (int i : order) {
+    std::optional<SieveEntry> entry = (*restored)->TryPopEntry();
+    ASSERT_TRUE(entry.has_value()) << i;
+    ASSERT_EQ(entry->url, TestUrl(i));
+    ASSERT_EQ(entry->payload, PayloadFor(i)) << TestUrl(i);
+  }
+  EXPECT_FALSE((*restored)->TryPopEntry().has_value());
+}
+
+TEST(CheckpointTest, OversizedPayloadIsRefusedWithoutTouchingTheFilter) {
+  ScratchDir dir;
+  auto sieve = OpenSieve(CheckpointOptions(dir, 1000));
+  const std::string big(kMaxPayloadBytes + 1, 'x');
+  EXPECT_FALSE(sieve->Push("https://a.example/", big));
+  EXPECT_EQ(sieve->Stats().refused, 1u);
+  EXPECT_EQ(sieve->Stats().accepted, 0u);
+  std::vector<std::string_view> urls = {"https://b.example/", "https://a.example/"};
+  std::vector<std::string_view> payloads = {big, "ok"};
+  bool accepted[2] = {true, false};
+  EXPECT_EQ(sieve->PushBatch(urls, payloads, absl::MakeSpan(accepted, 2)), 1u);
+  EXPECT_FALSE(accepted[0]);
+  EXPECT_TRUE(accepted[1]);  // the refused push left the URL unseen
+  EXPECT_EQ(sieve->Stats().refused, 2u);
+  EXPECT_EQ(sieve->TryPopEntry()->payload, "ok");
+}
+
 TEST(CheckpointTest, GrowPolicyRoundTrips) {
   ScratchDir dir;
   SieveOptions options = CheckpointOptions(dir, 1000);
@@ -172,7 +227,7 @@ TEST(CheckpointTest, GoldenBytes) {
   SieveOptions options = CheckpointOptions(dir, 100);
   auto sieve = OpenSieve(options);
   sieve->Push("https://a.example/");
-  sieve->Push("https://b.example/");
+  sieve->Push("https://b.example/", "pb");
   sieve->Push("https://a.example/");
   ASSERT_EQ(*sieve->Pop(), "https://a.example/");
   ASSERT_TRUE(sieve->Save(dir.path()).ok());
@@ -180,7 +235,7 @@ TEST(CheckpointTest, GoldenBytes) {
   ASSERT_GT(bytes.size(), 64u + 60u);
   EXPECT_EQ(absl::BytesToHexString(bytes.substr(0, 64)),
             "5349455645434b50"    // "SIEVECKP"
-            "01000000"            // version 1
+            "02000000"            // version 2
             "00000000"            // policy warn
             "0200000000000000"    // accepted
             "0100000000000000"    // dropped
@@ -188,12 +243,14 @@ TEST(CheckpointTest, GoldenBytes) {
             "0000000000000000"    // done
             "0000000000000000"    // lost
             "0000000000000000");  // overflow warnings
-  // URL count 2, then (u32 length, bytes) in flight first, then the 8-byte checksum.
-  EXPECT_EQ(absl::BytesToHexString(bytes.substr(bytes.size() - 8 - 52, 52)),
+  // URL count 2, then (u32 length, URL, u32 length, payload) in flight first,
+  // then the 8-byte checksum.
+  EXPECT_EQ(absl::BytesToHexString(bytes.substr(bytes.size() - 8 - 62, 62)),
             "0200000000000000"
             "12000000" +
-                absl::BytesToHexString("https://a.example/") + "12000000" +
-                absl::BytesToHexString("https://b.example/"));
+                absl::BytesToHexString("https://a.example/") + "00000000" + "12000000" +
+                absl::BytesToHexString("https://b.example/") + "02000000" +
+                absl::BytesToHexString("pb"));
 }
 
 }  // namespace

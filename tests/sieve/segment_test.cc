@@ -12,28 +12,41 @@ namespace {
 TEST(SegmentTest, PopsInAppendOrderIncludingEmptyAndLongRecords) {
   Segment segment;
   const std::string long_url(300, 'x');  // needs a two-byte varint length
-  segment.Append("https://a.example/");
-  segment.Append("");
-  segment.Append(long_url);
+  const std::string binary_payload("\0\x01\xff", 3);
+  segment.Append("https://a.example/", "");
+  segment.Append("", "p");
+  segment.Append(long_url, binary_payload);
   EXPECT_EQ(segment.Remaining(), 3u);
-  EXPECT_EQ(segment.PopFront(), "https://a.example/");
-  EXPECT_EQ(segment.PopFront(), "");
-  EXPECT_EQ(segment.PopFront(), long_url);
+  SieveEntry first = segment.PopFront();
+  EXPECT_EQ(first.url, "https://a.example/");
+  EXPECT_EQ(first.payload, "");
+  SieveEntry second = segment.PopFront();
+  EXPECT_EQ(second.url, "");
+  EXPECT_EQ(second.payload, "p");
+  SieveEntry third = segment.PopFront();
+  EXPECT_EQ(third.url, long_url);
+  EXPECT_EQ(third.payload, binary_payload);
   EXPECT_TRUE(segment.Empty());
 }
 
 TEST(SegmentTest, FromBytesRoundTripsAndSkipsNothing) {
   Segment written;
-  for (int i = 0; i < 100; ++i) written.Append(std::string(i, 'a' + i % 26));
+  for (int i = 0; i < 100; ++i) {
+    written.Append(std::string(i, 'a' + i % 26), std::string(i % 7, 'p'));
+  }
   absl::StatusOr<Segment> read = Segment::FromBytes(written.Bytes(), 100);
   ASSERT_TRUE(read.ok()) << read.status();
-  for (int i = 0; i < 100; ++i) EXPECT_EQ(read->PopFront(), std::string(i, 'a' + i % 26));
+  for (int i = 0; i < 100; ++i) {
+    SieveEntry entry = read->PopFront();
+    EXPECT_EQ(entry.url, std::string(i, 'a' + i % 26));
+    EXPECT_EQ(entry.payload, std::string(i % 7, 'p'));
+  }
 }
 
 TEST(SegmentTest, FromBytesRejectsTruncationAndWrongCounts) {
   Segment written;
-  written.Append("https://a.example/one");
-  written.Append("https://a.example/two");
+  written.Append("https://a.example/one", "depth=1");
+  written.Append("https://a.example/two", "");
   const std::string bytes = written.Bytes();
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
     EXPECT_FALSE(Segment::FromBytes(bytes.substr(0, cut), 2).ok()) << "cut at " << cut;
@@ -44,18 +57,19 @@ TEST(SegmentTest, FromBytesRejectsTruncationAndWrongCounts) {
 
 TEST(SegmentTest, ForEachRemainingSeesOnlyUnpoppedRecords) {
   Segment segment;
-  segment.Append("a");
-  segment.Append("b");
-  segment.Append("c");
+  segment.Append("a", "1");
+  segment.Append("b", "2");
+  segment.Append("c", "3");
   segment.PopFront();
   std::string seen;
   ASSERT_TRUE(segment
-                  .ForEachRemaining([&](std::string_view url) {
+                  .ForEachRemaining([&](std::string_view url, std::string_view payload) {
                     seen.append(url);
+                    seen.append(payload);
                     return absl::OkStatus();
                   })
                   .ok());
-  EXPECT_EQ(seen, "bc");
+  EXPECT_EQ(seen, "b2c3");
 }
 
 TEST(VarintTest, RoundTripsBoundaryValuesAndRejectsOverlong) {

@@ -19,17 +19,25 @@ using sieve_test::TestUrl;
 
 constexpr size_t kBudget = 64 << 10;
 
+// Every URL pushed by these tests carries a payload derived from it, so each
+// pop also checks that the payload travelled with its URL through memory and
+// spill files.
+std::string PayloadOf(std::string_view url) { return "p:" + std::to_string(url.size()); }
+
+void PushWithPayload(SpillQueue& queue, const std::string& url) { queue.Push(url, PayloadOf(url)); }
+
 std::string PopOk(SpillQueue& queue) {
-  absl::StatusOr<std::optional<std::string>> url = queue.Pop();
-  EXPECT_TRUE(url.ok()) << url.status();
-  if (!url.ok() || !url->has_value()) return "<none>";
-  return **url;
+  absl::StatusOr<std::optional<SieveEntry>> entry = queue.Pop();
+  EXPECT_TRUE(entry.ok()) << entry.status();
+  if (!entry.ok() || !entry->has_value()) return "<none>";
+  EXPECT_EQ((*entry)->payload, PayloadOf((*entry)->url));
+  return (*entry)->url;
 }
 
 TEST(SpillQueueTest, SmallQueueStaysInMemory) {
   ScratchDir dir;
   SpillQueue queue({kBudget, dir.path()});
-  for (int i = 0; i < 100; ++i) queue.Push(TestUrl(i));
+  for (int i = 0; i < 100; ++i) PushWithPayload(queue, TestUrl(i));
   EXPECT_EQ(queue.Size(), 100u);
   EXPECT_EQ(queue.SpilledSegments(), 0u);
   EXPECT_EQ(CountFiles(dir.path()), 0u);
@@ -46,7 +54,7 @@ TEST(SpillQueueTest, OrderIsExactAcrossSpillsAndInterleavedPops) {
   // Push 3, pop 1, so the queue grows far past the budget while the head is
   // drained, loaded from disk and refilled many times.
   while (pushed < 60000) {
-    for (int i = 0; i < 3; ++i) queue.Push(TestUrl(pushed++));
+    for (int i = 0; i < 3; ++i) PushWithPayload(queue, TestUrl(pushed++));
     ASSERT_EQ(PopOk(queue), TestUrl(popped++));
     max_memory = std::max(max_memory, queue.MemoryBytes());
   }
@@ -64,7 +72,7 @@ TEST(SpillQueueTest, OrderIsExactAcrossSpillsAndInterleavedPops) {
 TEST(SpillQueueTest, DiskIsReclaimedAsSegmentsAreConsumed) {
   ScratchDir dir;
   SpillQueue queue({kBudget, dir.path()});
-  for (int i = 0; i < 20000; ++i) queue.Push(TestUrl(i));
+  for (int i = 0; i < 20000; ++i) PushWithPayload(queue, TestUrl(i));
   const size_t files = CountFiles(dir.path());
   const uint64_t disk = queue.DiskBytes();
   ASSERT_GT(files, 5u);
@@ -80,12 +88,13 @@ TEST(SpillQueueTest, DiskIsReclaimedAsSegmentsAreConsumed) {
 TEST(SpillQueueTest, ForEachVisitsEverythingInOrderWithoutConsuming) {
   ScratchDir dir;
   SpillQueue queue({kBudget, dir.path()});
-  for (int i = 0; i < 5000; ++i) queue.Push(TestUrl(i));
+  for (int i = 0; i < 5000; ++i) PushWithPayload(queue, TestUrl(i));
   for (int i = 0; i < 10; ++i) PopOk(queue);
   ASSERT_GT(queue.SpilledSegments(), 0u);
   std::vector<std::string> seen;
   ASSERT_TRUE(queue
-                  .ForEach([&](std::string_view url) {
+                  .ForEach([&](std::string_view url, std::string_view payload) {
+                    EXPECT_EQ(payload, PayloadOf(url));
                     seen.emplace_back(url);
                     return absl::OkStatus();
                   })
@@ -99,7 +108,7 @@ TEST(SpillQueueTest, ForEachVisitsEverythingInOrderWithoutConsuming) {
 TEST(SpillQueueTest, DamagedSpillFileIsAnErrorAndItsUrlsAreNotCounted) {
   ScratchDir dir;
   SpillQueue queue({kBudget, dir.path()});
-  for (int i = 0; i < 20000; ++i) queue.Push(TestUrl(i));
+  for (int i = 0; i < 20000; ++i) PushWithPayload(queue, TestUrl(i));
   ASSERT_GT(queue.SpilledSegments(), 2u);
   // Flip a byte in the middle of the oldest spill file.
   std::filesystem::path oldest;
@@ -116,9 +125,9 @@ TEST(SpillQueueTest, DamagedSpillFileIsAnErrorAndItsUrlsAreNotCounted) {
   absl::Status error;
   size_t got = 0;
   while (queue.Size() > 0) {
-    absl::StatusOr<std::optional<std::string>> url = queue.Pop();
-    if (!url.ok()) {
-      error = url.status();
+    absl::StatusOr<std::optional<SieveEntry>> entry = queue.Pop();
+    if (!entry.ok()) {
+      error = entry.status();
       continue;
     }
     ++got;
@@ -130,7 +139,7 @@ TEST(SpillQueueTest, DamagedSpillFileIsAnErrorAndItsUrlsAreNotCounted) {
 
 TEST(SpillQueueTest, UnwritableSpillDirKeepsUrlsInMemoryInOrder) {
   SpillQueue queue({kBudget, "/proc/definitely/not/writable"});
-  for (int i = 0; i < 5000; ++i) queue.Push(TestUrl(i));
+  for (int i = 0; i < 5000; ++i) PushWithPayload(queue, TestUrl(i));
   EXPECT_EQ(queue.SpilledSegments(), 0u);
   EXPECT_GT(queue.MemoryBytes(), kBudget);
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(PopOk(queue), TestUrl(i));

@@ -37,12 +37,14 @@ class MemorySieve final : public Sieve {
                                                            const SieveOptions& runtime = {});
   ~MemorySieve() override;
 
-  bool Push(std::string_view url) override;
+  using Sieve::Push;
+  using Sieve::PushBatch;
+  bool Push(std::string_view url, std::string_view payload) override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
-                   absl::Span<bool> accepted = {}) override;
-  std::optional<std::string> Pop() override;
-  std::optional<std::string> TryPop() override;
-  std::optional<std::string> PopFor(std::chrono::milliseconds timeout) override;
+                   absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) override;
+  std::optional<SieveEntry> PopEntry() override;
+  std::optional<SieveEntry> TryPopEntry() override;
+  std::optional<SieveEntry> PopEntryFor(std::chrono::milliseconds timeout) override;
   bool MarkDone(std::string_view url) override;
   bool Defer(std::string_view url) override;
   void Close() override;

@@ -63,6 +63,8 @@
 //  - Stats: queued, in_flight and the filter's figures are fleet-wide (the
 //    filter's from BITCOUNT over the shards, cached for stats_cache); the
 //    counters (accepted, dropped, popped, done, deferred) are this client's.
+//  - Payloads (Sieve::Push's per-URL bytes) are not kept yet: PopEntry
+//    returns every URL with an empty payload.
 //  - Save returns Unimplemented: the state lives in Redis (persist it with
 //    Redis's own AOF/RDB). Open/Create are the in-memory Sieve's.
 //  - Failures: each command is retried with exponential back-off (retry).
@@ -175,12 +177,14 @@ class RedisSieve final : public Sieve {
   // and the hosts this client holds, back.
   ~RedisSieve() override;
 
-  bool Push(std::string_view url) override;
+  using Sieve::Push;
+  using Sieve::PushBatch;
+  bool Push(std::string_view url, std::string_view payload) override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
-                   absl::Span<bool> accepted = {}) override;
-  std::optional<std::string> Pop() override;
-  std::optional<std::string> TryPop() override;
-  std::optional<std::string> PopFor(std::chrono::milliseconds timeout) override;
+                   absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) override;
+  std::optional<SieveEntry> PopEntry() override;
+  std::optional<SieveEntry> TryPopEntry() override;
+  std::optional<SieveEntry> PopEntryFor(std::chrono::milliseconds timeout) override;
   bool MarkDone(std::string_view url) override;
   bool Defer(std::string_view url) override;
   void Close() override;

@@ -21,6 +21,16 @@
 //   // Every thread's Pop returns nullopt once the queue is empty and no URL is
 //   // in flight: the crawl is complete.
 //
+// Per-URL payload: a pusher may attach opaque bytes to a URL (the crawler's
+// depth, parent and redirect count; an embedder's request metadata). They
+// travel with the URL in the queue, in memory, in spilled segments and in
+// checkpoints, so they cost nothing outside the queue's memory budget, and
+// come back with it from PopEntry. The filter's key is the URL alone.
+//
+//   (*sieve)->Push("https://example.com/a", /*payload=*/"\x02depth2");
+//   std::optional<sieve::SieveEntry> entry = (*sieve)->PopEntry();
+//   // entry->url == "https://example.com/a", entry->payload == "\x02depth2"
+//
 // Threading: every method of every implementation is safe to call
 // concurrently. What follows is the in-memory Sieve's detail: Pushes of the same new
 // URL from many threads at once enqueue it exactly once (the filter's
@@ -39,6 +49,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -47,6 +58,17 @@
 #include "sieve/stats.h"
 
 namespace sieve {
+
+// Payloads longer than this are refused (Push returns false, the filter is
+// not touched, Stats().refused counts it): a payload is per-URL metadata, not
+// a document. 16 KiB holds a parent URL of any length a crawler keeps.
+inline constexpr size_t kMaxPayloadBytes = size_t{16} << 10;
+
+// A queued URL and the payload its pusher attached (empty if none).
+struct SieveEntry {
+  std::string url;
+  std::string payload;
+};
 
 class Sieve {
  public:
@@ -68,35 +90,54 @@ class Sieve {
   Sieve(const Sieve&) = delete;
   Sieve& operator=(const Sieve&) = delete;
 
-  // Enqueues `url` and returns true if it was not seen before; returns false
-  // and drops it if it (probably) was, or if the Sieve is closed.
-  virtual bool Push(std::string_view url) = 0;
+  // Enqueues `url` with `payload` and returns true if the URL was not seen
+  // before; returns false and drops both if it (probably) was, if the Sieve
+  // is closed, or if the payload is over kMaxPayloadBytes (Stats().refused).
+  virtual bool Push(std::string_view url, std::string_view payload) = 0;
+  // Push with an empty payload.
+  bool Push(std::string_view url) { return Push(url, std::string_view()); }
+
   // Push for each URL, in order (a URL repeated in the batch is new only the
   // first time). Faster than single pushes (about 2x on a filter larger than
   // the CPU cache): the filter prefetches the URLs' cache lines so their misses
-  // overlap, and the locks are taken once per 512 URLs (every stripe at once). `accepted`, if not
-  // empty, must have urls.size() elements and receives each result. Returns
-  // the number accepted.
+  // overlap, and the locks are taken once per 512 URLs (every stripe at once).
+  // `payloads` is empty (no payloads) or has urls.size() elements, the i-th
+  // attached to the i-th URL. `accepted`, if not empty, must have urls.size()
+  // elements and receives each result. Returns the number accepted.
   virtual size_t PushBatch(absl::Span<const std::string_view> urls,
-                           absl::Span<bool> accepted = {}) = 0;
+                           absl::Span<const std::string_view> payloads,
+                           absl::Span<bool> accepted) = 0;
+  // PushBatch without payloads.
+  size_t PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted = {}) {
+    return PushBatch(urls, {}, accepted);
+  }
 
-  // The oldest queued URL, which is then in flight until MarkDone(url). Blocks
-  // while the queue is empty and another URL is in flight (its page may yield
-  // more links). Returns nullopt once Close() was called, or once the queue is
-  // empty and nothing is in flight: the crawl is complete.
-  virtual std::optional<std::string> Pop() = 0;
-  // Pop without blocking: nullopt if nothing is queued right now.
-  virtual std::optional<std::string> TryPop() = 0;
-  // Pop that waits at most `timeout`; nullopt on timeout too (see IsFinished).
-  virtual std::optional<std::string> PopFor(std::chrono::milliseconds timeout) = 0;
+  // The oldest queued URL and its payload; the URL is then in flight until
+  // MarkDone(url). Blocks while the queue is empty and another URL is in
+  // flight (its page may yield more links). Returns nullopt once Close() was
+  // called, or once the queue is empty and nothing is in flight: the crawl is
+  // complete.
+  virtual std::optional<SieveEntry> PopEntry() = 0;
+  // PopEntry without blocking: nullopt if nothing is queued right now.
+  virtual std::optional<SieveEntry> TryPopEntry() = 0;
+  // PopEntry that waits at most `timeout`; nullopt on timeout too (see IsFinished).
+  virtual std::optional<SieveEntry> PopEntryFor(std::chrono::milliseconds timeout) = 0;
+
+  // The URL-only forms of PopEntry, TryPopEntry and PopEntryFor (the payload
+  // is dropped).
+  std::optional<std::string> Pop() { return UrlOf(PopEntry()); }
+  std::optional<std::string> TryPop() { return UrlOf(TryPopEntry()); }
+  std::optional<std::string> PopFor(std::chrono::milliseconds timeout) {
+    return UrlOf(PopEntryFor(timeout));
+  }
 
   // Marks a popped URL as handled (fetched, failed, skipped: anything final).
   // Returns false if `url` was not in flight. Wakes blocked Pops when the last
   // in-flight URL is done and the queue is empty.
   virtual bool MarkDone(std::string_view url) = 0;
 
-  // Gives a popped, in-flight `url` back: it goes to the tail of the queue (the
-  // filter is not touched; it stays seen) and comes out of a later Pop again.
+  // Gives a popped, in-flight `url` back: it goes to the tail of the queue with
+  // its payload (the filter is not touched; it stays seen) and comes out of a later Pop again.
   // For a consumer that cannot take a URL now without blocking the URLs behind
   // it (the crawler's per-host budget: one host's backlog must not hold the
   // queue's head). Returns false if `url` was not in flight.
@@ -119,6 +160,12 @@ class Sieve {
 
   // The checkpoint file the in-memory Sieve's Save writes in `dir`.
   static std::filesystem::path CheckpointPath(const std::filesystem::path& dir);
+
+ private:
+  static std::optional<std::string> UrlOf(std::optional<SieveEntry> entry) {
+    if (!entry.has_value()) return std::nullopt;
+    return std::move(entry->url);
+  }
 };
 
 }  // namespace sieve

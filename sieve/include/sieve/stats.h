@@ -24,6 +24,8 @@ struct SieveStats {
   uint64_t deferred = 0;   // Defer calls that matched (not kept in checkpoints)
   // URLs lost because a spill file could not be read back (disk errors).
   uint64_t lost = 0;
+  // Pushes refused because their payload was over kMaxPayloadBytes.
+  uint64_t refused = 0;
   bool closed = false;
 
   // Filter. estimated_count is the filter's fill-based estimate n^ of distinct

@@ -51,9 +51,13 @@ RedisSieve::~RedisSieve() {
   }
 }
 
-bool RedisSieve::Push(std::string_view url) { return PushBatch({&url, 1}) == 1; }
+bool RedisSieve::Push(std::string_view url, std::string_view payload) {
+  return PushBatch({&url, 1}, {&payload, 1}, {}) == 1;
+}
 
-size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted) {
+size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
+                             absl::Span<const std::string_view> /*payloads: not yet kept*/,
+                             absl::Span<bool> accepted) {
   State& s = *state_;
   std::fill(accepted.begin(), accepted.end(), false);
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -69,7 +73,7 @@ size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls, absl::Span
   return count;
 }
 
-std::optional<std::string> RedisSieve::TryPop() {
+std::optional<SieveEntry> RedisSieve::TryPopEntry() {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s)) return std::nullopt;
@@ -81,13 +85,13 @@ std::optional<std::string> RedisSieve::TryPop() {
   s.leased.pop_front();
   s.in_flight.emplace(url, std::move(host));
   ++s.popped;
-  return std::move(url);
+  return SieveEntry{std::move(url), std::string()};
 }
 
-std::optional<std::string> RedisSieve::PopFor(std::chrono::milliseconds timeout) {
+std::optional<SieveEntry> RedisSieve::PopEntryFor(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (std::optional<std::string> url = TryPop()) return url;
+    if (std::optional<SieveEntry> entry = TryPopEntry()) return entry;
     if (IsFinished()) return std::nullopt;
     State& s = *state_;
     std::unique_lock<std::mutex> lock(s.mutex);
@@ -99,11 +103,11 @@ std::optional<std::string> RedisSieve::PopFor(std::chrono::milliseconds timeout)
   }
 }
 
-std::optional<std::string> RedisSieve::Pop() {
+std::optional<SieveEntry> RedisSieve::PopEntry() {
   // Polls: other processes may push at any time, and Redis has no wake-up
   // this client could wait on without a second connection.
   for (;;) {
-    if (std::optional<std::string> url = PopFor(std::chrono::hours(1))) return url;
+    if (std::optional<SieveEntry> entry = PopEntryFor(std::chrono::hours(1))) return entry;
     if (IsFinished()) return std::nullopt;
   }
 }
