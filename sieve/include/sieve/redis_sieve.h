@@ -63,8 +63,9 @@
 //  - Stats: queued, in_flight and the filter's figures are fleet-wide (the
 //    filter's from BITCOUNT over the shards, cached for stats_cache); the
 //    counters (accepted, dropped, popped, done, deferred) are this client's.
-//  - Payloads (Sieve::Push's per-URL bytes) are not kept yet: PopEntry
-//    returns every URL with an empty payload.
+//  - Payloads (Sieve::Push's per-URL bytes) are kept with their URL in the
+//    host queues and leases (a queued URL costs its payload's bytes more of
+//    Redis memory). A URL containing a NUL byte is refused (Stats().refused).
 //  - Save returns Unimplemented: the state lives in Redis (persist it with
 //    Redis's own AOF/RDB). Open/Create are the in-memory Sieve's.
 //  - Failures: each command is retried with exponential back-off (retry).

@@ -54,7 +54,7 @@ void FilterLayout::Positions(const bloom::Hash128& h, std::vector<uint64_t>& out
 }
 
 std::string FilterLayout::MetaString() const {
-  return absl::StrCat("v2 hash=", bloom::kHashId, " seed=", bloom::kHashSeed,
+  return absl::StrCat(kMetaVersion, " hash=", bloom::kHashId, " seed=", bloom::kHashSeed,
                       " layout=", bloom::LayoutName(layout_), " m=", bits_, " k=", k_,
                       " shard_bits=", shard_bits_);
 }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,9 +42,11 @@ class FilterLayout {
   uint64_t ShardCount() const { return (bits_ + shard_bits_ - 1) / shard_bits_; }
 
   // The parameters as stored in NAME:meta, e.g.
-  // "v2 hash=1 seed=7161... layout=blocked m=95850496 k=6 shard_bits=4294967296".
+  // "v3 hash=1 seed=7161... layout=blocked m=95850496 k=6 shard_bits=4294967296".
   // (n and p are not in it: they only choose m and k.) v2: per-host queues
-  // (NAME:q:H); a v1 frontier (one NAME:queue) is refused, not misread.
+  // (NAME:q:H); v3: queue elements may carry a payload (queue_element.h). An
+  // older frontier is refused at Connect, not misread.
+  static constexpr char kMetaVersion[] = "v3";
   std::string MetaString() const;
 
   // n^ from X bits set (bloom/filter.h, EstimatedCount): classic

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "heartbeat.h"
@@ -56,6 +57,14 @@ absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& ke
   absl::StatusOr<std::string> stored = internal::ReplyString((*replies)[1].get());
   if (!stored.ok()) return stored.status();
   if (*stored == ours) return absl::OkStatus();
+  if (!absl::StartsWith(*stored, absl::StrCat(internal::FilterLayout::kMetaVersion, " "))) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "redis frontier '", options.name, "' at ", options.host, ":", options.port,
+        " was written by an older build (NAME:meta '", *stored, "'; this build writes ",
+        internal::FilterLayout::kMetaVersion,
+        ": per-URL payloads in the queues): finish that crawl with the build that started it, "
+        "or delete its keys (NAME:*) or choose another name to start over"));
+  }
   return absl::FailedPreconditionError(absl::StrCat(
       "redis frontier '", options.name, "' at ", options.host, ":", options.port,
       " was created with parameters '", *stored, "' but these options give '", ours,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "queue_element.h"
 #include "redis_state.h"
 #include "round_trips.h"
 
@@ -43,8 +44,8 @@ RedisSieve::~RedisSieve() {
   // the hosts are given back: another client takes them now rather than
   // after the leases expire.
   std::vector<std::string> give_back;
-  for (const auto& [url, host] : s.in_flight) give_back.push_back(url);
-  for (const auto& [url, host] : s.leased) give_back.push_back(url);
+  for (const auto& [url, flight] : s.in_flight) give_back.push_back(flight.element);
+  for (const auto& [element, host] : s.leased) give_back.push_back(element);
   const bool hosts = static_cast<bool>(s.options.host_key);
   if ((!give_back.empty() || hosts) && s.failure.ok()) {
     internal::Release(s, "head", give_back, hosts);
@@ -52,23 +53,58 @@ RedisSieve::~RedisSieve() {
 }
 
 bool RedisSieve::Push(std::string_view url, std::string_view payload) {
-  return PushBatch({&url, 1}, {&payload, 1}, {}) == 1;
+  bool accepted = false;
+  PushBatch({&url, 1}, {&payload, 1}, {&accepted, 1});
+  return accepted;
 }
 
+namespace {
+
+// A URL with a NUL byte would be cut there when its queue element is read
+// back (queue_element.h); a payload over kMaxPayloadBytes is refused as by
+// the in-memory Sieve.
+bool Storable(std::string_view url, std::string_view payload) {
+  return url.find('\0') == std::string_view::npos && payload.size() <= kMaxPayloadBytes;
+}
+
+}  // namespace
+
 size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
-                             absl::Span<const std::string_view> /*payloads: not yet kept*/,
+                             absl::Span<const std::string_view> payloads,
                              absl::Span<bool> accepted) {
   State& s = *state_;
   std::fill(accepted.begin(), accepted.end(), false);
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s) || urls.empty()) return 0;
-  std::unique_ptr<bool[]> is_new(new bool[urls.size()]());
-  if (!internal::PushUrls(s, urls, absl::Span<bool>(is_new.get(), urls.size()))) return 0;
-  const size_t count =
-      static_cast<size_t>(std::count(is_new.get(), is_new.get() + urls.size(), true));
-  if (!accepted.empty()) std::copy(is_new.get(), is_new.get() + urls.size(), accepted.begin());
+  // The storable URLs and their queue elements; `index` maps them back.
+  std::vector<std::string_view> kept;
+  std::vector<std::string> elements;
+  std::vector<size_t> index;
+  kept.reserve(urls.size());
+  elements.reserve(urls.size());
+  index.reserve(urls.size());
+  for (size_t i = 0; i < urls.size(); ++i) {
+    const std::string_view payload = payloads.empty() ? std::string_view() : payloads[i];
+    if (!Storable(urls[i], payload)) {
+      ++s.refused;
+      continue;
+    }
+    kept.push_back(urls[i]);
+    elements.push_back(internal::EncodeQueueElement(urls[i], payload));
+    index.push_back(i);
+  }
+  if (kept.empty()) return 0;
+  std::unique_ptr<bool[]> is_new(new bool[kept.size()]());
+  if (!internal::PushUrls(s, kept, elements, absl::Span<bool>(is_new.get(), kept.size()))) {
+    return 0;
+  }
+  size_t count = 0;
+  for (size_t j = 0; j < kept.size(); ++j) {
+    count += is_new[j];
+    if (!accepted.empty()) accepted[index[j]] = is_new[j];
+  }
   s.accepted += count;
-  s.dropped += urls.size() - count;
+  s.dropped += kept.size() - count;
   internal::RefreshFleetFigures(s, /*force=*/false);  // for the capacity warning
   return count;
 }
@@ -81,11 +117,12 @@ std::optional<SieveEntry> RedisSieve::TryPopEntry() {
     if (!AckAndLease(s, s.leased.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
   }
   if (s.leased.empty()) return std::nullopt;
-  auto [url, host] = std::move(s.leased.front());
+  auto [element, host] = std::move(s.leased.front());
   s.leased.pop_front();
-  s.in_flight.emplace(url, std::move(host));
+  SieveEntry entry = internal::DecodeQueueElement(element);
+  s.in_flight.insert_or_assign(entry.url, State::InFlight{std::move(host), std::move(element)});
   ++s.popped;
-  return SieveEntry{std::move(url), std::string()};
+  return entry;
 }
 
 std::optional<SieveEntry> RedisSieve::PopEntryFor(std::chrono::milliseconds timeout) {
@@ -119,8 +156,8 @@ bool RedisSieve::MarkDone(std::string_view url) {
   if (it == s.in_flight.end()) return false;
   if (s.acks.empty()) s.oldest_ack = std::chrono::steady_clock::now();
   auto node = s.in_flight.extract(it);
-  s.acks.push_back(std::move(node.key()));
-  internal::UrlLeftClient(s, node.mapped());
+  s.acks.push_back(std::move(node.mapped().element));
+  internal::UrlLeftClient(s, node.mapped().host);
   ++s.done;
   if (AcksDue(s) && Usable(s)) AckAndLease(s, 0);
   return true;
@@ -132,9 +169,9 @@ bool RedisSieve::Defer(std::string_view url) {
   auto it = s.in_flight.find(std::string(url));
   if (it == s.in_flight.end() || !Usable(s)) return false;
   auto node = s.in_flight.extract(it);
-  std::vector<std::string> urls = {std::move(node.key())};
-  internal::UrlLeftClient(s, node.mapped());
-  std::optional<long long> released = internal::Release(s, "tail", urls, /*all_hosts=*/false);
+  std::vector<std::string> elements = {std::move(node.mapped().element)};
+  internal::UrlLeftClient(s, node.mapped().host);
+  std::optional<long long> released = internal::Release(s, "tail", elements, /*all_hosts=*/false);
   if (!released.has_value() || *released == 0) return false;
   ++s.deferred;
   return true;
@@ -190,6 +227,7 @@ SieveStats RedisSieve::Stats() const {
   stats.popped = s.popped;
   stats.done = s.done;
   stats.deferred = s.deferred;
+  stats.refused = s.refused;
   stats.closed = s.closed || !s.failure.ok();
   stats.estimated_count = s.layout.EstimatedCount(s.bits_set);
   stats.capacity = s.layout.capacity();

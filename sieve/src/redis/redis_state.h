@@ -61,17 +61,24 @@ struct RedisSieve::State {
   bool push_module ABSL_GUARDED_BY(mutex) = false;
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
-  // Leased from Redis by a pop round trip, not yet returned by Pop: (URL,
-  // host), the host as the pop script named it ("" without host_key).
+  // Leased from Redis by a pop round trip, not yet returned by Pop: (queue
+  // element, host), the element as stored (queue_element.h: URL and
+  // payload), the host as the pop script named it ("" without host_key).
   std::deque<std::pair<std::string, std::string>> leased ABSL_GUARDED_BY(mutex);
-  // Returned by Pop, not yet done or deferred: URL -> host.
-  std::unordered_map<std::string, std::string> in_flight ABSL_GUARDED_BY(mutex);
+  // Returned by Pop, not yet done or deferred, by URL: its host and its
+  // queue element (acks and give-backs name the element, as its lease does).
+  struct InFlight {
+    std::string host;
+    std::string element;
+  };
+  std::unordered_map<std::string, InFlight> in_flight ABSL_GUARDED_BY(mutex);
   // Per host, this client's URLs of it in `leased` and `in_flight`; a host
   // whose count drops to 0 goes to idle_hosts, sent with the next pop (the
   // script gives it back if its queue is empty too).
   std::unordered_map<std::string, size_t> host_urls ABSL_GUARDED_BY(mutex);
   std::vector<std::string> idle_hosts ABSL_GUARDED_BY(mutex);
-  // MarkDone'd, not yet acked to Redis; and when the oldest of them came.
+  // Queue elements MarkDone'd, not yet acked to Redis; and when the oldest
+  // of them came.
   std::vector<std::string> acks ABSL_GUARDED_BY(mutex);
   std::chrono::steady_clock::time_point oldest_ack ABSL_GUARDED_BY(mutex);
 
@@ -81,6 +88,7 @@ struct RedisSieve::State {
   uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t deferred ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t refused ABSL_GUARDED_BY(mutex) = 0;  // NUL in the URL, or payload too long
 
   // Fleet-wide figures: queue and lease counts from the last round trip that
   // returned them, the filter's bit count from the last refresh.

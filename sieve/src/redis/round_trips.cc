@@ -36,8 +36,10 @@ void AppendProbes(const FilterLayout& layout, const std::vector<uint64_t>& posit
   }
 }
 
-// One push script call: per URL, the URL, its host, its shard and offsets.
-RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls) {
+// One push script call: per URL, its queue element, its host, its shard and
+// offsets.
+RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls,
+                         absl::Span<const std::string> elements) {
   RedisCommand command = {"EVALSHA",
                           s.push_sha,
                           "0",
@@ -46,18 +48,19 @@ RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls
                           std::to_string(s.layout.hash_count())};
   command.reserve(command.size() + (3 + s.layout.hash_count()) * urls.size());
   std::vector<uint64_t> positions;
-  for (std::string_view url : urls) {
-    command.emplace_back(url);
-    command.push_back(s.options.host_key ? s.options.host_key(url) : std::string());
-    s.layout.Positions(bloom::HashKey(url), positions);
+  for (size_t i = 0; i < urls.size(); ++i) {
+    command.push_back(elements[i]);
+    command.push_back(s.options.host_key ? s.options.host_key(urls[i]) : std::string());
+    s.layout.Positions(bloom::HashKey(urls[i]), positions);
     AppendProbes(s.layout, positions, command);
   }
   return command;
 }
 
 // One CRAWLSIEVE.PUSH call (push_wire.h): the probes of all URLs packed in
-// one argument, then each URL and its host.
-RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view> urls) {
+// one argument, then each URL's queue element and its host.
+RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view> urls,
+                               absl::Span<const std::string> elements) {
   RedisCommand command = {crawlsieve_wire::kPushCommand, s.keys.prefix,
                           std::to_string(s.layout.hash_count()), std::string()};
   command.reserve(command.size() + 2 * urls.size());
@@ -71,9 +74,9 @@ RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view
                                             static_cast<uint32_t>(s.layout.OffsetInShard(p))});
     }
   }
-  for (std::string_view url : urls) {
-    command.emplace_back(url);
-    command.push_back(s.options.host_key ? s.options.host_key(url) : std::string());
+  for (size_t i = 0; i < urls.size(); ++i) {
+    command.push_back(elements[i]);
+    command.push_back(s.options.host_key ? s.options.host_key(urls[i]) : std::string());
   }
   return command;
 }
@@ -109,7 +112,8 @@ void Fail(State& s, const absl::Status& status) {
                 s.options.name, status.ToString());
 }
 
-bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new) {
+bool PushUrls(State& s, absl::Span<const std::string_view> urls,
+              absl::Span<const std::string> elements, absl::Span<bool> is_new) {
   const size_t batch = s.options.push_batch_size;
   const size_t per_trip = batch * kPushPipelineDepth;
   size_t start = 0;
@@ -117,8 +121,11 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool
     const size_t end = std::min(urls.size(), start + per_trip);
     std::vector<RedisCommand> commands;
     for (size_t b = start; b < end; b += batch) {
-      const absl::Span<const std::string_view> part = urls.subspan(b, std::min(batch, end - b));
-      commands.push_back(s.push_module ? ModulePushCommand(s, part) : PushCommand(s, part));
+      const size_t size = std::min(batch, end - b);
+      const absl::Span<const std::string_view> part = urls.subspan(b, size);
+      const absl::Span<const std::string> part_elements = elements.subspan(b, size);
+      commands.push_back(s.push_module ? ModulePushCommand(s, part, part_elements)
+                                       : PushCommand(s, part, part_elements));
     }
     absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
     if (!replies.ok()) {
@@ -203,7 +210,7 @@ void UrlLeftClient(State& s, const std::string& host) {
 }
 
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& urls, bool all_hosts) {
+                                 const std::vector<std::string>& elements, bool all_hosts) {
   RedisCommand command = {"EVALSHA",
                           s.release_sha,
                           "0",
@@ -212,7 +219,7 @@ std::optional<long long> Release(State& s, std::string_view where,
                           std::string(where),
                           std::to_string(s.options.host_cooldown.count()),
                           all_hosts ? "1" : "0"};
-  command.insert(command.end(), urls.begin(), urls.end());
+  command.insert(command.end(), elements.begin(), elements.end());
   absl::StatusOr<RedisReply> reply = s.connection->Call(command);
   absl::StatusOr<long long> released =
       reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());

@@ -23,9 +23,12 @@ void Fail(State& s, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.
 // Pushes `urls` in batches of push_batch_size, pipelined, through the
 // crawlsieve module's CRAWLSIEVE.PUSH if s.push_module, else the push script
 // (and through the script from then on if the server says the module's
-// command is unknown); writes each result into `is_new`. False (and failed)
-// on error.
-bool PushUrls(State& s, absl::Span<const std::string_view> urls, absl::Span<bool> is_new)
+// command is unknown); writes each result into `is_new`. The filter's probes
+// come from each URL, the queue gets its element (queue_element.h: the URL
+// with its payload; `elements` is parallel to `urls`). False (and failed) on
+// error.
+bool PushUrls(State& s, absl::Span<const std::string_view> urls,
+              absl::Span<const std::string> elements, absl::Span<bool> is_new)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs
@@ -37,11 +40,12 @@ bool AckAndLease(State& s, size_t want) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 // host's last, the host is reported idle with the next pop.
 void UrlLeftClient(State& s, const std::string& host) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// Runs the release script: URLs back to their hosts' queues, at the 'head'
-// or the 'tail'; with all_hosts, every host this client holds is given back
-// too. Returns how many URLs were released, nullopt (and failed) on error.
+// Runs the release script: leased queue elements back to their hosts'
+// queues, at the 'head' or the 'tail'; with all_hosts, every host this client
+// holds is given back too. Returns how many were released, nullopt (and
+// failed) on error.
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& urls, bool all_hosts)
+                                 const std::vector<std::string>& elements, bool all_hosts)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Reads the filter's bit count over every shard, and the queue and lease

@@ -213,6 +213,57 @@ TEST_P(SieveContractTest, CloseWakesAndRefuses) {
   EXPECT_EQ(stats.in_flight, 2u);
 }
 
+TEST_P(SieveContractTest, PayloadsComeBackWithTheirUrlThroughPopAndDefer) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  const std::string binary(
+      "\x00\x01"
+      "depth\xff",
+      9);
+  EXPECT_TRUE(sieve->Push("https://a.example/", binary));
+  EXPECT_TRUE(sieve->Push("https://b.example/"));  // no payload
+  std::vector<std::string> urls = {"https://c.example/", "https://d.example/"};
+  std::vector<std::string_view> views(urls.begin(), urls.end());
+  std::vector<std::string_view> payloads = {"pc", ""};
+  EXPECT_EQ(sieve->PushBatch(views, payloads, {}), 2u);
+  EXPECT_FALSE(sieve->Push("https://a.example/", "other"));  // seen: the first payload stays
+
+  std::optional<SieveEntry> a = sieve->TryPopEntry();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->url, "https://a.example/");
+  EXPECT_EQ(a->payload, binary);
+  EXPECT_TRUE(sieve->Defer(a->url));  // to the tail, payload kept
+  std::optional<SieveEntry> b = sieve->TryPopEntry();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->url, "https://b.example/");
+  EXPECT_EQ(b->payload, "");
+  std::optional<SieveEntry> c = sieve->TryPopEntry();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->payload, "pc");
+  EXPECT_EQ(sieve->TryPop(), "https://d.example/");  // the URL-only form drops the payload
+  std::optional<SieveEntry> again = sieve->TryPopEntry();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->url, "https://a.example/");
+  EXPECT_EQ(again->payload, binary);
+  for (const char* url :
+       {"https://a.example/", "https://b.example/", "https://c.example/", "https://d.example/"}) {
+    EXPECT_TRUE(sieve->MarkDone(url)) << url;
+  }
+  EXPECT_TRUE(sieve->IsFinished());
+}
+
+TEST_P(SieveContractTest, AnOversizedPayloadIsRefusedAndTheUrlStaysUnseen) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  const std::string big(kMaxPayloadBytes + 1, 'x');
+  EXPECT_FALSE(sieve->Push("https://a.example/", big));
+  EXPECT_EQ(sieve->Stats().refused, 1u);
+  EXPECT_TRUE(sieve->Push("https://a.example/", std::string(kMaxPayloadBytes, 'y')));
+  std::optional<SieveEntry> entry = sieve->TryPopEntry();
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->payload.size(), kMaxPayloadBytes);
+}
+
 TEST_P(SieveContractTest, StatsReportTheFilter) {
   auto sieve = Make(100000);
   ASSERT_TRUE(sieve);

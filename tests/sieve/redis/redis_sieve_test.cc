@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -187,6 +188,60 @@ TEST_P(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
   EXPECT_TRUE(a->MarkDone(*url));
   EXPECT_TRUE(a->IsFinished());
   EXPECT_EQ(redis_.Command({"ZCARD", "leases:leases"}), "0");
+}
+
+TEST_P(RedisSieveTest, APayloadSurvivesAnExpiredLeaseAndAGiveBack) {
+  RedisSieveOptions options = redis_.Options("payload-leases");
+  options.lease_time = milliseconds(300);
+  options.pop_batch_size = 1;
+  auto a = Connect(options);
+  auto b = Connect(options);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->Push("https://a.example/", "from-a"));
+  ASSERT_TRUE(a->Push("https://b.example/", std::string("\0nul", 4)));
+  std::optional<SieveEntry> first = a->TryPopEntry();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->payload, "from-a");
+  std::this_thread::sleep_for(milliseconds(400));  // a's lease runs out
+  std::optional<SieveEntry> again = b->TryPopEntry();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->url, "https://a.example/");
+  EXPECT_EQ(again->payload, "from-a");
+  std::optional<SieveEntry> second = b->TryPopEntry();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->payload, std::string("\0nul", 4));
+  b.reset();  // gives both back, with their payloads
+  auto c = Connect(options);
+  ASSERT_TRUE(c);
+  std::map<std::string, std::string> payloads;  // the give-back's order is b's in-flight map's
+  for (int i = 0; i < 2; ++i) {
+    std::optional<SieveEntry> entry = c->TryPopEntry();
+    ASSERT_TRUE(entry) << i;
+    payloads[entry->url] = entry->payload;
+    EXPECT_TRUE(c->MarkDone(entry->url));
+  }
+  EXPECT_EQ(payloads["https://a.example/"], "from-a");
+  EXPECT_EQ(payloads["https://b.example/"], std::string("\0nul", 4));
+  EXPECT_TRUE(a->MarkDone("https://a.example/"));  // a's late ack: harmless
+  EXPECT_TRUE(c->IsFinished());
+}
+
+TEST_P(RedisSieveTest, AUrlWithANulByteIsRefused) {
+  auto sieve = Connect(redis_.Options("nul"));
+  ASSERT_TRUE(sieve);
+  EXPECT_FALSE(sieve->Push(std::string_view("https://a.example/\0x", 20)));
+  EXPECT_EQ(sieve->Stats().refused, 1u);
+  EXPECT_EQ(sieve->Stats().accepted, 0u);
+}
+
+TEST_P(RedisSieveTest, AFrontierOfAnOlderBuildIsRefusedNotMisread) {
+  RedisSieveOptions options = redis_.Options("old-build");
+  redis_.Command({"SET", "old-build:meta",
+                  "v2 hash=1 seed=1 layout=blocked m=95850496 k=6 shard_bits=4294967296"});
+  absl::StatusOr<std::unique_ptr<RedisSieve>> refused = RedisSieve::Connect(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("older build"), std::string::npos) << refused.status();
 }
 
 TEST_P(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
