@@ -135,9 +135,14 @@ struct RedisSieveOptions {
   size_t pop_batch_size = 16;
   // MarkDone acks held before they are sent (they also go with the next pop).
   size_t done_batch_size = 64;
-  // How long a popped URL stays leased before it is handed out again. Longer
-  // than any fetch with its retries, or pages are fetched twice.
+  // How long a popped URL stays leased before it is handed out again, unless
+  // renewed. A dead client's URLs come back after this.
   std::chrono::milliseconds lease_time{std::chrono::minutes(10)};
+  // Renew the leases of the URLs this client holds every lease_time / 3 (a
+  // heartbeat thread, one small script call), so a URL stays leased while
+  // its process lives, however long its fetch takes. False: a URL held
+  // longer than lease_time is handed to another client too (fetched twice).
+  bool renew_url_leases = true;
   // The politeness partition of a URL (e.g. "https://example.com:443"),
   // computed by the client; see "Host partitions" above. Empty (the
   // default): no partitions, one shared FIFO as the in-memory Sieve. Every

@@ -117,7 +117,8 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   c.RequireOnReconnect(state->keys.meta, meta);
   for (auto [source, sha] : {std::pair{internal::PushScript(), &state->push_sha},
                              std::pair{internal::PopScript(), &state->pop_sha},
-                             std::pair{internal::ReleaseScript(), &state->release_sha}}) {
+                             std::pair{internal::ReleaseScript(), &state->release_sha},
+                             std::pair{internal::RenewScript(), &state->renew_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;
@@ -132,8 +133,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
     state->connection = *std::move(connection);
     state->push_module = *push_module;
     state->last_round_trip = std::chrono::steady_clock::now();
+    state->last_url_renewal = state->last_round_trip;
   }
-  if (options.host_key) {
+  if (options.host_key || options.renew_url_leases) {
     state->heartbeat = std::thread(internal::RunHeartbeat, std::ref(*state));
   }
   return std::unique_ptr<RedisSieve>(new RedisSieve(std::move(state)));

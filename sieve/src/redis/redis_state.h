@@ -45,6 +45,7 @@ struct RedisSieve::State {
   std::string push_sha;
   std::string pop_sha;
   std::string release_sha;
+  std::string renew_sha;
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.
@@ -54,6 +55,8 @@ struct RedisSieve::State {
   std::thread heartbeat;
   bool stopping ABSL_GUARDED_BY(mutex) = false;
   std::chrono::steady_clock::time_point last_round_trip ABSL_GUARDED_BY(mutex);
+  // When the heartbeat last renewed this client's URL leases.
+  std::chrono::steady_clock::time_point last_url_renewal ABSL_GUARDED_BY(mutex);
   std::unique_ptr<internal::RedisConnection> connection ABSL_GUARDED_BY(mutex);
   // Pushes go through CRAWLSIEVE.PUSH (the server had the crawlsieve module
   // at Connect and options.use_push_module), else through the push script;

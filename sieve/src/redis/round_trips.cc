@@ -230,6 +230,23 @@ std::optional<long long> Release(State& s, std::string_view where,
   return *released;
 }
 
+bool RenewUrlLeases(State& s) {
+  if (s.leased.empty() && s.in_flight.empty()) return true;
+  RedisCommand command = {"EVALSHA",     s.renew_sha, "0",
+                          s.keys.prefix, s.owner,     std::to_string(s.options.lease_time.count())};
+  command.reserve(command.size() + s.leased.size() + s.in_flight.size());
+  for (const auto& [element, host] : s.leased) command.push_back(element);
+  for (const auto& [url, flight] : s.in_flight) command.push_back(flight.element);
+  absl::StatusOr<RedisReply> reply = s.connection->Call(command);
+  absl::StatusOr<long long> renewed =
+      reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());
+  if (!renewed.ok()) {
+    Fail(s, renewed.status());
+    return false;
+  }
+  return true;
+}
+
 void RefreshFleetFigures(State& s, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && s.ever_refreshed && now - s.refreshed < s.options.stats_cache) return;

@@ -48,6 +48,10 @@ std::optional<long long> Release(State& s, std::string_view where,
                                  const std::vector<std::string>& elements, bool all_hosts)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
+// Extends the leases of the URLs this client holds (in s.leased and
+// s.in_flight) to lease_time from now. False (and failed) on error.
+bool RenewUrlLeases(State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
 // Reads the filter's bit count over every shard, and the queue and lease
 // counts, if the last read is older than stats_cache; warns past capacity.
 void RefreshFleetFigures(State& s, bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);

@@ -12,6 +12,7 @@ namespace sieve::internal {
 std::string PushScript();
 std::string PopScript();
 std::string ReleaseScript();
+std::string RenewScript();
 
 }  // namespace sieve::internal
 

@@ -170,6 +170,7 @@ TEST_P(RedisSieveTest, BitsAreBloomsInTheClassicLayoutOverManyShards) {
 TEST_P(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
   RedisSieveOptions options = redis_.Options("leases");
   options.lease_time = milliseconds(300);
+  options.renew_url_leases = false;  // a client that went silent, as a dead one does
   options.pop_batch_size = 1;
   auto a = Connect(options);
   auto b = Connect(options);
@@ -190,9 +191,31 @@ TEST_P(RedisSieveTest, AnExpiredLeaseIsHandedOutAgain) {
   EXPECT_EQ(redis_.Command({"ZCARD", "leases:leases"}), "0");
 }
 
+TEST_P(RedisSieveTest, ALiveClientKeepsItsUrlsLeasedPastTheLeaseTime) {
+  RedisSieveOptions options = redis_.Options("renew");
+  options.lease_time = milliseconds(300);  // renewed every 100 ms by the heartbeat
+  options.pop_batch_size = 1;
+  auto a = Connect(options);
+  auto b = Connect(options);
+  ASSERT_TRUE(a && b);
+  a->Push("https://a.example/slow");
+  std::optional<std::string> url = a->TryPop();
+  ASSERT_TRUE(url);
+  // A fetch four lease times long: the lease must not run out meanwhile.
+  for (int i = 0; i < 12; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));
+    ASSERT_FALSE(b->TryPop()) << "handed out again after " << (i + 1) * 100 << " ms";
+  }
+  EXPECT_FALSE(b->IsFinished());
+  EXPECT_TRUE(a->MarkDone(*url));
+  EXPECT_TRUE(a->IsFinished());  // the ack went out with IsFinished's round trip
+  EXPECT_TRUE(b->IsFinished());
+}
+
 TEST_P(RedisSieveTest, APayloadSurvivesAnExpiredLeaseAndAGiveBack) {
   RedisSieveOptions options = redis_.Options("payload-leases");
   options.lease_time = milliseconds(300);
+  options.renew_url_leases = false;  // a's lease must run out while it lives
   options.pop_batch_size = 1;
   auto a = Connect(options);
   auto b = Connect(options);
