@@ -159,6 +159,7 @@ std::vector<RowResult> RunLayoutRows(const std::vector<RowSetup>& setups) {
     std::fprintf(stderr, "bloom-bench: %s\n", filter.status().ToString().c_str());
     std::exit(1);
   }
+  if (first.dirty_tracking) filter->EnableDirtyTracking();
   const std::vector<double> insert_ns = TimeInserts(*filter, setups);
   const double anon_huge_mb = AnonHugePagesMb();
   std::vector<RowResult> rows;

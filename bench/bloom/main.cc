@@ -28,6 +28,8 @@ ABSL_FLAG(uint64_t, queries, 0, "lookups per kind and repeat (0: min(n, 2M))");
 ABSL_FLAG(int, repeats, 3, "lookup repeats; the median is reported");
 ABSL_FLAG(std::string, threads, "1,2", "thread counts to run, comma separated");
 ABSL_FLAG(std::string, layouts, "classic,blocked", "layouts to run");
+ABSL_FLAG(bool, dirty_tracking, false,
+          "track changed 64-byte blocks during the inserts (the cost a checkpointing Sieve pays)");
 
 namespace bloom_bench {
 namespace {
@@ -180,6 +182,7 @@ int Run() {
   base.p = absl::GetFlag(FLAGS_p);
   base.repeats = std::max(1, absl::GetFlag(FLAGS_repeats));
   base.queries = absl::GetFlag(FLAGS_queries);
+  base.dirty_tracking = absl::GetFlag(FLAGS_dirty_tracking);
   if (base.queries == 0) base.queries = std::min<uint64_t>(base.n, 2'000'000);
   const bool json = absl::GetFlag(FLAGS_json);
   if (!bloom::ShapeFor(base.layout, base.n, base.p).ok()) {
@@ -189,6 +192,7 @@ int Run() {
   }
   if (!json) {
     PrintSetup(base.n, base.p, base.queries, base.repeats);
+    std::printf("dirty tracking %s\n", base.dirty_tracking ? "on" : "off");
     PrintTableHeader();
   }
   std::vector<RowResult> rows;

@@ -22,6 +22,9 @@ struct RowSetup {
   double p = 0.01;
   uint64_t queries = 0;  // per lookup kind and repeat
   int repeats = 3;
+  // EnableDirtyTracking on the filter before the inserts (what a
+  // checkpointing Sieve pays per insert: one bit per changed 64-byte block).
+  bool dirty_tracking = false;
 };
 
 struct RowResult {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bit_storage.h"
 #include "bits_set_counter.h"
+#include "dirty_blocks.h"
 #include "hash_inline.h"
 #include "probes.h"
 
@@ -52,6 +53,18 @@ BloomFilter::BloomFilter(Layout layout, const FilterShape& shape, uint64_t expec
       storage_(std::move(storage)),
       bits_set_(std::make_unique<BitsSetCounter>()) {}
 
+uint64_t* BloomFilter::DirtyWords() { return dirty_ == nullptr ? nullptr : dirty_->words(); }
+
+void BloomFilter::EnableDirtyTracking() {
+  if (dirty_ == nullptr) dirty_ = std::make_unique<DirtyBlocks>(storage_->word_count());
+}
+
+uint64_t BloomFilter::DirtyBlockCount() const { return dirty_ == nullptr ? 0 : dirty_->Count(); }
+
+void BloomFilter::ClearDirtyBlocks() {
+  if (dirty_ != nullptr) dirty_->Clear();
+}
+
 BloomFilter::BloomFilter(BloomFilter&&) noexcept = default;
 BloomFilter& BloomFilter::operator=(BloomFilter&&) noexcept = default;
 BloomFilter::~BloomFilter() = default;
@@ -73,7 +86,8 @@ bool BloomFilter::MayContain(const Hash128& h) const {
 bool BloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKeyInline(key)); }
 
 bool BloomFilter::InsertIfNew(const Hash128& h) {
-  const uint64_t turned_on = probes::Insert(storage_->words(), layout_, bits_, hash_count_, h);
+  const uint64_t turned_on =
+      probes::Insert(storage_->words(), layout_, bits_, hash_count_, h, DirtyWords());
   if (turned_on == 0) return false;
   bits_set_->Add(h.high >> 32, turned_on);
   return true;

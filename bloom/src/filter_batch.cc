@@ -144,8 +144,9 @@ template <typename Op>
 // not one per new key; Stats() lags a batch still running).
 class BatchInserter {
  public:
-  BatchInserter(uint64_t* words, Layout layout, uint64_t bits, uint32_t k, BitsSetCounter* bits_set)
-      : words_(words), layout_(layout), bits_(bits), k_(k), bits_set_(bits_set) {}
+  BatchInserter(uint64_t* words, Layout layout, uint64_t bits, uint32_t k, BitsSetCounter* bits_set,
+                uint64_t* dirty)
+      : words_(words), layout_(layout), bits_(bits), k_(k), bits_set_(bits_set), dirty_(dirty) {}
   BatchInserter(const BatchInserter&) = delete;
   BatchInserter& operator=(const BatchInserter&) = delete;
   ~BatchInserter() {
@@ -153,7 +154,7 @@ class BatchInserter {
   }
 
   bool operator()(const Hash128& h) {
-    const uint64_t turned_on = probes::Insert(words_, layout_, bits_, k_, h);
+    const uint64_t turned_on = probes::Insert(words_, layout_, bits_, k_, h, dirty_);
     turned_on_ += turned_on;
     stripe_hint_ = h.high >> 32;
     return turned_on != 0;
@@ -165,6 +166,7 @@ class BatchInserter {
   uint64_t bits_;
   uint32_t k_;
   BitsSetCounter* bits_set_;
+  uint64_t* dirty_;  // the DirtyBlocks bitmap, or nullptr when not tracking
   uint64_t turned_on_ = 0;
   uint64_t stripe_hint_ = 0;
 };
@@ -194,27 +196,31 @@ void BloomFilter::MayContainBatch(absl::Span<const Hash128> hashes, absl::Span<b
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) {
-  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get(),
+                       DirtyWords());
   RunStringKeys(layout_, bits_, hash_count_, storage_->words(), true, keys,
                 std::min(keys.size(), out.size()),
                 [&](size_t i, const Hash128& h) { out[i] = insert(h); });
 }
 
 void BloomFilter::InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) {
-  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get(),
+                       DirtyWords());
   RunPipelined(
       layout_, bits_, hash_count_, storage_->words(), true, std::min(hashes.size(), out.size()),
       [&](size_t i) { return hashes[i]; }, [&](size_t i, const Hash128& h) { out[i] = insert(h); });
 }
 
 void BloomFilter::AddBatch(absl::Span<const std::string_view> keys) {
-  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get(),
+                       DirtyWords());
   RunStringKeys(layout_, bits_, hash_count_, storage_->words(), true, keys, keys.size(),
                 [&](size_t, const Hash128& h) { insert(h); });
 }
 
 void BloomFilter::AddBatch(absl::Span<const Hash128> hashes) {
-  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get());
+  BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get(),
+                       DirtyWords());
   RunPipelined(
       layout_, bits_, hash_count_, storage_->words(), true, hashes.size(),
       [&](size_t i) { return hashes[i]; }, [&](size_t, const Hash128& h) { insert(h); });

@@ -9,6 +9,7 @@
 #include "bit_storage.h"
 #include "bits_set_counter.h"
 #include "bloom/filter.h"
+#include "dirty_blocks.h"
 #include "fill_estimator.h"
 #include "probes.h"
 
@@ -69,7 +70,10 @@ absl::Status BloomFilter::Merge(const BloomFilter& other) {
   uint64_t turned_on = 0;
   for (uint64_t i = 0; i < storage_->word_count(); ++i) {
     const uint64_t mask = probes::LoadWord(theirs + i);
-    if (mask != 0) turned_on += probes::SetBits(words + i, mask);
+    if (mask == 0) continue;
+    const uint64_t set = probes::SetBits(words + i, mask);
+    if (set != 0 && dirty_ != nullptr) MarkDirtyBlock(dirty_->words(), i / kWordsPerDirtyBlock);
+    turned_on += set;
   }
   bits_set_->Add(0, turned_on);
   return absl::OkStatus();

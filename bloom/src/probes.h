@@ -16,6 +16,7 @@
 
 #include "bloom/hash.h"
 #include "bloom/params.h"
+#include "dirty_blocks.h"
 
 namespace bloom::probes {
 
@@ -80,9 +81,12 @@ inline bool BlockedMayContain(const uint64_t* words, uint64_t block_count, uint3
 
 // Returns the number of bits this call turned on (0: the key was present).
 // One atomic operation per probe that finds its bit clear; none for a key
-// already present.
-inline uint64_t BlockedInsert(uint64_t* words, uint64_t block_count, uint32_t k, const Hash128& h) {
-  uint64_t* block = words + BlockIndex(h, block_count) * kWordsPerBlock;
+// already present. If `dirty` (a DirtyBlocks bitmap) is given and a bit was
+// turned on, the block is marked there: a key already present costs nothing.
+inline uint64_t BlockedInsert(uint64_t* words, uint64_t block_count, uint32_t k, const Hash128& h,
+                              uint64_t* dirty) {
+  const uint64_t index = BlockIndex(h, block_count);
+  uint64_t* block = words + index * kWordsPerBlock;
   uint64_t x = h.low;
   uint64_t turned_on = 0;
   for (uint32_t i = 0; i < k; ++i) {
@@ -90,6 +94,7 @@ inline uint64_t BlockedInsert(uint64_t* words, uint64_t block_count, uint32_t k,
     turned_on += SetBit(block + (bit >> 6), bit & 63);
     x *= kBlockMultiplier;
   }
+  if (dirty != nullptr && turned_on != 0) MarkDirtyBlock(dirty, index);
   return turned_on;
 }
 
@@ -107,11 +112,15 @@ inline bool ClassicMayContain(const uint64_t* words, uint64_t bits, uint32_t k, 
   return true;
 }
 
-inline uint64_t ClassicInsert(uint64_t* words, uint64_t bits, uint32_t k, const Hash128& h) {
+// As BlockedInsert; each bit turned on marks its own 64-byte block.
+inline uint64_t ClassicInsert(uint64_t* words, uint64_t bits, uint32_t k, const Hash128& h,
+                              uint64_t* dirty) {
   uint64_t turned_on = 0;
   for (uint32_t i = 0; i < k; ++i) {
     const uint64_t pos = ClassicPosition(h, i, bits);
-    turned_on += SetBit(words + (pos >> 6), pos & 63);
+    const uint64_t set = SetBit(words + (pos >> 6), pos & 63);
+    if (dirty != nullptr && set != 0) MarkDirtyBlock(dirty, pos >> 9);
+    turned_on += set;
   }
   return turned_on;
 }
@@ -125,10 +134,11 @@ inline bool MayContain(const uint64_t* words, Layout layout, uint64_t bits, uint
 }
 
 // Sets the key's bits; returns how many this call turned on (0: present).
-inline uint64_t Insert(uint64_t* words, Layout layout, uint64_t bits, uint32_t k,
-                       const Hash128& h) {
-  return layout == Layout::kBlocked ? BlockedInsert(words, bits / kBlockBits, k, h)
-                                    : ClassicInsert(words, bits, k, h);
+// `dirty`: the filter's DirtyBlocks bitmap, or nullptr when not tracking.
+inline uint64_t Insert(uint64_t* words, Layout layout, uint64_t bits, uint32_t k, const Hash128& h,
+                       uint64_t* dirty) {
+  return layout == Layout::kBlocked ? BlockedInsert(words, bits / kBlockBits, k, h, dirty)
+                                    : ClassicInsert(words, bits, k, h, dirty);
 }
 
 // ---- Prefetch --------------------------------------------------------------

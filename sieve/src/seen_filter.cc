@@ -26,7 +26,16 @@ absl::StatusOr<SeenFilter> SeenFilter::Create(const SieveOptions& options) {
   }
   absl::StatusOr<bloom::BloomFilter> fixed = bloom::BloomFilter::Create(filter);
   if (!fixed.ok()) return fixed.status();
-  return SeenFilter(Filter(std::in_place_index<0>, *std::move(fixed)));
+  fixed->EnableDirtyTracking();
+  return SeenFilter(Filter(std::in_place_index<0>, *std::move(fixed)), true);
+}
+
+SeenFilter SeenFilter::FromFixed(bloom::BloomFilter filter, bool tracked_from_empty) {
+  return SeenFilter(Filter(std::in_place_index<0>, std::move(filter)), tracked_from_empty);
+}
+
+SeenFilter SeenFilter::FromScalable(bloom::ScalableBloomFilter filter) {
+  return SeenFilter(Filter(std::in_place_index<1>, std::move(filter)));
 }
 
 absl::StatusOr<SeenFilter> SeenFilter::Load(OverflowPolicy policy, std::istream& in) {
@@ -37,6 +46,7 @@ absl::StatusOr<SeenFilter> SeenFilter::Load(OverflowPolicy policy, std::istream&
   }
   absl::StatusOr<bloom::BloomFilter> fixed = bloom::BloomFilter::Load(in);
   if (!fixed.ok()) return fixed.status();
+  fixed->EnableDirtyTracking();  // clean: the loaded bits are already saved
   return SeenFilter(Filter(std::in_place_index<0>, *std::move(fixed)));
 }
 

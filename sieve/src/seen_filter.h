@@ -5,6 +5,10 @@
 //   absl::StatusOr<SeenFilter> seen = SeenFilter::Create(options);
 //   bool is_new = seen->InsertIfNew(bloom::HashKey(url));
 //
+// Policy kWarn filters made by Create track their dirty blocks from the start
+// (bloom/filter.h), so the first checkpoint of a fresh filter is a small delta
+// (filter_checkpoint.h); FromFixed/FromScalable wrap a loaded filter.
+//
 // Threading: as the bloom filters: every method may be called concurrently;
 // Save sees a consistent filter only when no thread inserts.
 #ifndef SIEVE_SRC_SEEN_FILTER_H_
@@ -30,6 +34,10 @@ class SeenFilter {
   static absl::StatusOr<SeenFilter> Create(const SieveOptions& options);
   // Reads a filter written by Save for `policy`.
   static absl::StatusOr<SeenFilter> Load(OverflowPolicy policy, std::istream& in);
+  // Wraps a filter read by filter_checkpoint.cc. `tracked_from_empty`: every
+  // bit it holds is in a dirty block (a fresh filter with tracking on).
+  static SeenFilter FromFixed(bloom::BloomFilter filter, bool tracked_from_empty);
+  static SeenFilter FromScalable(bloom::ScalableBloomFilter filter);
 
   OverflowPolicy policy() const;
   bool InsertIfNew(const bloom::Hash128& hash);
@@ -37,6 +45,12 @@ class SeenFilter {
   // the first time), with the keys' cache lines prefetched ahead of use.
   void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);
   absl::Status Save(std::ostream& out) const;
+  // The policy kWarn filter (for deltas), or nullptr for policy kGrow.
+  bloom::BloomFilter* fixed() { return std::get_if<bloom::BloomFilter>(&filter_); }
+  // True while every bit set since creation is in a dirty block, so the
+  // dirty blocks alone (a delta from zero) rebuild the filter.
+  bool tracked_from_empty() const { return tracked_from_empty_; }
+  void set_tracked_from_empty(bool value) { tracked_from_empty_ = value; }
 
   uint64_t Capacity() const;
   double TargetFpRate() const;
@@ -47,9 +61,11 @@ class SeenFilter {
 
  private:
   using Filter = std::variant<bloom::BloomFilter, bloom::ScalableBloomFilter>;
-  explicit SeenFilter(Filter filter) : filter_(std::move(filter)) {}
+  explicit SeenFilter(Filter filter, bool tracked_from_empty = false)
+      : filter_(std::move(filter)), tracked_from_empty_(tracked_from_empty) {}
 
   Filter filter_;
+  bool tracked_from_empty_;
 };
 
 }  // namespace sieve::internal

@@ -64,6 +64,7 @@ struct FilterOptions {
 
 class BitStorage;      // src/bit_storage.h
 class BitsSetCounter;  // src/bits_set_counter.h
+class DirtyBlocks;     // src/dirty_blocks.h
 
 class BloomFilter {
  public:
@@ -153,13 +154,64 @@ class BloomFilter {
   absl::Status SaveFile(const std::string& path) const;
   static absl::StatusOr<BloomFilter> LoadFile(const std::string& path);
 
+  // --- Incremental persistence: deltas of changed blocks --------------------
+  // For checkpoints whose cost follows the change, not the filter's size: a
+  // base image (Save, or nothing for a fresh filter) plus the deltas saved
+  // since, applied in order, rebuild the filter bit for bit.
+  //
+  //   filter.EnableDirtyTracking();          // once, before the inserts to track
+  //   ... inserts ...
+  //   filter.SaveDirtyBlocks(delta_file);    // no insert from here...
+  //   filter.ClearDirtyBlocks();             // ...to here (once the file is durable)
+  //   // later: BloomFilter::LoadDelta(first) if the chain has no base, else
+  //   // Load(base); then ApplyBlocks(delta) for each delta in order.
+  //
+  // Tracking keeps one bit per 64-byte block of the bit array (m / 512 bits,
+  // 2.4 MB for the 1.25 GB filter of n = 1e9, p = 1%), set by an insert (or
+  // Merge) that turned a bit on in that block; re-inserts and lookups do not
+  // touch it. Blocks are the blocked layout's cache lines; for the classic
+  // layout, words [8b, 8b + 8) of the bit array.
+  //
+  // Threading: EnableDirtyTracking must not overlap other calls. Inserts may
+  // run concurrently with each other as always. SaveDirtyBlocks and
+  // ClearDirtyBlocks need that no thread inserts from the start of the save to
+  // the end of the clear (an insert between them would be lost from the
+  // deltas). ApplyBlocks must not overlap other calls.
+  //
+  // Delta format (src/delta_format.h): magic "CRAWLBLD", version, layout,
+  // hash id, k, m, n, p, block count, header checksum, then (u32 block index,
+  // 64 bytes) per dirty block in increasing index order, then the XXH3-64 of
+  // the records: 64 + 68 * blocks + 8 bytes.
+  void EnableDirtyTracking();
+  bool DirtyTrackingEnabled() const { return dirty_ != nullptr; }
+  // Blocks changed since tracking began or since the last ClearDirtyBlocks.
+  uint64_t DirtyBlockCount() const;
+  // Writes every dirty block's current 64 bytes as a delta; returns the bytes
+  // written. Does not clear the dirty bits: call ClearDirtyBlocks once the
+  // delta is durable, so a failed write loses nothing. FailedPrecondition if
+  // tracking is off.
+  absl::StatusOr<uint64_t> SaveDirtyBlocks(std::ostream& out) const;
+  void ClearDirtyBlocks();
+  // ORs a delta's blocks into this filter (idempotent). The delta's layout,
+  // hash id, k and m must match (InvalidArgument otherwise); corrupted or
+  // truncated input gives DataLoss, after which this filter may hold part of
+  // the delta and should be discarded. Applied blocks are not marked dirty.
+  absl::Status ApplyBlocks(std::istream& in);
+  // A zeroed filter of the delta's shape with the delta applied: the first
+  // file of a chain that starts from a fresh filter.
+  static absl::StatusOr<BloomFilter> LoadDelta(std::istream& in);
+  // Size of a delta file of `blocks` blocks.
+  static uint64_t DeltaBytes(uint64_t blocks) { return 64 + 68 * blocks + 8; }
+
  private:
   BloomFilter(Layout layout, const FilterShape& shape, uint64_t expected_count, double fp_rate,
               std::unique_ptr<BitStorage> storage);
   friend class FilterFormat;  // src/filter_format.cc reads and writes the words
+  friend class DeltaFormat;   // src/delta_format.cc, the same for deltas
   friend absl::StatusOr<double> EstimateUnionCount(const BloomFilter& a, const BloomFilter& b);
 
   void RecountBitsSet();
+  uint64_t* DirtyWords();  // the dirty bitmap for the probes, or nullptr
 
   Layout layout_;
   uint64_t bits_;
@@ -168,6 +220,7 @@ class BloomFilter {
   double fp_rate_;
   std::unique_ptr<BitStorage> storage_;
   std::unique_ptr<BitsSetCounter> bits_set_;
+  std::unique_ptr<DirtyBlocks> dirty_;  // null unless EnableDirtyTracking
 };
 
 // Estimated number of distinct keys in the union and the intersection of two

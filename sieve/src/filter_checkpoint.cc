@@ -1,0 +1,386 @@
+// SaveFilterCheckpoint / LoadFilterCheckpoint (contract and crash-safety
+// argument in filter_checkpoint.h; the math in docs/bloom.md, "Checkpoints").
+#include "filter_checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <istream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <streambuf>
+#include <system_error>
+#include <utility>
+
+#include "absl/functional/function_ref.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+namespace sieve::internal {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr size_t kIoChunk = size_t{1} << 20;
+constexpr absl::string_view kBaseSuffix = ".base";
+constexpr absl::string_view kDeltaSuffix = ".delta";
+constexpr absl::string_view kTempSuffix = ".tmp";
+
+absl::Status ErrnoError(absl::string_view what, const fs::path& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path.string(), ": ", std::strerror(errno)));
+}
+
+// Closes the descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  bool Close() {
+    const int fd = std::exchange(fd_, -1);
+    return ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+struct Xxh3Free {
+  void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+};
+using Xxh3State = std::unique_ptr<XXH3_state_t, Xxh3Free>;
+
+Xxh3State NewXxh3() {
+  Xxh3State state(XXH3_createState());
+  XXH3_64bits_reset(state.get());
+  return state;
+}
+
+// Output to a descriptor through a 1 MiB buffer, hashing and counting bytes.
+class HashingWriter : public std::streambuf {
+ public:
+  explicit HashingWriter(int fd) : fd_(fd), buffer_(kIoChunk), state_(NewXxh3()) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  bool failed() const { return failed_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t digest() const { return XXH3_64bits_digest(state_.get()); }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!Flush()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override { return Flush() ? 0 : -1; }
+
+ private:
+  bool Flush() {
+    const char* data = pbase();
+    size_t size = static_cast<size_t>(pptr() - pbase());
+    XXH3_64bits_update(state_.get(), data, size);
+    bytes_ += size;
+    while (size > 0 && !failed_) {
+      const ssize_t n = ::write(fd_, data, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) failed_ = true;
+      if (n > 0) data += n, size -= static_cast<size_t>(n);
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return !failed_;
+  }
+
+  int fd_;
+  std::vector<char> buffer_;
+  Xxh3State state_;
+  uint64_t bytes_ = 0;
+  bool failed_ = false;
+};
+
+// Input from a descriptor through a 1 MiB buffer, hashing and counting the
+// bytes handed out (not seekable: bloom's loaders then skip their size check,
+// which the manifest's size has already done).
+class HashingReader : public std::streambuf {
+ public:
+  explicit HashingReader(int fd) : fd_(fd), buffer_(kIoChunk), state_(NewXxh3()) {}
+  bool failed() const { return failed_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t digest() const { return XXH3_64bits_digest(state_.get()); }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    ssize_t n;
+    do {
+      n = ::read(fd_, buffer_.data(), buffer_.size());
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      failed_ = n < 0;
+      return traits_type::eof();
+    }
+    XXH3_64bits_update(state_.get(), buffer_.data(), static_cast<size_t>(n));
+    bytes_ += static_cast<uint64_t>(n);
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buffer_;
+  Xxh3State state_;
+  uint64_t bytes_ = 0;
+  bool failed_ = false;
+};
+
+absl::Status FsyncPath(const fs::path& path, int flags) {
+  Fd fd(::open(path.c_str(), flags | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError("cannot open", path);
+  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync", path);
+  return absl::OkStatus();
+}
+
+// A name no earlier file had: 64 random bits, so a file a committed manifest
+// names is never overwritten by a later Save, even after a resume.
+std::string NewFileName(absl::string_view suffix) {
+  static std::mt19937_64 random(
+      std::random_device{}() ^
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  return absl::StrCat(absl::StrFormat("filter-%016x", random()), suffix);
+}
+
+// Writes a new file in `dir` through `write` (temporary name, fsync, rename).
+absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view suffix,
+                                        absl::FunctionRef<absl::Status(std::ostream&)> write) {
+  FilterFile file;
+  file.name = NewFileName(suffix);
+  const fs::path path = dir / file.name;
+  const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
+  Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return ErrnoError("cannot create", temporary);
+  HashingWriter buffer(fd.get());
+  std::ostream out(&buffer);
+  absl::Status written = write(out);
+  out.flush();
+  if (written.ok() && (buffer.failed() || !out)) written = ErrnoError("cannot write", temporary);
+  if (written.ok() && ::fsync(fd.get()) != 0) written = ErrnoError("cannot fsync", temporary);
+  if (written.ok() && !fd.Close()) written = ErrnoError("cannot close", temporary);
+  if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
+    written = ErrnoError("cannot rename to", path);
+  }
+  if (!written.ok()) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    return written;
+  }
+  file.bytes = buffer.bytes();
+  file.checksum = buffer.digest();
+  return file;
+}
+
+// Makes `dir`/name the chain's file `file` (from chain_dir): a hard link, or a
+// copy (temporary, fsync, rename) across file systems.
+absl::Status PlaceFile(const fs::path& chain_dir, const FilterFile& file, const fs::path& dir) {
+  const fs::path source = chain_dir / file.name;
+  const fs::path target = dir / file.name;
+  std::error_code error;
+  if (fs::file_size(source, error) != file.bytes || error) {
+    return absl::NotFoundError(
+        absl::StrCat("filter file ", source.string(), " is gone or changed"));
+  }
+  if (fs::exists(target, error)) {
+    if (fs::file_size(target, error) == file.bytes && !error) return absl::OkStatus();
+    fs::remove(target, error);
+  }
+  if (::link(source.c_str(), target.c_str()) == 0) return absl::OkStatus();
+  if (errno != EXDEV) return ErrnoError("cannot link to", target);
+  const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
+  fs::copy_file(source, temporary, fs::copy_options::overwrite_existing, error);
+  if (error)
+    return absl::InternalError(
+        absl::StrCat("cannot copy ", source.string(), ": ", error.message()));
+  if (absl::Status s = FsyncPath(temporary, O_RDONLY); !s.ok()) return s;
+  if (std::rename(temporary.c_str(), target.c_str()) != 0)
+    return ErrnoError("cannot rename to", target);
+  return absl::OkStatus();
+}
+
+absl::Status PlaceChain(const FilterChain& chain, const fs::path& dir) {
+  for (const FilterFile& file : chain.files()) {
+    if (absl::Status s = PlaceFile(chain.dir(), file, dir); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// A full image of the filter: bloom's Save format, header and trailer included.
+uint64_t BaseBytes(bloom::BloomFilter& fixed) { return 64 + fixed.MemoryBytes() + 8; }
+
+// True if this Save may write a delta: the filter tracks its blocks, the chain
+// (or an empty filter) is a starting point, and the chain's deltas stay under
+// 1.25x a base (the amortized bound of docs/bloom.md needs 1.25 >= 1.0625 /
+// (2 - 1.0625) = 1.13).
+bool DeltaFits(SeenFilter& filter, const FilterChain& chain, uint64_t chain_delta_bytes) {
+  bloom::BloomFilter* fixed = filter.fixed();
+  if (fixed == nullptr || !fixed->DirtyTrackingEnabled()) return false;
+  if (chain.empty() && !filter.tracked_from_empty()) return false;
+  const uint64_t delta = bloom::BloomFilter::DeltaBytes(fixed->DirtyBlockCount());
+  return chain_delta_bytes + delta <= BaseBytes(*fixed) / 4 * 5;
+}
+
+}  // namespace
+
+absl::StatusOr<FilterFiles> SaveFilterCheckpoint(SeenFilter& filter, const fs::path& dir,
+                                                 FilterChain& chain) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot create checkpoint directory ", dir.string(), ": ", error.message()));
+  }
+  bloom::BloomFilter* fixed = filter.fixed();
+  // A chain whose files cannot be placed in `dir` (deleted, or another
+  // directory's files gone) restarts with a base: correct whatever the bits.
+  bool delta = DeltaFits(filter, chain, chain.delta_bytes_) && PlaceChain(chain, dir).ok();
+  FilterChain next;
+  if (delta) next = chain;
+  absl::StatusOr<FilterFile> file =
+      delta ? WriteNewFile(dir, kDeltaSuffix,
+                           [&](std::ostream& out) { return fixed->SaveDirtyBlocks(out).status(); })
+            : WriteNewFile(dir, kBaseSuffix, [&](std::ostream& out) { return filter.Save(out); });
+  if (!file.ok()) return file.status();
+  if (absl::Status s = FsyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+  // The new file is durable: its blocks may leave the dirty set. No insert
+  // ran since SaveDirtyBlocks (the caller's rule), so none is lost.
+  if (fixed != nullptr) fixed->ClearDirtyBlocks();
+  next.dir_ = dir;
+  next.files_.push_back(*file);
+  next.delta_bytes_ = delta ? next.delta_bytes_ + file->bytes : 0;
+  chain = std::move(next);
+  return FilterFiles{chain.files_, file->bytes};
+}
+
+namespace {
+
+// Reads the first 8 bytes (the format's magic) without moving the descriptor.
+std::string Magic(int fd) {
+  char bytes[8] = {};
+  if (::pread(fd, bytes, sizeof(bytes), 0) != static_cast<ssize_t>(sizeof(bytes))) return "";
+  return std::string(bytes, sizeof(bytes));
+}
+
+// Opens `file` in `dir`, checks its size, hands it to `parse`, then checks
+// that all of it was read and its checksum.
+absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
+                      absl::FunctionRef<absl::Status(int fd, std::istream&)> parse) {
+  const fs::path path = dir / file.name;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot open filter file ", path.string(), ": ", std::strerror(errno)));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0 || static_cast<uint64_t>(info.st_size) != file.bytes) {
+    return absl::DataLossError(absl::StrCat("filter file ", path.string(), " is ", info.st_size,
+                                            " bytes, the checkpoint says ", file.bytes));
+  }
+  HashingReader buffer(fd.get());
+  std::istream in(&buffer);
+  if (absl::Status s = parse(fd.get(), in); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(path.string(), ": ", s.message()));
+  }
+  if (in.rdbuf()->sgetc() != std::char_traits<char>::eof() || buffer.failed() ||
+      buffer.bytes() != file.bytes || buffer.digest() != file.checksum) {
+    return absl::DataLossError(
+        absl::StrCat("filter file ", path.string(), " does not match its checksum"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SeenFilter> LoadFilterCheckpoint(OverflowPolicy policy, const fs::path& dir,
+                                                const FilterFiles& files, FilterChain* chain) {
+  if (files.files.empty()) return absl::DataLossError("the checkpoint lists no filter file");
+  if (policy == OverflowPolicy::kGrow && files.files.size() != 1) {
+    return absl::DataLossError("a growing filter's checkpoint has one file");
+  }
+  std::optional<bloom::BloomFilter> fixed;
+  std::optional<bloom::ScalableBloomFilter> scalable;
+  absl::Status first = ReadFile(dir, files.files[0], [&](int fd, std::istream& in) -> absl::Status {
+    const std::string magic = Magic(fd);
+    const bool grow = policy == OverflowPolicy::kGrow;
+    if (grow && magic == "CRAWLSBF") {
+      absl::StatusOr<bloom::ScalableBloomFilter> loaded = bloom::ScalableBloomFilter::Load(in);
+      if (!loaded.ok()) return loaded.status();
+      scalable.emplace(*std::move(loaded));
+      return absl::OkStatus();
+    }
+    if (!grow && (magic == "CRAWLBLM" || magic == "CRAWLBLD")) {
+      absl::StatusOr<bloom::BloomFilter> loaded =
+          magic == "CRAWLBLM" ? bloom::BloomFilter::Load(in) : bloom::BloomFilter::LoadDelta(in);
+      if (!loaded.ok()) return loaded.status();
+      fixed.emplace(*std::move(loaded));
+      return absl::OkStatus();
+    }
+    return absl::DataLossError("not a filter image of the checkpoint's overflow policy");
+  });
+  if (!first.ok()) return first;
+  if (scalable.has_value()) {
+    if (chain != nullptr) *chain = FilterChain();
+    return SeenFilter::FromScalable(*std::move(scalable));
+  }
+  uint64_t delta_bytes =
+      absl::EndsWith(files.files[0].name, kDeltaSuffix) ? files.files[0].bytes : 0;
+  for (size_t i = 1; i < files.files.size(); ++i) {
+    absl::Status s = ReadFile(dir, files.files[i],
+                              [&](int, std::istream& in) { return fixed->ApplyBlocks(in); });
+    if (!s.ok()) return s;
+    delta_bytes += files.files[i].bytes;
+  }
+  fixed->EnableDirtyTracking();
+  if (chain != nullptr) {
+    chain->dir_ = dir;
+    chain->files_ = files.files;
+    chain->base_bytes_ = BaseBytes(*fixed);
+    chain->delta_bytes_ = delta_bytes;
+  }
+  return SeenFilter::FromFixed(*std::move(fixed), false);
+}
+
+absl::Status RemoveUnreferencedFilterFiles(const fs::path& dir, const FilterFiles& keep) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const bool ours = absl::StartsWith(name, "filter-") &&
+                      (absl::EndsWith(name, kBaseSuffix) || absl::EndsWith(name, kDeltaSuffix) ||
+                       absl::EndsWith(name, kTempSuffix));
+    if (!ours) continue;
+    bool kept = false;
+    for (const FilterFile& file : keep.files) kept = kept || file.name == name;
+    if (!kept) fs::remove(entry.path(), error);
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("cannot remove ", entry.path().string(), ": ", error.message()));
+    }
+  }
+  if (error) {
+    return absl::InternalError(absl::StrCat("cannot list ", dir.string(), ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sieve::internal
