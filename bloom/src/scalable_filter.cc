@@ -42,6 +42,7 @@ absl::Status ScalableBloomFilter::AddStage() {
                           std::pow(growth_.tightening_ratio, static_cast<double>(index));
   absl::StatusOr<BloomFilter> filter = BloomFilter::Create(stage_options);
   if (!filter.ok()) return filter.status();
+  if (track_dirty_) filter->EnableDirtyTracking();  // fresh: a delta from zero
   stages_.push_back(std::make_unique<Stage>(*std::move(filter), stage_options.expected_count));
   return absl::OkStatus();
 }

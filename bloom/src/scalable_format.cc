@@ -3,6 +3,8 @@
 //   f64 growth factor, f64 tightening ratio, u32 max stages, u32 stage count,
 //   then per stage u64 capacity and u64 inserted count, then XXH3-64 of all
 //   the preceding bytes; then each stage in BloomFilter's own format.
+// A delta (scalable_delta.cc) has the same header under magic "CRAWLSBD",
+// then each stage's BloomFilter delta.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -30,9 +32,8 @@ absl::Status DataLoss(absl::string_view what) {
 
 }  // namespace
 
-absl::Status ScalableBloomFilter::Save(std::ostream& out) const {
-  std::shared_lock lock(*mutex_);
-  std::string header(kMagic, sizeof(kMagic));
+std::string ScalableBloomFilter::EncodeHeader(const char (&magic)[8]) const {
+  std::string header(magic, 8);
   byte_io::Put(header, kVersion);
   byte_io::Put(header, static_cast<uint32_t>(options_.layout));
   byte_io::Put(header, options_.expected_count);
@@ -46,6 +47,12 @@ absl::Status ScalableBloomFilter::Save(std::ostream& out) const {
     byte_io::Put(header, s->inserted.load(std::memory_order_relaxed));
   }
   byte_io::Put(header, byte_io::Checksum(header.data(), header.size()));
+  return header;
+}
+
+absl::Status ScalableBloomFilter::Save(std::ostream& out) const {
+  std::shared_lock lock(*mutex_);
+  const std::string header = EncodeHeader(kMagic);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   for (const auto& s : stages_) {
     if (absl::Status status = s->filter.Save(out); !status.ok()) return status;
@@ -54,12 +61,14 @@ absl::Status ScalableBloomFilter::Save(std::ostream& out) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) {
+absl::StatusOr<ScalableBloomFilter::Header> ScalableBloomFilter::DecodeHeader(
+    std::istream& in, const char (&magic)[8]) {
   std::string header(kFixedBytes, '\0');
   if (!byte_io::ReadExactly(in, header.data(), 12)) return DataLoss("truncated header");
-  if (std::memcmp(header.data(), kMagic, sizeof(kMagic)) != 0) {
-    return absl::InvalidArgumentError(
-        "bloom: cannot load scalable filter: not a crawl scalable filter (bad magic)");
+  if (std::memcmp(header.data(), magic, 8) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bloom: cannot load scalable filter: not a crawl scalable filter (bad magic, want ",
+        absl::string_view(magic, 8), ")"));
   }
   size_t offset = 8;
   const uint32_t version = byte_io::Get<uint32_t>(header.data(), &offset);
@@ -71,8 +80,9 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
   if (!byte_io::ReadExactly(in, header.data() + 12, kFixedBytes - 12)) {
     return DataLoss("truncated header");
   }
-  FilterOptions options;
-  GrowthOptions growth;
+  Header decoded;
+  FilterOptions& options = decoded.options;
+  GrowthOptions& growth = decoded.growth;
   options.layout = static_cast<Layout>(byte_io::Get<uint32_t>(header.data(), &offset));
   options.expected_count = byte_io::Get<uint64_t>(header.data(), &offset);
   options.fp_rate = byte_io::Get<double>(header.data(), &offset);
@@ -93,21 +103,28 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) 
     return DataLoss("header checksum mismatch (corrupted file)");
   }
   // The stage table must follow from the header before anything is allocated.
-  for (uint32_t i = 0, at = kFixedBytes; i < stage_count; ++i, at += kPerStageBytes) {
-    size_t capacity_offset = at;
-    const uint64_t capacity = byte_io::Get<uint64_t>(header.data(), &capacity_offset);
+  for (uint32_t i = 0; i < stage_count; ++i) {
+    const uint64_t capacity = byte_io::Get<uint64_t>(header.data(), &offset);
+    const uint64_t inserted = byte_io::Get<uint64_t>(header.data(), &offset);
     const uint64_t expected = StageCapacity(options.expected_count, growth.growth_factor, i);
     if (capacity != expected) {
       return DataLoss(
           absl::StrCat("stage ", i, " has capacity ", capacity, ", the header implies ", expected));
     }
+    decoded.stages.push_back({capacity, inserted});
   }
-  absl::StatusOr<ScalableBloomFilter> filter = Create(options, growth);  // validates
+  return decoded;
+}
+
+absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::Load(std::istream& in) {
+  absl::StatusOr<Header> header = DecodeHeader(in, kMagic);
+  if (!header.ok()) return header.status();
+  const FilterOptions& options = header->options;
+  absl::StatusOr<ScalableBloomFilter> filter = Create(options, header->growth);  // validates
   if (!filter.ok()) return DataLoss(filter.status().message());
   filter->stages_.clear();
-  for (uint32_t i = 0; i < stage_count; ++i) {
-    const uint64_t capacity = byte_io::Get<uint64_t>(header.data(), &offset);
-    const uint64_t inserted = byte_io::Get<uint64_t>(header.data(), &offset);
+  for (size_t i = 0; i < header->stages.size(); ++i) {
+    const auto [capacity, inserted] = header->stages[i];
     absl::StatusOr<BloomFilter> stage = BloomFilter::Load(in);
     if (!stage.ok()) return stage.status();
     if (stage->layout() != options.layout) return DataLoss("stage layout differs");

@@ -228,17 +228,41 @@ absl::Status PlaceChain(const FilterChain& chain, const fs::path& dir) {
 
 // A full image of the filter: bloom's Save format, header and trailer included.
 uint64_t BaseBytes(bloom::BloomFilter& fixed) { return 64 + fixed.MemoryBytes() + 8; }
+uint64_t BaseBytes(SeenFilter& filter) {
+  return filter.fixed() != nullptr ? BaseBytes(*filter.fixed()) : filter.scalable()->ImageBytes();
+}
+
+bool Tracked(SeenFilter& filter) {
+  return filter.fixed() != nullptr ? filter.fixed()->DirtyTrackingEnabled()
+                                   : filter.scalable()->DirtyTrackingEnabled();
+}
+
+// Bytes of the delta a Save would write now.
+uint64_t DeltaBytesNow(SeenFilter& filter) {
+  return filter.fixed() != nullptr
+             ? bloom::BloomFilter::DeltaBytes(filter.fixed()->DirtyBlockCount())
+             : filter.scalable()->DeltaBytes();
+}
 
 // True if this Save may write a delta: the filter tracks its blocks, the chain
 // (or an empty filter) is a starting point, and the chain's deltas stay under
 // 1.25x a base (the amortized bound of docs/bloom.md needs 1.25 >= 1.0625 /
-// (2 - 1.0625) = 1.13).
+// (2 - 1.0625) = 1.13). Both policies: a growing filter's delta holds each
+// stage's changed blocks.
 bool DeltaFits(SeenFilter& filter, const FilterChain& chain, uint64_t chain_delta_bytes) {
-  bloom::BloomFilter* fixed = filter.fixed();
-  if (fixed == nullptr || !fixed->DirtyTrackingEnabled()) return false;
+  if (!Tracked(filter)) return false;
   if (chain.empty() && !filter.tracked_from_empty()) return false;
-  const uint64_t delta = bloom::BloomFilter::DeltaBytes(fixed->DirtyBlockCount());
-  return chain_delta_bytes + delta <= BaseBytes(*fixed) / 4 * 5;
+  return chain_delta_bytes + DeltaBytesNow(filter) <= BaseBytes(filter) / 4 * 5;
+}
+
+absl::Status SaveDelta(SeenFilter& filter, std::ostream& out) {
+  return filter.fixed() != nullptr ? filter.fixed()->SaveDirtyBlocks(out).status()
+                                   : filter.scalable()->SaveDirtyBlocks(out).status();
+}
+
+void ClearDirty(SeenFilter& filter) {
+  if (filter.fixed() != nullptr) filter.fixed()->ClearDirtyBlocks();
+  if (filter.scalable() != nullptr) filter.scalable()->ClearDirtyBlocks();
 }
 
 }  // namespace
@@ -251,7 +275,6 @@ absl::StatusOr<FilterFiles> SaveFilterCheckpoint(SeenFilter& filter, const fs::p
     return absl::InternalError(
         absl::StrCat("cannot create checkpoint directory ", dir.string(), ": ", error.message()));
   }
-  bloom::BloomFilter* fixed = filter.fixed();
   // A chain whose files cannot be placed in `dir` (deleted, or another
   // directory's files gone) restarts with a base: correct whatever the bits.
   bool delta = DeltaFits(filter, chain, chain.delta_bytes_) && PlaceChain(chain, dir).ok();
@@ -259,13 +282,14 @@ absl::StatusOr<FilterFiles> SaveFilterCheckpoint(SeenFilter& filter, const fs::p
   if (delta) next = chain;
   absl::StatusOr<FilterFile> file =
       delta ? WriteNewFile(dir, kDeltaSuffix,
-                           [&](std::ostream& out) { return fixed->SaveDirtyBlocks(out).status(); })
+                           [&](std::ostream& out) { return SaveDelta(filter, out); })
             : WriteNewFile(dir, kBaseSuffix, [&](std::ostream& out) { return filter.Save(out); });
   if (!file.ok()) return file.status();
   if (absl::Status s = FsyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
   // The new file is durable: its blocks may leave the dirty set. No insert
   // ran since SaveDirtyBlocks (the caller's rule), so none is lost.
-  if (fixed != nullptr) fixed->ClearDirtyBlocks();
+  ClearDirty(filter);
+  filter.set_tracked_from_empty(false);  // the chain now starts from a file
   next.dir_ = dir;
   next.files_.push_back(*file);
   next.delta_bytes_ = delta ? next.delta_bytes_ + file->bytes : 0;
@@ -315,16 +339,15 @@ absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
 absl::StatusOr<SeenFilter> LoadFilterCheckpoint(OverflowPolicy policy, const fs::path& dir,
                                                 const FilterFiles& files, FilterChain* chain) {
   if (files.files.empty()) return absl::DataLossError("the checkpoint lists no filter file");
-  if (policy == OverflowPolicy::kGrow && files.files.size() != 1) {
-    return absl::DataLossError("a growing filter's checkpoint has one file");
-  }
   std::optional<bloom::BloomFilter> fixed;
   std::optional<bloom::ScalableBloomFilter> scalable;
   absl::Status first = ReadFile(dir, files.files[0], [&](int fd, std::istream& in) -> absl::Status {
     const std::string magic = Magic(fd);
     const bool grow = policy == OverflowPolicy::kGrow;
-    if (grow && magic == "CRAWLSBF") {
-      absl::StatusOr<bloom::ScalableBloomFilter> loaded = bloom::ScalableBloomFilter::Load(in);
+    if (grow && (magic == "CRAWLSBF" || magic == "CRAWLSBD")) {
+      absl::StatusOr<bloom::ScalableBloomFilter> loaded =
+          magic == "CRAWLSBF" ? bloom::ScalableBloomFilter::Load(in)
+                              : bloom::ScalableBloomFilter::LoadDelta(in);
       if (!loaded.ok()) return loaded.status();
       scalable.emplace(*std::move(loaded));
       return absl::OkStatus();
@@ -339,26 +362,26 @@ absl::StatusOr<SeenFilter> LoadFilterCheckpoint(OverflowPolicy policy, const fs:
     return absl::DataLossError("not a filter image of the checkpoint's overflow policy");
   });
   if (!first.ok()) return first;
-  if (scalable.has_value()) {
-    if (chain != nullptr) *chain = FilterChain();
-    return SeenFilter::FromScalable(*std::move(scalable));
-  }
   uint64_t delta_bytes =
       absl::EndsWith(files.files[0].name, kDeltaSuffix) ? files.files[0].bytes : 0;
   for (size_t i = 1; i < files.files.size(); ++i) {
-    absl::Status s = ReadFile(dir, files.files[i],
-                              [&](int, std::istream& in) { return fixed->ApplyBlocks(in); });
+    absl::Status s = ReadFile(dir, files.files[i], [&](int, std::istream& in) {
+      return scalable.has_value() ? scalable->ApplyDelta(in) : fixed->ApplyBlocks(in);
+    });
     if (!s.ok()) return s;
     delta_bytes += files.files[i].bytes;
   }
-  fixed->EnableDirtyTracking();
+  SeenFilter seen = scalable.has_value() ? SeenFilter::FromScalable(*std::move(scalable))
+                                         : SeenFilter::FromFixed(*std::move(fixed), false);
+  if (seen.fixed() != nullptr) seen.fixed()->EnableDirtyTracking();
+  if (seen.scalable() != nullptr) seen.scalable()->EnableDirtyTracking();
   if (chain != nullptr) {
     chain->dir_ = dir;
     chain->files_ = files.files;
-    chain->base_bytes_ = BaseBytes(*fixed);
+    chain->base_bytes_ = BaseBytes(seen);
     chain->delta_bytes_ = delta_bytes;
   }
-  return SeenFilter::FromFixed(*std::move(fixed), false);
+  return seen;
 }
 
 absl::Status RemoveUnreferencedFilterFiles(const fs::path& dir, const FilterFiles& keep) {

@@ -25,8 +25,9 @@
 // only files the newest manifest does not name. A kill -9 at any moment
 // leaves the last committed manifest and all its files whole.
 //
-// Policy kGrow (ScalableBloomFilter): every Save writes a full image (a chain
-// of one base); deltas per stage are not done.
+// Policy kGrow (ScalableBloomFilter): the same chain, with per-stage deltas
+// (bloom/scalable_filter.h, "Incremental persistence"): a stage opened since
+// the last Save enters the next delta as a delta from zero.
 //
 // Threading: not thread-safe; SaveFilterCheckpoint needs that no thread
 // inserts into the filter until it returns (the Sieve holds its stripe locks).

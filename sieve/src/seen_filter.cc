@@ -22,7 +22,8 @@ absl::StatusOr<SeenFilter> SeenFilter::Create(const SieveOptions& options) {
     absl::StatusOr<bloom::ScalableBloomFilter> scalable =
         bloom::ScalableBloomFilter::Create(filter);
     if (!scalable.ok()) return scalable.status();
-    return SeenFilter(Filter(std::in_place_index<1>, *std::move(scalable)));
+    scalable->EnableDirtyTracking();
+    return SeenFilter(Filter(std::in_place_index<1>, *std::move(scalable)), true);
   }
   absl::StatusOr<bloom::BloomFilter> fixed = bloom::BloomFilter::Create(filter);
   if (!fixed.ok()) return fixed.status();
@@ -42,6 +43,7 @@ absl::StatusOr<SeenFilter> SeenFilter::Load(OverflowPolicy policy, std::istream&
   if (policy == OverflowPolicy::kGrow) {
     absl::StatusOr<bloom::ScalableBloomFilter> scalable = bloom::ScalableBloomFilter::Load(in);
     if (!scalable.ok()) return scalable.status();
+    scalable->EnableDirtyTracking();  // clean: the loaded bits are already saved
     return SeenFilter(Filter(std::in_place_index<1>, *std::move(scalable)));
   }
   absl::StatusOr<bloom::BloomFilter> fixed = bloom::BloomFilter::Load(in);

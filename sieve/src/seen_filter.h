@@ -47,6 +47,10 @@ class SeenFilter {
   absl::Status Save(std::ostream& out) const;
   // The policy kWarn filter (for deltas), or nullptr for policy kGrow.
   bloom::BloomFilter* fixed() { return std::get_if<bloom::BloomFilter>(&filter_); }
+  // The policy kGrow filter (for deltas), or nullptr for policy kWarn.
+  bloom::ScalableBloomFilter* scalable() {
+    return std::get_if<bloom::ScalableBloomFilter>(&filter_);
+  }
   // True while every bit set since creation is in a dirty block, so the
   // dirty blocks alone (a delta from zero) rebuild the filter.
   bool tracked_from_empty() const { return tracked_from_empty_; }

@@ -198,17 +198,38 @@ TEST(FilterCheckpoint, AFilterLoadedFromAnImageStartsItsChainWithABase) {
   EXPECT_EQ(Load(OverflowPolicy::kWarn, scratch.path(), files), Image(original));
 }
 
-TEST(FilterCheckpoint, GrowingFilterIsSavedWholeEachTime) {
+TEST(FilterCheckpoint, GrowingFilterSavesDeltasAcrossNewStagesAndTheChainRebuildsIt) {
   const ScratchDir scratch;
-  SeenFilter live = Make(FilterOptions(OverflowPolicy::kGrow, bloom::Layout::kBlocked, 1000));
+  // The first stage holds 100,000 keys at ~120 KB: a few hundred keys touch
+  // a small share of its blocks, so its deltas are far smaller than an image.
+  SeenFilter live = Make(FilterOptions(OverflowPolicy::kGrow, bloom::Layout::kBlocked, 100'000));
   FilterChain chain;
-  Insert(live, 0, 5000);  // several stages
-  Save(live, scratch.path(), chain);
-  Insert(live, 5000, 6000);
-  const FilterFiles files = Save(live, scratch.path(), chain);
+  FilterFiles files = Save(live, scratch.path(), chain);  // fresh: a delta from zero
   ASSERT_EQ(files.files.size(), 1u);
-  EXPECT_TRUE(files.files[0].name.ends_with(".base"));
+  EXPECT_TRUE(files.files[0].name.ends_with(".delta"));
+  EXPECT_LT(files.written_bytes, 1000u);
+  Insert(live, 0, 300);
+  files = Save(live, scratch.path(), chain);
+  ASSERT_EQ(files.files.size(), 2u);
+  EXPECT_TRUE(files.files[1].name.ends_with(".delta"));
+  EXPECT_LT(files.written_bytes, live.scalable()->ImageBytes() / 5);
   EXPECT_EQ(Load(OverflowPolicy::kGrow, scratch.path(), files), Image(live));
+
+  // Past the first stage's capacity: a second stage opens between two saves.
+  Insert(live, 300, 100'500);
+  ASSERT_EQ(live.scalable()->StageCount(), 2u);
+  FilterChain resumed;
+  files = Save(live, scratch.path(), chain);
+  EXPECT_EQ(Load(OverflowPolicy::kGrow, scratch.path(), files, &resumed), Image(live));
+  // A chain resumed from those files keeps appending deltas.
+  absl::StatusOr<SeenFilter> reopened =
+      LoadFilterCheckpoint(OverflowPolicy::kGrow, scratch.path(), files, &resumed);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  Insert(*reopened, 200'000, 200'100);
+  Insert(live, 200'000, 200'100);
+  const FilterFiles next = Save(*reopened, scratch.path() / "next", resumed);
+  EXPECT_TRUE(next.files.back().name.ends_with(".delta"));
+  EXPECT_EQ(Load(OverflowPolicy::kGrow, scratch.path() / "next", next), Image(live));
   EXPECT_FALSE(LoadFilterCheckpoint(OverflowPolicy::kWarn, scratch.path(), files, nullptr).ok());
 }
 

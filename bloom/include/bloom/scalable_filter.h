@@ -38,6 +38,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -102,8 +103,59 @@ class ScalableBloomFilter {
   absl::Status SaveFile(const std::string& path) const;
   static absl::StatusOr<ScalableBloomFilter> LoadFile(const std::string& path);
 
+  // --- Incremental persistence: per-stage deltas of changed blocks ---------
+  // As BloomFilter's (bloom/filter.h, "Incremental persistence"), stage by
+  // stage: a base image (Save, or nothing for a fresh filter) plus the deltas
+  // saved since, applied in order, rebuild the filter bit for bit and counter
+  // for counter, stages opened in between included.
+  //
+  //   filter.EnableDirtyTracking();          // once: every stage, and each opened later
+  //   ... inserts ...
+  //   filter.SaveDirtyBlocks(delta_file);    // no insert from here...
+  //   filter.ClearDirtyBlocks();             // ...to here (once the file is durable)
+  //   // later: LoadDelta(first) if the chain has no base, else Load(base);
+  //   // then ApplyDelta(delta) for each delta in order.
+  //
+  // Delta format: Save's header (options, growth, the stage table with each
+  // stage's inserted count, header checksum) under magic "CRAWLSBD", then each
+  // stage's BloomFilter delta ("CRAWLBLD"): DeltaBytes(stages, blocks) bytes.
+  // A stage opened since the last save is a delta from zero.
+  //
+  // Threading: as BloomFilter's: SaveDirtyBlocks and ClearDirtyBlocks need
+  // that no thread inserts from the start of the save to the end of the
+  // clear; EnableDirtyTracking and ApplyDelta must not overlap other calls.
+  void EnableDirtyTracking();
+  bool DirtyTrackingEnabled() const { return track_dirty_; }
+  uint64_t DirtyBlockCount() const;  // over every stage
+  // Bytes of a delta of `stages` stages with `blocks` dirty blocks in all.
+  static uint64_t DeltaBytes(uint64_t stages, uint64_t blocks);
+  uint64_t DeltaBytes() const;  // of a delta saved now
+  // Bytes of a full image (Save) now.
+  uint64_t ImageBytes() const;
+  absl::StatusOr<uint64_t> SaveDirtyBlocks(std::ostream& out) const;
+  void ClearDirtyBlocks();
+  // Applies a delta saved by a filter of the same options: opens the stages
+  // it has that this one lacks, ORs each stage's blocks in and sets each
+  // stage's inserted count. InvalidArgument if the options differ or the
+  // delta has fewer stages; DataLoss for corrupted or truncated input (this
+  // filter may then hold part of the delta: discard it).
+  absl::Status ApplyDelta(std::istream& in);
+  // A fresh filter of the delta's options with the delta applied: the first
+  // file of a chain that starts from an empty filter.
+  static absl::StatusOr<ScalableBloomFilter> LoadDelta(std::istream& in);
+
  private:
   struct Stage;
+  // Save's header, shared with the delta format (scalable_format.cc).
+  struct Header {
+    FilterOptions options;
+    GrowthOptions growth;
+    std::vector<std::pair<uint64_t, uint64_t>> stages;  // capacity, inserted
+  };
+  std::string EncodeHeader(const char (&magic)[8]) const;  // needs a lock
+  static absl::StatusOr<Header> DecodeHeader(std::istream& in, const char (&magic)[8]);
+  // ApplyDelta after its header was read.
+  absl::Status ApplyDecoded(const Header& delta, std::istream& in);
   ScalableBloomFilter(const FilterOptions& options, const GrowthOptions& growth);
   absl::Status AddStage();                          // needs the exclusive lock
   bool AnyStageMayContain(const Hash128& h) const;  // needs a lock
@@ -111,6 +163,7 @@ class ScalableBloomFilter {
 
   FilterOptions options_;
   GrowthOptions growth_;
+  bool track_dirty_ = false;  // stages opened later track their blocks too
   std::unique_ptr<std::shared_mutex> mutex_;
   std::vector<std::unique_ptr<Stage>> stages_;  // guarded by *mutex_
 };
