@@ -114,4 +114,36 @@ TEST_F(CliTest, ServesUntilSigterm) {
   EXPECT_EQ(WaitExitCode(child), 0);
 }
 
+TEST_F(CliTest, HostsModeServesManyLoopbackHostsOnOnePort) {
+  Child child = Spawn({"--hosts", "1e3", "--largest-host", "1000", "--port", "0"});
+  const std::string banner = ReadLine(child.stdout_fd);
+  EXPECT_THAT(banner,
+              MatchesRegex(R"(serving 1000 hosts \([0-9]+ pages\) at )"
+                           R"(http://127\.1\.0\.0:[0-9]+/ \.\.\. http://127\.1\.3\.231:[0-9]+/)"));
+  const size_t colon = banner.find(':', banner.find("127.1.0.0"));
+  ASSERT_NE(colon, std::string::npos);
+  const int port = std::stoi(banner.substr(colon + 1));
+  {
+    const auto root = httplib::Client("127.1.0.3", port).Get("/");
+    ASSERT_TRUE(root);
+    EXPECT_EQ(root->status, 200);
+    EXPECT_THAT(root->body, HasSubstr("<title>127.1.0.3 page 0</title>"));
+  }
+  EXPECT_THAT(ReadLine(child.stdout_fd), MatchesRegex(R"(first request at [0-9]+\.[0-9]{3})"));
+  ASSERT_EQ(kill(child.pid, SIGUSR1), 0);
+  EXPECT_EQ(ReadLine(child.stdout_fd), "requests 1 pages 1 robots 0 not_found 0 hosts_requested 1");
+  ASSERT_EQ(kill(child.pid, SIGTERM), 0);
+  EXPECT_EQ(WaitExitCode(child), 0);
+}
+
+TEST_F(CliTest, HostsModeBadFlagsExitWithTwo) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--hosts", "1"},
+                                             {"--hosts", "1e3", "--zipf", "x"},
+                                             {"--hosts", "1e3", "--pages", "5"}}) {
+    Child child = Spawn(args);
+    EXPECT_EQ(WaitExitCode(child), 2) << args.back();
+  }
+}
+
 }  // namespace
