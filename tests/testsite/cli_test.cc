@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "testsite/web_graph.h"
 
 extern char** environ;
 
@@ -130,8 +133,16 @@ TEST_F(CliTest, HostsModeServesManyLoopbackHostsOnOnePort) {
     EXPECT_THAT(root->body, HasSubstr("<title>127.1.0.3 page 0</title>"));
   }
   EXPECT_THAT(ReadLine(child.stdout_fd), MatchesRegex(R"(first request at [0-9]+\.[0-9]{3})"));
+  std::set<uint64_t> hosts;  // those host 3's root links to, with the flags' web
+  for (const auto& link :
+       testsite::WebGraph({.hosts = 1000, .largest_host_pages = 1000}).Links(3, 0)) {
+    hosts.insert(link.host);
+  }
+  const size_t linked = hosts.size();
   ASSERT_EQ(kill(child.pid, SIGUSR1), 0);
-  EXPECT_EQ(ReadLine(child.stdout_fd), "requests 1 pages 1 robots 0 not_found 0 hosts_requested 1");
+  EXPECT_EQ(ReadLine(child.stdout_fd),
+            "requests 1 pages 1 robots 0 not_found 0 hosts_requested 1 hosts_linked " +
+                std::to_string(linked));
   ASSERT_EQ(kill(child.pid, SIGTERM), 0);
   EXPECT_EQ(WaitExitCode(child), 0);
 }

@@ -84,6 +84,10 @@ TEST(SimulatedWebTest, ACrawlLikeClientFetchesFromTwoDistinctLoopbackHosts) {
   EXPECT_EQ(page->status, 200);
   EXPECT_THAT(page->body, HasSubstr("<title>" + link[1].str() + " page "));
   EXPECT_EQ((*web)->DistinctHostsRequested(), 2u);
+  // The root's own host and the other hosts its 20 off-host links name, plus
+  // those of the second page.
+  EXPECT_GE((*web)->DistinctHostsLinked(), 3u);
+  EXPECT_LE((*web)->DistinctHostsLinked(), 42u);
   EXPECT_EQ((*web)->PagesServed(), 2u);
   EXPECT_TRUE((*web)->FirstRequestTime().has_value());
 }

@@ -56,7 +56,9 @@ void SetBody(httplib::Response& response, int status, std::string body, const ch
 class SimulatedWeb::Impl {
  public:
   explicit Impl(const WebOptions& options)
-      : graph_(options), requested_((options.hosts + 63) / 64) {}
+      : graph_(options),
+        requested_((options.hosts + 63) / 64),
+        linked_((options.hosts + 63) / 64) {}
   ~Impl() { Stop(); }
 
   absl::Status Start();
@@ -69,15 +71,19 @@ class SimulatedWeb::Impl {
   std::atomic<uint64_t> robots_{0};
   std::atomic<uint64_t> not_found_{0};
   std::atomic<uint64_t> distinct_hosts_{0};
+  std::atomic<uint64_t> linked_hosts_{0};
   std::atomic<int64_t> first_request_ns_{0};  // since the epoch; 0 = none yet
 
  private:
   void Serve(const httplib::Request& request, httplib::Response& response);
   std::optional<uint64_t> HostOf(const httplib::Request& request) const;
-  void NoteHost(uint64_t host);
+  // Sets `host`'s bit in `bits`; counts it in `distinct` the first time.
+  static void NoteHost(uint64_t host, std::vector<std::atomic<uint64_t>>& bits,
+                       std::atomic<uint64_t>& distinct);
 
-  // One bit per host: hosts / 8 bytes (125 KB for a million hosts).
+  // One bit per host each: hosts / 8 bytes (125 KB for a million hosts).
   std::vector<std::atomic<uint64_t>> requested_;
+  std::vector<std::atomic<uint64_t>> linked_;
   absl::Status socket_setup_;  // written by the socket-options callback, before bind
   ListeningServer server_;
   std::thread listen_thread_;
@@ -137,10 +143,12 @@ std::optional<uint64_t> SimulatedWeb::Impl::HostOf(const httplib::Request& reque
   return graph_.HostOfAddress(request.local_addr);
 }
 
-void SimulatedWeb::Impl::NoteHost(uint64_t host) {
+void SimulatedWeb::Impl::NoteHost(uint64_t host, std::vector<std::atomic<uint64_t>>& bits,
+                                  std::atomic<uint64_t>& distinct) {
   const uint64_t bit = uint64_t{1} << (host % 64);
-  if ((requested_[host / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
-    distinct_hosts_.fetch_add(1, std::memory_order_relaxed);
+  if ((bits[host / 64].load(std::memory_order_relaxed) & bit) != 0) return;  // the usual case
+  if ((bits[host / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0) {
+    distinct.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -158,7 +166,7 @@ void SimulatedWeb::Impl::Serve(const httplib::Request& request, httplib::Respons
   }
   const std::optional<uint64_t> host = HostOf(request);
   const std::string& path = request.path;
-  if (host) NoteHost(*host);
+  if (host) NoteHost(*host, requested_, distinct_hosts_);
   if (host && path == "/robots.txt") {
     robots_.fetch_add(1, std::memory_order_relaxed);
     if (graph_.HasRobotsTxt(*host)) return SetBody(response, 200, kRobotsTxt, "text/plain");
@@ -170,7 +178,9 @@ void SimulatedWeb::Impl::Serve(const httplib::Request& request, httplib::Respons
     return SetBody(response, 404, kNotFound, kHtml);
   }
   pages_.fetch_add(1, std::memory_order_relaxed);
-  SetBody(response, 200, RenderWebPage(graph_, *host, *page, port_), kHtml);
+  const std::vector<WebLink> links = graph_.Links(*host, *page);
+  for (const WebLink& link : links) NoteHost(link.host, linked_, linked_hosts_);
+  SetBody(response, 200, RenderWebPage(graph_, *host, *page, links, port_), kHtml);
 }
 
 // --- SimulatedWeb: a thin door onto Impl.
@@ -197,6 +207,7 @@ uint64_t SimulatedWeb::PagesServed() const { return impl_->pages_.load(); }
 uint64_t SimulatedWeb::RobotsRequests() const { return impl_->robots_.load(); }
 uint64_t SimulatedWeb::NotFound() const { return impl_->not_found_.load(); }
 uint64_t SimulatedWeb::DistinctHostsRequested() const { return impl_->distinct_hosts_.load(); }
+uint64_t SimulatedWeb::DistinctHostsLinked() const { return impl_->linked_hosts_.load(); }
 
 std::optional<std::chrono::system_clock::time_point> SimulatedWeb::FirstRequestTime() const {
   const int64_t ns = impl_->first_request_ns_.load();

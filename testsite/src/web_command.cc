@@ -98,9 +98,10 @@ sigset_t BlockStopSignals() {
 }
 
 std::string CountsLine(const SimulatedWeb& web) {
-  return absl::StrFormat("requests %d pages %d robots %d not_found %d hosts_requested %d",
-                         web.TotalRequests(), web.PagesServed(), web.RobotsRequests(),
-                         web.NotFound(), web.DistinctHostsRequested());
+  return absl::StrFormat(
+      "requests %d pages %d robots %d not_found %d hosts_requested %d hosts_linked %d",
+      web.TotalRequests(), web.PagesServed(), web.RobotsRequests(), web.NotFound(),
+      web.DistinctHostsRequested(), web.DistinctHostsLinked());
 }
 
 // Waits for a stop signal; prints the first request's time when it comes and

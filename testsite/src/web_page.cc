@@ -36,8 +36,8 @@ std::string WebPagePath(uint64_t page) {
   return page == 0 ? "/" : absl::StrCat("/p/", page, ".html");
 }
 
-std::string RenderWebPage(const WebGraph& graph, uint64_t host, uint64_t page, int port) {
-  const std::vector<WebLink> links = graph.Links(host, page);
+std::string RenderWebPage(const WebGraph& graph, uint64_t host, uint64_t page,
+                          const std::vector<WebLink>& links, int port) {
   std::string html;
   html.reserve(static_cast<size_t>(graph.options().page_bytes) + kBytesPerLink * links.size() +
                256);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "testsite/web_graph.h"
 
@@ -14,7 +15,9 @@ namespace testsite {
 
 // "/" for page 0, "/p/<page>.html" otherwise.
 std::string WebPagePath(uint64_t page);
-std::string RenderWebPage(const WebGraph& graph, uint64_t host, uint64_t page, int port);
+// `links` are graph.Links(host, page), passed in so the caller can look at them too.
+std::string RenderWebPage(const WebGraph& graph, uint64_t host, uint64_t page,
+                          const std::vector<WebLink>& links, int port);
 
 }  // namespace testsite
 

@@ -8,7 +8,7 @@
 // address also travels over "lo"; it is refused or dropped). The host a request is
 // for comes from its Host header ("127.1.0.5:PORT"), else from the socket's
 // local address. Pages are rendered on the fly from the graph: no state per
-// page or per host is kept, besides one bit per host (was it requested?).
+// page or per host is kept, besides two bits per host (requested? linked to?).
 //
 // URL space of host i (http://<127.1.0.0 + i>:PORT):
 //   /               page 0
@@ -61,6 +61,9 @@ class SimulatedWeb {
   uint64_t RobotsRequests() const;  // /robots.txt, 200 or 404
   uint64_t NotFound() const;        // other 404s
   uint64_t DistinctHostsRequested() const;
+  // Hosts that a served page links to (its own included): the hosts a crawler
+  // that fetched those pages knows of, queued or fetched.
+  uint64_t DistinctHostsLinked() const;
   // Wall-clock time of the first request's arrival, if any came yet.
   std::optional<std::chrono::system_clock::time_point> FirstRequestTime() const;
 
