@@ -23,7 +23,7 @@ constexpr long kFirstRequestPollNs = 5'000'000;
 constexpr char kUsage[] =
     "usage: testsite --hosts N [--largest-host N] [--zipf S] [--min-host-pages N]\n"
     "                [--links-per-page L] [--on-host-share F] [--seed S] [--port P]\n"
-    "                [--threads T] [--page-bytes B] [--robots-every K]\n"
+    "                [--threads T] [--page-bytes B] [--robots-every K] [--keep-alive-s S]\n"
     "Serves a simulated web of N hosts, host i at 127.1.0.0 + i, all on port P and on\n"
     "loopback only, until SIGINT/SIGTERM. Host i has max(min, largest / (i+1)^S)\n"
     "pages of L links, a share F of them on the host (defaults: 1e6 hosts, 1e8, 1.2,\n"
@@ -71,6 +71,9 @@ std::string ParseFlags(const std::vector<std::string_view>& args, WebOptions& o)
       ok = ParseCount(text, &o.seed);
     } else if (flag == "--robots-every") {
       ok = ParseCount(text, &o.robots_every);
+    } else if (flag == "--keep-alive-s") {
+      ok = ParseCount(text, &count) && count <= 3600;
+      o.keep_alive_timeout_s = static_cast<int>(count);
     } else if (flag == "--links-per-page" || flag == "--port" || flag == "--threads" ||
                flag == "--page-bytes") {
       ok = ParseCount(text, &count) && count <= (1u << 30);
