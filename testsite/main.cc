@@ -3,6 +3,7 @@
 //
 //   testsite --pages 10000 --links-per-page 10 --port 8080 --redirects
 //   testsite --pages 100 --list      # prints the expected page URLs, exits
+//   testsite --hosts 1e6             # a web of many loopback hosts (web_command.h)
 #include <signal.h>
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "absl/strings/numbers.h"
 #include "testsite/test_site.h"
+#include "testsite/web_command.h"
 
 namespace {
 
@@ -30,6 +32,7 @@ constexpr char kUsage[] =
     "                [--fault-rate F] [--fault-stall-ms MS] [--fault-retry-after S]\n"
     "                [--no-request-log] [--counts-file PATH]\n"
     "Serves a deterministic generated site on ADDR (127.0.0.1) until SIGINT/SIGTERM.\n"
+    "testsite --hosts N --help: the simulated web of N loopback hosts instead.\n"
     "--list prints the URLs a complete crawl fetches and exits (with --port 0 the\n"
     "port in them is the ephemeral one picked for this run).\n"
     "--fault-rate F: that fraction of the pages fails its first request (500, 503,\n"
@@ -182,6 +185,7 @@ bool WriteCounts(const testsite::TestSite& site, const std::string& path) {
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (testsite::IsWebCommand(args)) return testsite::RunWebCommand(args);
   for (std::string_view arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;

@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "testsite/web_graph.h"
 
 extern char** environ;
 
@@ -112,6 +115,46 @@ TEST_F(CliTest, ServesUntilSigterm) {
   }
   ASSERT_EQ(kill(child.pid, SIGTERM), 0);
   EXPECT_EQ(WaitExitCode(child), 0);
+}
+
+TEST_F(CliTest, HostsModeServesManyLoopbackHostsOnOnePort) {
+  Child child = Spawn({"--hosts", "1e3", "--largest-host", "1000", "--port", "0"});
+  const std::string banner = ReadLine(child.stdout_fd);
+  EXPECT_THAT(banner,
+              MatchesRegex(R"(serving 1000 hosts \([0-9]+ pages\) at )"
+                           R"(http://127\.1\.0\.0:[0-9]+/ \.\.\. http://127\.1\.3\.231:[0-9]+/)"));
+  const size_t colon = banner.find(':', banner.find("127.1.0.0"));
+  ASSERT_NE(colon, std::string::npos);
+  const int port = std::stoi(banner.substr(colon + 1));
+  {
+    const auto root = httplib::Client("127.1.0.3", port).Get("/");
+    ASSERT_TRUE(root);
+    EXPECT_EQ(root->status, 200);
+    EXPECT_THAT(root->body, HasSubstr("<title>127.1.0.3 page 0</title>"));
+  }
+  EXPECT_THAT(ReadLine(child.stdout_fd), MatchesRegex(R"(first request at [0-9]+\.[0-9]{3})"));
+  std::set<uint64_t> hosts;  // those host 3's root links to, with the flags' web
+  for (const auto& link :
+       testsite::WebGraph({.hosts = 1000, .largest_host_pages = 1000}).Links(3, 0)) {
+    hosts.insert(link.host);
+  }
+  const size_t linked = hosts.size();
+  ASSERT_EQ(kill(child.pid, SIGUSR1), 0);
+  EXPECT_EQ(ReadLine(child.stdout_fd),
+            "requests 1 pages 1 robots 0 not_found 0 hosts_requested 1 hosts_linked " +
+                std::to_string(linked));
+  ASSERT_EQ(kill(child.pid, SIGTERM), 0);
+  EXPECT_EQ(WaitExitCode(child), 0);
+}
+
+TEST_F(CliTest, HostsModeBadFlagsExitWithTwo) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--hosts", "1"},
+                                             {"--hosts", "1e3", "--zipf", "x"},
+                                             {"--hosts", "1e3", "--pages", "5"}}) {
+    Child child = Spawn(args);
+    EXPECT_EQ(WaitExitCode(child), 2) << args.back();
+  }
 }
 
 }  // namespace

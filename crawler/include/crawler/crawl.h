@@ -42,9 +42,17 @@ struct CrawlProgress {
   double seen_estimate = 0;  // the Sieve's estimate of distinct URLs
   double filter_fill = 0;
   double filter_fp_rate = 0;
+  // For bench/scale (issue #16): where the crawl's memory and disk go, from
+  // the Sieve's and the Frontier's Stats().
+  uint64_t accepted = 0;            // URLs the Sieve took as new, whole crawl
+  uint64_t passed_over = 0;         // URLs the Frontier gave back to the Sieve's tail
+  uint64_t filter_bytes = 0;        // the Bloom filter's bit arrays
+  uint64_t queue_memory_bytes = 0;  // queued URLs held in RAM
+  uint64_t queue_disk_bytes = 0;    // queued URLs in spill files
 };
 
-// "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2"
+// "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2
+//  accepted 7100  passed over 0  filter_bytes 1198...  queue_ram 1234  queue_disk 0"
 std::string FormatProgress(const CrawlProgress& progress);
 
 class Crawler {

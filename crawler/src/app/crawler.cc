@@ -372,12 +372,18 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.elapsed_s = absl::ToDoubleSeconds(absl::Now() - start_);
   // The Sieve counts URLs in our host queues as in flight, so queued = its
   // queue plus those not yet handed to a fetcher.
-  p.queued = static_cast<int64_t>(sieve.queued + frontier_->Stats().buffered);
+  const FrontierStats frontier = frontier_->Stats();
+  p.queued = static_cast<int64_t>(sieve.queued + frontier.buffered);
   p.in_flight = fetching_.load();
   p.parsing = static_cast<int64_t>(parsers_->Backlog());
   p.seen_estimate = sieve.estimated_count;
   p.filter_fill = sieve.fill_ratio;
   p.filter_fp_rate = sieve.current_fp_rate;
+  p.accepted = sieve.accepted;
+  p.passed_over = frontier.passed_over;
+  p.filter_bytes = sieve.filter_bytes;
+  p.queue_memory_bytes = sieve.queue_memory_bytes;
+  p.queue_disk_bytes = sieve.queue_disk_bytes;
   return p;
 }
 

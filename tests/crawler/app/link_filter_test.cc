@@ -108,5 +108,19 @@ TEST(FormatProgress, ShowsTheIssuesFields) {
   EXPECT_NE(line.find("errors 2"), std::string::npos) << line;
 }
 
+TEST(FormatProgress, ShowsTheScaleBenchFields) {  // bench/scale parses these
+  CrawlProgress p;
+  p.accepted = 5000;
+  p.passed_over = 12;
+  p.filter_bytes = 1198000000;
+  p.queue_memory_bytes = 268435456;
+  p.queue_disk_bytes = 77;
+  const std::string line = FormatProgress(p);
+  EXPECT_NE(line.find("accepted 5000  passed over 12  filter_bytes 1198000000  "
+                      "queue_ram 268435456  queue_disk 77"),
+            std::string::npos)
+      << line;
+}
+
 }  // namespace
 }  // namespace crawler
