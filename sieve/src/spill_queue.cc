@@ -163,8 +163,14 @@ absl::Status SpillQueue::RefillHead() {
   --spilled_files_;
   if (!loaded.ok()) {
     size_ -= front.count;
-    if (load_error_.ok()) load_error_ = loaded.status();
-    return loaded.status();
+    absl::Status error = loaded.status();
+    if (!front.origin.empty()) {
+      error = absl::Status(
+          error.code(),
+          absl::StrCat(error.message(), " (a link to checkpoint file ", front.origin, ")"));
+    }
+    if (load_error_.ok()) load_error_ = error;
+    return error;
   }
   head_ = *std::move(loaded);
   return absl::OkStatus();
@@ -296,6 +302,7 @@ absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& 
     spilled.count = ref.info.records;
     spilled.info = ref.info;
     spilled.synced = true;
+    spilled.origin = path.string();
     absl::StatusOr<bool> copied = LinkOrCopy(path, spilled.file);
     if (!copied.ok()) return copied.status();
     size_ += spilled.count;

@@ -111,6 +111,7 @@ class SpillQueue {
     size_t count = 0;
     SegmentFileInfo info;  // of the file
     bool synced = false;   // fsynced (by a Save, or adopted from a checkpoint)
+    std::string origin;    // the checkpoint file it was adopted from, for errors
     Segment in_memory;
   };
 
