@@ -42,10 +42,14 @@ namespace sieve::internal {
 
 inline constexpr uint32_t kSegmentFileVersion = 3;
 inline constexpr size_t kSegmentHeaderBytes = 48;
-// zstd level of spill and checkpoint segments. Measured on the bench's URL
-// mix (docs/sieve.md, "Spill format"): level 1 gives 3.0x at ~330 MB/s,
-// level 3 3.2x at ~190 MB/s, level 6 3.4x at ~70 MB/s; 3 is the level where
-// bytes per URL stop paying for CPU under the queue lock.
+// zstd level of spill and checkpoint segments, chosen by measurement
+// (bench/sieve-store, docs/sieve.md "Spill format"; 8 MiB segments, CPU time
+// on the loaded 2-core box): bench URL mix (~75 B) level 1: 24.3 B/URL on
+// disk, 445 ns/URL to compress; level 3: 21.8 B, 1009 ns; level 6: 20.8 B,
+// 2240 ns. Crawler mix (payload = depth + parent URL): level 1 29.8 B (at the
+// 30-byte target), level 3 27.7 B, level 6 26.0 B. Level 3 keeps the crawler
+// mix under the target for about 1 us per URL; past it, each byte saved
+// costs twice the CPU, paid under the queue lock.
 inline constexpr int kSegmentZstdLevel = 3;
 // A segment larger than this (raw) is corruption, not a segment: the queue
 // writes at most 16 MiB per segment, and a checkpoint's in-memory parts at

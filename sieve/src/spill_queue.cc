@@ -95,19 +95,47 @@ absl::Status SpillQueue::EnsureSpillDir() {
   return absl::OkStatus();
 }
 
-absl::Status SpillQueue::WriteSpillFile(Spilled& spilled) {
+absl::Status SpillQueue::WriteSpillFile(const Segment& segment, Spilled& spilled) {
   if (absl::Status s = EnsureSpillDir(); !s.ok()) return s;
   spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
   absl::StatusOr<std::string> bytes =
-      compressor_.Encode(tail_.Bytes(), tail_.Remaining(), spilled.info);
+      compressor_.Encode(segment.Bytes(), segment.Remaining(), spilled.info);
   if (!bytes.ok()) return bytes.status();
   return WriteWholeFile(spilled.file, *bytes);
 }
 
 void SpillQueue::SpillTail() {
+  // The first spill finds a tail of about the whole budget: it goes out in
+  // segment-sized files, so that a head loaded back (and rewritten by each
+  // checkpoint) is never more than one segment.
+  if (tail_.Bytes().size() < 2 * segment_bytes_) {
+    SpillSegment(std::move(tail_));
+  } else {
+    Segment piece;
+    piece.Reserve(segment_bytes_ + 4096);
+    tail_
+        .ForEachRemaining([&](std::string_view url, std::string_view payload) {
+          piece.Append(url, payload);
+          if (piece.Bytes().size() >= segment_bytes_) {
+            SpillSegment(std::move(piece));
+            piece = Segment();
+            piece.Reserve(segment_bytes_ + 4096);
+          }
+          return absl::OkStatus();
+        })
+        .IgnoreError();  // the callback never fails
+    if (!piece.Empty()) SpillSegment(std::move(piece));
+  }
+  tail_ = Segment();
+  // Reserving the whole segment up front avoids the capacity doubling that
+  // would otherwise overshoot the budget by up to one segment.
+  tail_.Reserve(segment_bytes_ + 4096);
+}
+
+void SpillQueue::SpillSegment(Segment segment) {
   Spilled spilled;
-  spilled.count = tail_.Remaining();
-  if (absl::Status status = WriteSpillFile(spilled); status.ok()) {
+  spilled.count = segment.Remaining();
+  if (absl::Status status = WriteSpillFile(segment, spilled); status.ok()) {
     disk_bytes_ += spilled.info.FileBytes();
     ++spilled_files_;
     if (!spill_error_.ok())
@@ -121,21 +149,16 @@ void SpillQueue::SpillTail() {
       spdlog::error("sieve: cannot spill queued URLs, keeping them in memory: {}",
                     status.ToString());
     }
-    spill_error_ =
-        absl::Status(status.code(), absl::StrCat("cannot spill queued URLs to ",
-                                                 options_.spill_dir.string(), " (", spill_failures_,
-                                                 " segments kept in memory over the "
-                                                 "budget so far): ",
-                                                 status.message()));
+    spill_error_ = absl::Status(
+        status.code(),
+        absl::StrCat("cannot spill queued URLs to ", options_.spill_dir.string(), " (",
+                     spill_failures_,
+                     " segments kept in memory over the budget so far): ", status.message()));
     spilled.file.clear();
-    spilled_memory_bytes_ += tail_.MemoryBytes();
-    spilled.in_memory = std::move(tail_);
+    spilled_memory_bytes_ += segment.MemoryBytes();
+    spilled.in_memory = std::move(segment);
   }
   spilled_.push_back(std::move(spilled));
-  tail_ = Segment();
-  // Reserving the whole segment up front avoids the capacity doubling that
-  // would otherwise overshoot the budget by up to one segment.
-  tail_.Reserve(segment_bytes_ + 4096);
 }
 
 absl::Status SpillQueue::Health() const {

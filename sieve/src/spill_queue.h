@@ -117,7 +117,9 @@ class SpillQueue {
 
   bool ShouldSpillTail() const;
   void SpillTail();
-  absl::Status WriteSpillFile(Spilled& spilled);
+  // Writes `segment` as the next spill file, or keeps it in memory if that fails.
+  void SpillSegment(Segment segment);
+  absl::Status WriteSpillFile(const Segment& segment, Spilled& spilled);
   absl::Status EnsureSpillDir();
   absl::Status RefillHead();
   // Makes every spill file durable (before a checkpoint links it).

@@ -37,8 +37,10 @@
 // check-and-insert runs under one of 32 locks striped by the URL's hash). Save
 // briefly stops pushes and pops (it holds every lock while it copies the state).
 // Destroy the Sieve only after every consumer has returned from Pop (Close,
-// then join them). A push that fills a queue segment writes it to disk under
-// the queue lock: pops wait for that one write (~5 ms per 8 MiB segment).
+// then join them). A push that fills a queue segment compresses it (zstd) and
+// writes it to disk under the queue lock: pops wait for that one segment
+// (8 MiB at 75 MB/s of CPU: ~110 ms measured on a loaded 2-core machine;
+// docs/sieve.md).
 #ifndef SIEVE_SIEVE_H_
 #define SIEVE_SIEVE_H_
 
