@@ -1,24 +1,43 @@
-// MemorySieve::Save and MemorySieve::Open: the checkpoint file.
+// MemorySieve::Save and MemorySieve::Open: a checkpoint directory.
 //
-// Format (version 2), all integers little-endian, followed by the 8-byte
-// XXH3-64 of everything before it (file_io.h):
-//   "SIEVECKP"                      magic
-//   u32 version                     kCheckpointVersion
-//   u32 overflow policy             0 = warn (BloomFilter), 1 = grow (ScalableBloomFilter)
-//   u64 accepted, dropped, popped, done, lost, overflow_warnings
-//   filter                          in bloom's own versioned, checksummed format
-//   u64 URL count                   in-flight URLs in pop order, then the queue
-//   URL count x (u32 length, URL bytes, u32 length, payload bytes)
-// Version 1 (before payloads) had no payload fields; Open still reads it, with
-// every payload empty. A golden test (tests/sieve/checkpoint_test.cc) freezes
-// these bytes.
+// What Save puts in `dir` (every name starts with "sieve"):
+//   sieve.checkpoint          the manifest (checkpoint_manifest.h), replaced
+//                             atomically, last
+//   sieve-seg-<hex>.zst       the queue, as segment files (segment_file.h) named
+//                             by their content's checksum: spilled segments are
+//                             hard links to the queue's spill files (a copy
+//                             only where link(2) fails with EXDEV: spill_dir
+//                             on another file system), the in-memory parts
+//                             (in-flight URLs, head, tail) new files
+//   sieve-filter-<hex>        the filter, in bloom's own format inside a
+//                             checksummed file (file_io.h), a new name each Save
+// Cost: the filter, the in-memory parts (at most the queue's budget) and one
+// link per spilled segment; spilled bytes are never copied or rewritten (they
+// are fsynced once, by the first Save that links them).
+//
+// Crash safety: every file the new manifest names is written under a
+// temporary name, fsynced and renamed (or is an fsynced, immutable spill file
+// linked in), and the directory is fsynced, before the manifest is replaced
+// (temporary name, fsync, rename, fsync of the directory). Until that rename
+// the old manifest and every file it names are untouched: new files get new
+// names (a segment name already present holds the same bytes), and nothing
+// is deleted. After it, files no manifest names are removed. So a kill -9 at
+// any moment leaves the old checkpoint or the new one, whole, plus at worst
+// unreferenced files the next Save removes. One Sieve saves into a directory
+// at a time.
+//
+// Versions 1 and 2 (one file sieve.checkpoint holding the filter and every
+// URL) are still read: their queue is pushed into the new Sieve's queue.
 #include <algorithm>
+#include <random>
 #include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "checkpoint_manifest.h"
 #include "file_io.h"
 #include "sieve/memory_sieve.h"
 #include "sieve_state.h"
@@ -29,27 +48,57 @@ namespace {
 
 namespace fs = std::filesystem;
 using internal::BodyReader;
+using internal::CheckpointHeader;
+using internal::Manifest;
+using internal::SpillQueue;
 
-constexpr std::string_view kCheckpointMagic = "SIEVECKP";
-constexpr uint32_t kCheckpointVersion = 2;
-constexpr uint32_t kVersionWithoutPayloads = 1;
-// A URL longer than this in a checkpoint is corruption, not a URL.
+constexpr absl::string_view kSegmentPrefix = "sieve-seg-";
+constexpr absl::string_view kFilterPrefix = "sieve-filter-";
+// A URL longer than this in a version 1/2 checkpoint is corruption, not a URL.
 constexpr uint32_t kMaxUrlBytes = 1 << 20;
 
-void WriteField(std::ostream& out, std::string_view bytes) {
-  internal::WriteU32(out, static_cast<uint32_t>(bytes.size()));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+// ---- The filter's part of a checkpoint. ----
+// filter_checkpoint.{h,cc} (an incremental filter) replaces these two calls:
+// SaveFilter writes whatever files the filter needs into `dir` under names
+// starting with kFilterPrefix (never over a file the current manifest names)
+// and returns the bytes the manifest keeps for it; LoadFilter reads them back.
+// Here: the whole filter in one file, sieve-filter-<random 64-bit hex>; the
+// part is that name.
+
+absl::StatusOr<std::string> SaveFilter(const internal::SeenFilter& filter, const fs::path& dir) {
+  std::random_device random;
+  const uint64_t id = (uint64_t{random()} << 32) ^ random();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(id));
+  const std::string name = absl::StrCat(kFilterPrefix, hex);
+  absl::Status status = internal::WriteFileAtomically(
+      dir / name, [&](std::ostream& out) { return filter.Save(out); }, /*fsync_dir=*/false);
+  if (!status.ok()) return status;
+  return name;
 }
 
-void WriteEntry(std::ostream& out, std::string_view url, std::string_view payload) {
-  WriteField(out, url);
-  WriteField(out, payload);
+absl::StatusOr<internal::SeenFilter> LoadFilter(OverflowPolicy policy, const fs::path& dir,
+                                                const std::string& part) {
+  if (!absl::StartsWith(part, kFilterPrefix) || part.find('/') != std::string::npos) {
+    return absl::DataLossError(absl::StrCat("manifest names a bad filter file '", part, "'"));
+  }
+  std::optional<internal::SeenFilter> filter;
+  absl::Status status = internal::ReadChecksummedFile(dir / part, [&](BodyReader& in) {
+    absl::StatusOr<internal::SeenFilter> loaded = internal::SeenFilter::Load(policy, in.stream());
+    if (!loaded.ok()) return loaded.status();
+    filter.emplace(*std::move(loaded));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return *std::move(filter);
 }
 
-// In-flight URLs (and payloads) sorted by when they were popped, so a restore
-// queues them again in their original order.
-std::vector<std::pair<std::string_view, std::string_view>> InFlightInPopOrder(
-    const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+// ---- Save. ----
+
+// In-flight URLs (and payloads) in the order they were popped, as a segment:
+// a restore queues them again first, in their original order.
+internal::Segment InFlightInPopOrder(const MemorySieve::State& s)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   std::vector<std::pair<uint64_t, std::pair<std::string_view, std::string_view>>> by_seq;
   by_seq.reserve(s.in_flight.size());
   for (const auto& [url, flight] : s.in_flight) {
@@ -57,51 +106,51 @@ std::vector<std::pair<std::string_view, std::string_view>> InFlightInPopOrder(
   }
   std::sort(by_seq.begin(), by_seq.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<std::string_view, std::string_view>> entries;
-  entries.reserve(by_seq.size());
-  for (const auto& entry : by_seq) entries.push_back(entry.second);
-  return entries;
+  internal::Segment segment;
+  for (const auto& [seq, entry] : by_seq) segment.Append(entry.first, entry.second);
+  return segment;
 }
 
-absl::Status WriteBody(const MemorySieve::State& s, std::ostream& out)
+absl::StatusOr<Manifest> WriteStateFiles(MemorySieve::State& s, const fs::path& dir)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  out.write(kCheckpointMagic.data(), kCheckpointMagic.size());
-  internal::WriteU32(out, kCheckpointVersion);
-  internal::WriteU32(out, s.filter.policy() == OverflowPolicy::kGrow ? 1 : 0);
-  for (uint64_t counter :
-       {s.accepted.load(), s.dropped.load(), s.popped, s.done, s.lost, s.warner.warnings()}) {
-    internal::WriteU64(out, counter);
+  Manifest manifest;
+  manifest.header.policy = s.filter.policy();
+  manifest.header.counters = {s.accepted.load(),  s.dropped.load(), s.popped, s.done, s.lost,
+                              s.warner.warnings()};
+  absl::StatusOr<std::vector<SpillQueue::FileRef>> segments =
+      s.queue.SaveTo(dir, InFlightInPopOrder(s));
+  if (!segments.ok()) return segments.status();
+  manifest.segments = *std::move(segments);
+  for (const SpillQueue::FileRef& segment : manifest.segments) {
+    manifest.queued += segment.info.records;
   }
-  if (absl::Status st = s.filter.Save(out); !st.ok()) return st;
-  internal::WriteU64(out, s.in_flight.size() + s.queue.Size());
-  for (const auto& [url, payload] : InFlightInPopOrder(s)) WriteEntry(out, url, payload);
-  return s.queue.ForEach([&](std::string_view url, std::string_view payload) {
-    WriteEntry(out, url, payload);
-    return out ? absl::OkStatus() : absl::InternalError("checkpoint write failed");
-  });
+  absl::StatusOr<std::string> filter_part = SaveFilter(s.filter, dir);
+  if (!filter_part.ok()) return filter_part.status();
+  manifest.filter_part = *std::move(filter_part);
+  return manifest;
 }
 
-absl::Status ReadHeader(BodyReader& in, uint32_t& version, OverflowPolicy& policy,
-                        SieveCounters& counters) {
-  std::string magic;
-  if (absl::Status s = in.ReadBytes(kCheckpointMagic.size(), magic); !s.ok()) return s;
-  if (magic != kCheckpointMagic) return absl::DataLossError("not a sieve checkpoint (bad magic)");
-  uint32_t policy_code = 0;
-  if (absl::Status s = in.ReadU32(version); !s.ok()) return s;
-  if (version != kCheckpointVersion && version != kVersionWithoutPayloads) {
-    return absl::UnimplementedError(absl::StrCat("checkpoint version ", version,
-                                                 " is not supported (this build reads ",
-                                                 kCheckpointVersion, ")"));
+// After the new manifest is in place: removes the files of earlier Saves (and
+// of interrupted ones) that it does not name. Failures are harmless (a later
+// Save retries), so they are ignored.
+void RemoveUnreferencedFiles(const fs::path& dir, const Manifest& manifest) {
+  std::vector<std::string> keep = {manifest.filter_part};
+  for (const SpillQueue::FileRef& segment : manifest.segments) keep.push_back(segment.name);
+  std::sort(keep.begin(), keep.end());
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const bool ours = absl::StartsWith(name, kSegmentPrefix) ||
+                      absl::StartsWith(name, kFilterPrefix) ||
+                      absl::StartsWith(name, "sieve.checkpoint.tmp-");
+    if (ours && !std::binary_search(keep.begin(), keep.end(), name)) {
+      std::error_code ignored;
+      fs::remove(entry.path(), ignored);
+    }
   }
-  if (absl::Status s = in.ReadU32(policy_code); !s.ok()) return s;
-  if (policy_code > 1) return absl::DataLossError("checkpoint has an unknown overflow policy");
-  policy = policy_code == 1 ? OverflowPolicy::kGrow : OverflowPolicy::kWarn;
-  for (uint64_t* counter : {&counters.accepted, &counters.dropped, &counters.popped, &counters.done,
-                            &counters.lost, &counters.overflow_warnings}) {
-    if (absl::Status s = in.ReadU64(*counter); !s.ok()) return s;
-  }
-  return absl::OkStatus();
 }
+
+// ---- Open. ----
 
 absl::Status ReadField(BodyReader& in, uint64_t index, uint32_t max_bytes, std::string& out) {
   uint32_t length = 0;
@@ -113,14 +162,15 @@ absl::Status ReadField(BodyReader& in, uint64_t index, uint32_t max_bytes, std::
   return in.ReadBytes(length, out);
 }
 
-absl::Status ReadQueue(BodyReader& in, uint32_t version, internal::SpillQueue& queue) {
+// Versions 1 and 2: every queued URL (and, in 2, its payload) in the file.
+absl::Status ReadLegacyQueue(BodyReader& in, uint32_t version, SpillQueue& queue) {
   uint64_t count = 0;
   if (absl::Status s = in.ReadU64(count); !s.ok()) return s;
   std::string url;
   std::string payload;
   for (uint64_t i = 0; i < count; ++i) {
     if (absl::Status s = ReadField(in, i, kMaxUrlBytes, url); !s.ok()) return s;
-    if (version != kVersionWithoutPayloads) {
+    if (version != internal::kVersionWithoutPayloads) {
       if (absl::Status s = ReadField(in, i, kMaxPayloadBytes, payload); !s.ok()) return s;
     }
     queue.Push(url, payload);
@@ -139,12 +189,24 @@ absl::Status MemorySieve::Save(const fs::path& dir) const {
     return absl::InternalError(
         absl::StrCat("cannot create checkpoint directory ", dir.string(), ": ", error.message()));
   }
-  // Every stripe, then the queue: no push is between filter and queue now.
-  AllStripesLock stripes(state_->stripes);
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  return internal::WriteFileAtomically(
-      CheckpointPath(dir),
-      [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS { return WriteBody(*state_, out); });
+  std::lock_guard<std::mutex> one_save(state_->save_mutex);
+  absl::StatusOr<Manifest> manifest;
+  {
+    // Every stripe, then the queue: no push is between filter and queue now.
+    AllStripesLock stripes(state_->stripes);
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    manifest = WriteStateFiles(*state_, dir);
+  }
+  if (!manifest.ok()) return manifest.status();
+  // The links and renames above must be durable before the manifest names them.
+  if (absl::Status s = internal::FsyncDirectory(dir); !s.ok()) return s;
+  absl::Status status = internal::WriteFileAtomically(CheckpointPath(dir), [&](std::ostream& out) {
+    internal::WriteManifest(*manifest, out);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  RemoveUnreferencedFiles(dir, *manifest);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& dir,
@@ -159,23 +221,31 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
   queue_options.spill_dir = runtime.spill_dir;
   absl::StatusOr<SieveOptions> resolved = internal::ValidateOptions(queue_options);
   if (!resolved.ok()) return resolved.status();
+  const internal::SpillQueueOptions spill{resolved->queue_memory_budget_bytes, resolved->spill_dir};
 
   std::unique_ptr<State> state;
+  Manifest manifest;
   absl::Status status = internal::ReadChecksummedFile(path, [&](BodyReader& in) {
-    uint32_t version = 0;
-    OverflowPolicy policy = OverflowPolicy::kWarn;
-    SieveCounters counters;
-    if (absl::Status s = ReadHeader(in, version, policy, counters); !s.ok()) return s;
-    absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Load(policy, in.stream());
+    if (absl::Status s = ReadCheckpointHeader(in, manifest.header); !s.ok()) return s;
+    if (manifest.header.version == internal::kManifestVersion) {
+      return ReadManifestBody(in, manifest);
+    }
+    absl::StatusOr<internal::SeenFilter> filter =
+        internal::SeenFilter::Load(manifest.header.policy, in.stream());
     if (!filter.ok()) return filter.status();
-    state = std::make_unique<State>(
-        *std::move(filter),
-        internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
-        counters);
+    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters);
     std::lock_guard<std::mutex> lock(state->mutex);
-    return ReadQueue(in, version, state->queue);
+    return ReadLegacyQueue(in, manifest.header.version, state->queue);
   });
   if (!status.ok()) return status;
+  if (state == nullptr) {  // version 3: the filter and the segments are files of their own
+    absl::StatusOr<internal::SeenFilter> filter =
+        LoadFilter(manifest.header.policy, dir, manifest.filter_part);
+    if (!filter.ok()) return filter.status();
+    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (absl::Status s = state->queue.Adopt(dir, manifest.segments); !s.ok()) return s;
+  }
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 

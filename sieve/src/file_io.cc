@@ -20,9 +20,17 @@ namespace {
 namespace fs = std::filesystem;
 constexpr size_t kIoChunk = 1 << 20;
 
+// A full disk (or a file-size limit) is ResourceExhausted, so an owner can
+// tell it from a bug; everything else Internal. The message names the file
+// and errno's text.
 absl::Status ErrnoError(std::string_view what, const fs::path& path) {
-  return absl::InternalError(absl::StrCat(absl::string_view(what.data(), what.size()), " ",
-                                          path.string(), ": ", std::strerror(errno)));
+  const int error = errno;
+  const std::string message = absl::StrCat(absl::string_view(what.data(), what.size()), " ",
+                                           path.string(), ": ", std::strerror(error));
+  if (error == ENOSPC || error == EDQUOT || error == EFBIG) {
+    return absl::ResourceExhaustedError(message);
+  }
+  return absl::InternalError(message);
 }
 
 // Closes the descriptor on scope exit.
@@ -161,13 +169,6 @@ class LimitedReadBuf : public std::streambuf {
   std::vector<char> buffer_;
 };
 
-absl::Status FsyncDirectory(const fs::path& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError("cannot open directory", dir);
-  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync directory", dir);
-  return absl::OkStatus();
-}
-
 // Hashes bytes [0, size) of the open file from its start.
 absl::StatusOr<uint64_t> HashPrefix(int fd, uint64_t size, const fs::path& path) {
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
@@ -196,6 +197,27 @@ void EncodeU64(uint64_t value, char* p) {
 }
 
 }  // namespace
+
+absl::Status FsyncDirectory(const fs::path& dir) {
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError("cannot open directory", dir);
+  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync directory", dir);
+  return absl::OkStatus();
+}
+
+absl::Status SyncFileSystemOf(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError("cannot open", path);
+  if (::syncfs(fd.get()) != 0) return ErrnoError("cannot syncfs the file system of", path);
+  return absl::OkStatus();
+}
+
+absl::Status FsyncFile(const fs::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError("cannot open", path);
+  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync", path);
+  return absl::OkStatus();
+}
 
 void WriteU32(std::ostream& out, uint32_t value) {
   char bytes[4];
@@ -255,7 +277,8 @@ absl::Status BodyReader::ReadBytes(uint64_t size, std::string& out) {
 }
 
 absl::Status WriteFileAtomically(const fs::path& path,
-                                 absl::FunctionRef<absl::Status(std::ostream&)> write_body) {
+                                 absl::FunctionRef<absl::Status(std::ostream&)> write_body,
+                                 bool fsync_dir) {
   const fs::path temp = fs::path(path).concat(absl::StrCat(".tmp-", ::getpid()));
   Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoError("cannot create", temp);
@@ -271,6 +294,7 @@ absl::Status WriteFileAtomically(const fs::path& path,
     if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync", temp);
     if (!fd.Close()) return ErrnoError("cannot close", temp);
     if (::rename(temp.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename", temp);
+    if (!fsync_dir) return absl::OkStatus();
     return FsyncDirectory(path.has_parent_path() ? path.parent_path() : fs::path("."));
   }();
   if (!status.ok()) ::unlink(temp.c_str());
@@ -310,18 +334,39 @@ absl::Status ReadChecksummedFile(const fs::path& path,
   return absl::OkStatus();
 }
 
-absl::Status WriteWholeFile(const fs::path& path, std::initializer_list<std::string_view> parts) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+absl::Status WriteWholeFile(const fs::path& path, std::string_view bytes, bool fsync) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoError("cannot create", path);
-  bool ok = true;
-  for (std::string_view part : parts) ok = ok && WriteAll(fd.get(), part.data(), part.size());
-  ok = fd.Close() && ok;
-  if (!ok) {
-    absl::Status status = ErrnoError("cannot write", path);
-    ::unlink(path.c_str());
+  absl::Status status = absl::OkStatus();
+  if (!WriteAll(fd.get(), bytes.data(), bytes.size())) {
+    status = ErrnoError("cannot write", path);
+  } else if (fsync && ::fsync(fd.get()) != 0) {
+    status = ErrnoError("cannot fsync", path);
+  } else if (!fd.Close()) {
+    status = ErrnoError("cannot close", path);
+  }
+  if (!status.ok()) ::unlink(path.c_str());
+  return status;
+}
+
+absl::Status WriteFileDurably(const fs::path& path, std::string_view bytes) {
+  const fs::path temp = fs::path(path).concat(absl::StrCat(".tmp-", ::getpid()));
+  if (absl::Status s = WriteWholeFile(temp, bytes, /*fsync=*/true); !s.ok()) return s;
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    absl::Status status = ErrnoError("cannot rename", temp);
+    ::unlink(temp.c_str());
     return status;
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> LinkOrCopy(const fs::path& from, const fs::path& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return false;
+  if (errno != EXDEV) return ErrnoError(absl::StrCat("cannot link ", from.string(), " to"), to);
+  std::string bytes;
+  if (absl::Status s = ReadWholeFile(from, bytes); !s.ok()) return s;
+  if (absl::Status s = WriteFileDurably(to, bytes); !s.ok()) return s;
+  return true;
 }
 
 absl::Status ReadWholeFile(const fs::path& path, std::string& out) {

@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <initializer_list>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -29,6 +28,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace sieve::internal {
 
@@ -59,18 +59,35 @@ class BodyReader {
   uint64_t body_size_;
 };
 
+// `fsync_dir` false leaves the directory's fsync to the caller (who then does
+// it once for many files).
 absl::Status WriteFileAtomically(const std::filesystem::path& path,
-                                 absl::FunctionRef<absl::Status(std::ostream&)> write_body);
+                                 absl::FunctionRef<absl::Status(std::ostream&)> write_body,
+                                 bool fsync_dir = true);
 
 // Verifies the checksum, then calls parse_body; fails unless parse_body succeeds
 // and consumes the whole body.
 absl::Status ReadChecksummedFile(const std::filesystem::path& path,
                                  absl::FunctionRef<absl::Status(BodyReader&)> parse_body);
 
-// Writes the concatenation of `parts` to a new file at `path` (no rename: spill
-// files are private and need no crash safety); on error removes the file.
-absl::Status WriteWholeFile(const std::filesystem::path& path,
-                            std::initializer_list<std::string_view> parts);
+// Writes `bytes` to the file at `path` (no rename: for files no reader sees
+// before the writer says so, such as spill files), fsynced if asked; on error
+// removes the file. Errors name the file and errno (ResourceExhausted for a
+// full disk or a file-size limit, Internal otherwise), as do the others here.
+absl::Status WriteWholeFile(const std::filesystem::path& path, std::string_view bytes,
+                            bool fsync = false);
+// Writes `bytes` under a temporary name, fsyncs it and renames it to `path`:
+// `path` is either absent or whole, never partial. The directory is not
+// fsynced (the caller does it once for many files).
+absl::Status WriteFileDurably(const std::filesystem::path& path, std::string_view bytes);
+// Hard-links `from` as `to`; where link(2) fails with EXDEV (`to` on another
+// file system) copies instead (WriteFileDurably). Returns whether it copied.
+// Fails if `to` exists.
+absl::StatusOr<bool> LinkOrCopy(const std::filesystem::path& from, const std::filesystem::path& to);
+absl::Status FsyncFile(const std::filesystem::path& path);
+absl::Status FsyncDirectory(const std::filesystem::path& dir);
+// syncfs(2): makes every file on the file system holding `path` durable.
+absl::Status SyncFileSystemOf(const std::filesystem::path& path);
 absl::Status ReadWholeFile(const std::filesystem::path& path, std::string& out);
 
 uint64_t Checksum(std::string_view data);

@@ -268,6 +268,7 @@ SieveStats MemorySieve::Stats() const {
     stats.queue_memory_bytes = s.queue.MemoryBytes();
     stats.queue_disk_bytes = s.queue.DiskBytes();
     stats.spilled_segments = s.queue.SpilledSegments();
+    stats.spill_failures = s.queue.SpillFailures();
   }
   stats.accepted = s.accepted.load(std::memory_order_relaxed);
   stats.dropped = s.dropped.load(std::memory_order_relaxed);
@@ -279,6 +280,11 @@ SieveStats MemorySieve::Stats() const {
   stats.overflow_warnings = s.warner.warnings();
   stats.filter_bytes = s.filter.MemoryBytes();
   return stats;
+}
+
+absl::Status MemorySieve::Health() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->queue.Health();
 }
 
 }  // namespace sieve

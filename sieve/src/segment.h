@@ -43,6 +43,8 @@ class Segment {
   size_t MemoryBytes() const { return bytes_.capacity(); }
   // All bytes ever appended, including records already popped.
   const std::string& Bytes() const { return bytes_; }
+  // The bytes of the records not yet popped: a Segment's bytes of its own.
+  std::string_view RemainingBytes() const { return std::string_view(bytes_).substr(read_pos_); }
   size_t TotalRecords() const { return total_; }
 
   // Calls fn(url, payload) for each record not yet popped, in order; stops

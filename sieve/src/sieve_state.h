@@ -69,6 +69,10 @@ struct MemorySieve::State {
   std::atomic<uint64_t> refused{0};  // payload over kMaxPayloadBytes; not saved
   std::atomic<bool> closed{false};
 
+  // Held through a whole Save (one Save at a time: a Save removes the files
+  // of earlier ones once its manifest is in place). Taken before any other.
+  std::mutex save_mutex;
+
   mutable std::mutex mutex;
   std::condition_variable changed;  // queue grew, work finished, or closed
   internal::SpillQueue queue ABSL_GUARDED_BY(mutex);

@@ -1,8 +1,10 @@
 #include "spill_queue.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -16,27 +18,41 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Spill file: "SIEVESG2", u64 record count, u64 body size, u64 XXH3 of the
-// body (all little-endian), then the body (Segment bytes: records of URL and
-// payload; "SIEVESEG" files, URL-only records, were never read across runs).
-constexpr std::string_view kSegmentMagic = "SIEVESG2";
-constexpr size_t kHeaderBytes = 32;
-
 // Eight segments per budget: small enough that the head being drained and the
 // tail being filled add little to the budget, large enough that a spill file is
-// written in one sequential burst (512 KiB at a 4 MiB budget, 8 MiB at 64 MiB).
+// written in one sequential burst (512 KiB at a 4 MiB budget, 8 MiB at 64 MiB;
+// about a third of that on disk once compressed).
 size_t SegmentBytesFor(size_t budget) {
   return std::clamp<size_t>(budget / 8, size_t{4} << 10, size_t{16} << 20);
 }
 
-void PutU64(std::string& out, uint64_t value) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+// A checkpoint's name for a segment: its content's checksum, so the same
+// segment saved twice is one file, and a name never changes its content.
+// (Two different segments with one XXH3-64 have probability ~n^2 / 2^65.)
+std::string ContentName(uint64_t checksum) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
+  return absl::StrCat("sieve-seg-", hex, ".zst");
 }
 
-uint64_t GetU64(std::string_view in, size_t at) {
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(in[at + i]);
-  return value;
+// A file already in the checkpoint under `name` that holds the same records.
+std::optional<SegmentFileInfo> ExistingCopy(const fs::path& path, const SegmentFileInfo& info) {
+  std::error_code error;
+  if (!fs::exists(path, error)) return std::nullopt;
+  absl::StatusOr<SegmentFileInfo> header = ReadSegmentFileHeader(path);
+  if (!header.ok() || header->records != info.records || header->raw_bytes != info.raw_bytes ||
+      header->checksum != info.checksum) {
+    return std::nullopt;
+  }
+  return *header;
+}
+
+// Up to this many unsynced spill files, a Save fsyncs each; more, and it
+// syncs their whole file system once.
+constexpr size_t kFsyncEachUpTo = 4;
+
+std::string TempName(const fs::path& path) {
+  return fs::path(path).concat(absl::StrCat(".tmp-", ::getpid())).string();
 }
 
 }  // namespace
@@ -79,57 +95,75 @@ absl::Status SpillQueue::EnsureSpillDir() {
   return absl::OkStatus();
 }
 
+absl::Status SpillQueue::WriteSpillFile(const Segment& segment, Spilled& spilled) {
+  if (absl::Status s = EnsureSpillDir(); !s.ok()) return s;
+  spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
+  absl::StatusOr<std::string> bytes =
+      compressor_.Encode(segment.Bytes(), segment.Remaining(), spilled.info);
+  if (!bytes.ok()) return bytes.status();
+  return WriteWholeFile(spilled.file, *bytes);
+}
+
 void SpillQueue::SpillTail() {
-  Spilled spilled;
-  spilled.count = tail_.Remaining();
-  absl::Status status = EnsureSpillDir();
-  if (status.ok()) {
-    spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
-    std::string header(kSegmentMagic);
-    PutU64(header, spilled.count);
-    PutU64(header, tail_.Bytes().size());
-    PutU64(header, Checksum(tail_.Bytes()));
-    status = WriteWholeFile(spilled.file, {header, tail_.Bytes()});
-  }
-  if (status.ok()) {
-    spilled.file_bytes = kHeaderBytes + tail_.Bytes().size();
-    disk_bytes_ += spilled.file_bytes;
-    ++spilled_files_;
-    spill_failing_ = false;
+  // The first spill finds a tail of about the whole budget: it goes out in
+  // segment-sized files, so that a head loaded back (and rewritten by each
+  // checkpoint) is never more than one segment.
+  if (tail_.Bytes().size() < 2 * segment_bytes_) {
+    SpillSegment(std::move(tail_));
   } else {
-    // Keep the segment in memory rather than lose URLs; the budget is exceeded.
-    if (!spill_failing_) {
-      spdlog::error("sieve: cannot spill queued URLs to disk, keeping them in memory: {}",
-                    status.ToString());
-    }
-    spill_failing_ = true;
-    spilled.file.clear();
-    spilled_memory_bytes_ += tail_.MemoryBytes();
-    spilled.in_memory = std::move(tail_);
+    Segment piece;
+    piece.Reserve(segment_bytes_ + 4096);
+    tail_
+        .ForEachRemaining([&](std::string_view url, std::string_view payload) {
+          piece.Append(url, payload);
+          if (piece.Bytes().size() >= segment_bytes_) {
+            SpillSegment(std::move(piece));
+            piece = Segment();
+            piece.Reserve(segment_bytes_ + 4096);
+          }
+          return absl::OkStatus();
+        })
+        .IgnoreError();  // the callback never fails
+    if (!piece.Empty()) SpillSegment(std::move(piece));
   }
-  spilled_.push_back(std::move(spilled));
   tail_ = Segment();
   // Reserving the whole segment up front avoids the capacity doubling that
   // would otherwise overshoot the budget by up to one segment.
   tail_.Reserve(segment_bytes_ + 4096);
 }
 
-absl::StatusOr<Segment> SpillQueue::LoadSegment(const Spilled& spilled) const {
-  std::string data;
-  if (absl::Status s = ReadWholeFile(spilled.file, data); !s.ok()) return s;
-  const std::string name = spilled.file.filename().string();
-  if (data.size() < kHeaderBytes || data.compare(0, 8, kSegmentMagic) != 0) {
-    return absl::DataLossError(absl::StrCat("spill file ", name, " has no valid header"));
+void SpillQueue::SpillSegment(Segment segment) {
+  Spilled spilled;
+  spilled.count = segment.Remaining();
+  if (absl::Status status = WriteSpillFile(segment, spilled); status.ok()) {
+    disk_bytes_ += spilled.info.FileBytes();
+    ++spilled_files_;
+    if (!spill_error_.ok())
+      spdlog::info("sieve: spilling to {} works again", private_dir_.string());
+    spill_error_ = absl::OkStatus();
+  } else {
+    // Keep the segment in memory rather than lose URLs; the budget is exceeded
+    // and Health() says so until a spill succeeds again.
+    ++spill_failures_;
+    if (spill_error_.ok()) {
+      spdlog::error("sieve: cannot spill queued URLs, keeping them in memory: {}",
+                    status.ToString());
+    }
+    spill_error_ = absl::Status(
+        status.code(),
+        absl::StrCat("cannot spill queued URLs to ", options_.spill_dir.string(), " (",
+                     spill_failures_,
+                     " segments kept in memory over the budget so far): ", status.message()));
+    spilled.file.clear();
+    spilled_memory_bytes_ += segment.MemoryBytes();
+    spilled.in_memory = std::move(segment);
   }
-  const uint64_t count = GetU64(data, 8);
-  const uint64_t payload_size = GetU64(data, 16);
-  const uint64_t checksum = GetU64(data, 24);
-  std::string payload = std::move(data);
-  payload.erase(0, kHeaderBytes);  // in place: no second segment-sized buffer
-  if (payload.size() != payload_size || count != spilled.count || Checksum(payload) != checksum) {
-    return absl::DataLossError(absl::StrCat("spill file ", name, " is corrupted"));
-  }
-  return Segment::FromBytes(std::move(payload), count);
+  spilled_.push_back(std::move(spilled));
+}
+
+absl::Status SpillQueue::Health() const {
+  if (!load_error_.ok()) return load_error_;
+  return spill_error_;
 }
 
 absl::Status SpillQueue::RefillHead() {
@@ -145,14 +179,21 @@ absl::Status SpillQueue::RefillHead() {
     head_ = std::move(front.in_memory);
     return absl::OkStatus();
   }
-  absl::StatusOr<Segment> loaded = LoadSegment(front);
+  absl::StatusOr<Segment> loaded = LoadSegmentFile(front.file, front.info);
   std::error_code ignored;
   fs::remove(front.file, ignored);
-  disk_bytes_ -= front.file_bytes;
+  disk_bytes_ -= front.info.FileBytes();
   --spilled_files_;
   if (!loaded.ok()) {
     size_ -= front.count;
-    return loaded.status();
+    absl::Status error = loaded.status();
+    if (!front.origin.empty()) {
+      error = absl::Status(
+          error.code(),
+          absl::StrCat(error.message(), " (a link to checkpoint file ", front.origin, ")"));
+    }
+    if (load_error_.ok()) load_error_ = error;
+    return error;
   }
   head_ = *std::move(loaded);
   return absl::OkStatus();
@@ -176,11 +217,123 @@ absl::Status SpillQueue::ForEach(
       if (absl::Status s = spilled.in_memory.ForEachRemaining(fn); !s.ok()) return s;
       continue;
     }
-    absl::StatusOr<Segment> loaded = LoadSegment(spilled);
+    absl::StatusOr<Segment> loaded = LoadSegmentFile(spilled.file, spilled.info);
     if (!loaded.ok()) return loaded.status();
     if (absl::Status s = loaded->ForEachRemaining(fn); !s.ok()) return s;
   }
   return tail_.ForEachRemaining(fn);
+}
+
+absl::Status SpillQueue::SyncSpillFiles() {
+  size_t unsynced = 0;
+  for (const Spilled& spilled : spilled_) unsynced += !spilled.file.empty() && !spilled.synced;
+  if (unsynced == 0) return absl::OkStatus();
+  // One fsync per file costs a journal commit each (~15 ms here): a few files
+  // are synced one by one, more with one syncfs(2) of the spill file system.
+  if (unsynced <= kFsyncEachUpTo) {
+    for (Spilled& spilled : spilled_) {
+      if (spilled.file.empty() || spilled.synced) continue;
+      if (absl::Status s = FsyncFile(spilled.file); !s.ok()) return s;
+      spilled.synced = true;
+    }
+    return absl::OkStatus();
+  }
+  if (absl::Status s = SyncFileSystemOf(private_dir_); !s.ok()) return s;
+  for (Spilled& spilled : spilled_) spilled.synced = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SpillQueue::FileRef> SpillQueue::WriteIntoCheckpoint(const fs::path& dir,
+                                                                    std::string_view raw,
+                                                                    uint64_t records) {
+  SegmentFileInfo info;
+  absl::StatusOr<std::string> bytes = compressor_.Encode(raw, records, info);
+  if (!bytes.ok()) return bytes.status();
+  FileRef ref{ContentName(info.checksum), info};
+  const fs::path path = dir / ref.name;
+  if (std::optional<SegmentFileInfo> existing = ExistingCopy(path, info)) {
+    ref.info = *existing;
+    return ref;
+  }
+  if (absl::Status s = WriteFileDurably(path, *bytes); !s.ok()) return s;
+  return ref;
+}
+
+absl::StatusOr<SpillQueue::FileRef> SpillQueue::LinkIntoCheckpoint(const fs::path& dir,
+                                                                   Spilled& spilled) {
+  if (spilled.file.empty()) {
+    return WriteIntoCheckpoint(dir, spilled.in_memory.RemainingBytes(),
+                               spilled.in_memory.Remaining());
+  }
+  FileRef ref{ContentName(spilled.info.checksum), spilled.info};
+  const fs::path path = dir / ref.name;
+  if (std::optional<SegmentFileInfo> existing = ExistingCopy(path, spilled.info)) {
+    ref.info = *existing;
+    return ref;
+  }
+  // Under a temporary name, then renamed: a damaged file of the same name
+  // (which no valid checkpoint can be using) is replaced whole.
+  const std::string temp = TempName(path);
+  std::error_code ignored;
+  fs::remove(temp, ignored);
+  absl::StatusOr<bool> copied = LinkOrCopy(spilled.file, temp);
+  if (!copied.ok()) return copied.status();
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", temp, " to ", path.string(), ": ", std::strerror(error)));
+  }
+  return ref;
+}
+
+absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::path& dir,
+                                                                    const Segment& front) {
+  std::vector<FileRef> files;
+  auto add_in_memory = [&](std::string_view raw, uint64_t records) -> absl::Status {
+    if (records == 0) return absl::OkStatus();
+    absl::StatusOr<FileRef> ref = WriteIntoCheckpoint(dir, raw, records);
+    if (!ref.ok()) return ref.status();
+    files.push_back(*std::move(ref));
+    return absl::OkStatus();
+  };
+  if (absl::Status s = add_in_memory(front.RemainingBytes(), front.Remaining()); !s.ok()) return s;
+  if (absl::Status s = add_in_memory(head_.RemainingBytes(), head_.Remaining()); !s.ok()) return s;
+  if (absl::Status s = SyncSpillFiles(); !s.ok()) return s;
+  for (Spilled& spilled : spilled_) {
+    absl::StatusOr<FileRef> ref = LinkIntoCheckpoint(dir, spilled);
+    if (!ref.ok()) return ref.status();
+    files.push_back(*std::move(ref));
+  }
+  if (absl::Status s = add_in_memory(tail_.RemainingBytes(), tail_.Remaining()); !s.ok()) return s;
+  return files;
+}
+
+absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& files) {
+  if (size_ != 0) return absl::FailedPreconditionError("Adopt needs an empty queue");
+  for (const FileRef& ref : files) {
+    const fs::path path = dir / ref.name;
+    absl::StatusOr<SegmentFileInfo> header = ReadSegmentFileHeader(path);
+    if (!header.ok()) return header.status();
+    if (!(*header == ref.info)) {
+      return absl::DataLossError(absl::StrCat("segment file ", path.string(),
+                                              " differs from the checkpoint's record of it"));
+    }
+    if (absl::Status s = EnsureSpillDir(); !s.ok()) return s;
+    Spilled spilled;
+    spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
+    spilled.count = ref.info.records;
+    spilled.info = ref.info;
+    spilled.synced = true;
+    spilled.origin = path.string();
+    absl::StatusOr<bool> copied = LinkOrCopy(path, spilled.file);
+    if (!copied.ok()) return copied.status();
+    size_ += spilled.count;
+    disk_bytes_ += ref.info.FileBytes();
+    ++spilled_files_;
+    spilled_.push_back(std::move(spilled));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sieve::internal

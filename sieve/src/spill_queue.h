@@ -2,6 +2,11 @@
 // the budget, whole segments of the queue move to append-only files in a private
 // spill directory and are read back, in order, when the consumer reaches them.
 //
+// Spilled segments are zstd-compressed, immutable files (segment_file.h): a
+// checkpoint hard-links them instead of copying them (SaveTo), and a queue
+// restored from a checkpoint adopts them the same way (Adopt), so popping
+// deletes only the queue's own link.
+//
 // Layout, oldest first:  head (in memory, being popped) | spilled segments (on
 // disk, each one file) | tail (in memory, being appended). A push appends to the
 // tail; once spilling has begun (or memory passes the budget) a tail that reaches
@@ -27,11 +32,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "segment.h"
+#include "segment_file.h"
 
 namespace sieve::internal {
 
@@ -50,12 +57,40 @@ class SpillQueue {
   SpillQueue& operator=(const SpillQueue&) = delete;
 
   // Never fails: if a spill file cannot be written, the segment stays in memory
-  // (over budget; logged when spilling starts failing) and the order is kept.
+  // (over budget) and the order is kept; Health() then reports the error.
   void Push(std::string_view url, std::string_view payload);
   // The oldest URL and its payload, nullopt if empty, or an error if a spill
   // file cannot be read back (that segment's URLs are then lost and no longer
-  // counted).
+  // counted; Health() keeps the error).
   absl::StatusOr<std::optional<SieveEntry>> Pop();
+
+  // OK, or why the queue is not keeping its contract: DataLoss (naming the
+  // file) once a spill file could not be read back (sticky: URLs were lost);
+  // else the error of the last spill if it failed (ResourceExhausted for a
+  // full disk, naming the directory and errno), cleared when a later spill
+  // succeeds. While spills fail, segments stay in memory over the budget.
+  absl::Status Health() const;
+  // Spills that failed (segments kept in memory instead), since creation.
+  uint64_t SpillFailures() const { return spill_failures_; }
+
+  // One file of a checkpoint's queue.
+  struct FileRef {
+    std::string name;  // in the checkpoint directory
+    SegmentFileInfo info;
+  };
+  // Puts the queue into `dir` as segment files, oldest first: `front` (the
+  // records to come before the queue: the in-flight URLs), the head's
+  // remaining records, each spilled segment, the tail. Spill files are
+  // fsynced (once in their life) and hard-linked into `dir`; only the
+  // in-memory parts are written. Files are named by content
+  // ("sieve-seg-<XXH3 of the raw bytes>.zst"), so a file already in `dir` under
+  // that name (from an earlier Save) is reused as is. Does not fsync `dir`.
+  absl::StatusOr<std::vector<FileRef>> SaveTo(const std::filesystem::path& dir,
+                                              const Segment& front);
+  // Appends the checkpoint's segment files in `dir` to the (empty) queue:
+  // checks each header against `files` (DataLoss naming the file) and links
+  // it into the private spill directory. Nothing is loaded into memory.
+  absl::Status Adopt(const std::filesystem::path& dir, const std::vector<FileRef>& files);
 
   size_t Size() const { return size_; }
   size_t MemoryBytes() const;
@@ -74,18 +109,28 @@ class SpillQueue {
   struct Spilled {
     std::filesystem::path file;  // empty when in_memory holds the segment
     size_t count = 0;
-    uint64_t file_bytes = 0;
+    SegmentFileInfo info;  // of the file
+    bool synced = false;   // fsynced (by a Save, or adopted from a checkpoint)
+    std::string origin;    // the checkpoint file it was adopted from, for errors
     Segment in_memory;
   };
 
   bool ShouldSpillTail() const;
   void SpillTail();
+  // Writes `segment` as the next spill file, or keeps it in memory if that fails.
+  void SpillSegment(Segment segment);
+  absl::Status WriteSpillFile(const Segment& segment, Spilled& spilled);
   absl::Status EnsureSpillDir();
-  absl::StatusOr<Segment> LoadSegment(const Spilled& spilled) const;
   absl::Status RefillHead();
+  // Makes every spill file durable (before a checkpoint links it).
+  absl::Status SyncSpillFiles();
+  absl::StatusOr<FileRef> LinkIntoCheckpoint(const std::filesystem::path& dir, Spilled& spilled);
+  absl::StatusOr<FileRef> WriteIntoCheckpoint(const std::filesystem::path& dir,
+                                              std::string_view raw, uint64_t records);
 
   const SpillQueueOptions options_;
   const size_t segment_bytes_;
+  SegmentCompressor compressor_;
   std::filesystem::path private_dir_;
   uint64_t next_file_number_ = 0;
 
@@ -96,7 +141,9 @@ class SpillQueue {
   size_t spilled_memory_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   size_t spilled_files_ = 0;
-  bool spill_failing_ = false;  // log a failure once, not once per segment
+  absl::Status spill_error_;  // the last spill's error, if it failed
+  absl::Status load_error_;   // the first spill file that could not be read back
+  uint64_t spill_failures_ = 0;
 };
 
 }  // namespace sieve::internal

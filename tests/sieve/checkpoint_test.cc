@@ -2,6 +2,7 @@
 // in-flight URLs queued again first; a truncated or corrupted checkpoint fails
 // cleanly; a failed save leaves the previous checkpoint whole; and a golden
 // test freezes the format's own bytes.
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -163,25 +164,69 @@ TEST(CheckpointTest, GrowPolicyRoundTrips) {
   for (int i = 0; i < 5000; i += 3) ASSERT_FALSE((*restored)->Push(TestUrl(i)));
 }
 
-TEST(CheckpointTest, EveryTenthTruncationFailsCleanly) {
-  ScratchDir dir;
-  auto sieve = BusySieve(CheckpointOptions(dir, 50000));
-  ASSERT_TRUE(sieve->Save(dir.path()).ok());
-  const auto path = Sieve::CheckpointPath(dir.path());
-  const std::string whole = ReadFile(path);
-  ASSERT_GT(whole.size(), 1000000u);
-  for (int tenth = 0; tenth < 10; ++tenth) {
-    WriteFile(path, std::string_view(whole).substr(0, whole.size() * tenth / 10));
-    absl::StatusOr<std::unique_ptr<Sieve>> restored =
-        Sieve::Open(dir.path(), CheckpointOptions(dir, 1));
-    ASSERT_FALSE(restored.ok()) << "truncated at " << tenth << "/10";
-    EXPECT_EQ(restored.status().code(), absl::StatusCode::kDataLoss) << restored.status();
-  }
-  WriteFile(path, whole);
-  EXPECT_TRUE(Sieve::Open(dir.path(), CheckpointOptions(dir, 1)).ok());
+std::string Hex(absl::string_view bytes) { return absl::BytesToHexString(bytes); }
+
+std::string HexU32(uint32_t v) {
+  std::string le(4, '\0');
+  for (int i = 0; i < 4; ++i) le[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  return Hex(le);
 }
 
-TEST(CheckpointTest, CorruptedBytesFailCleanly) {
+std::string HexU64(uint64_t v) {
+  std::string le(8, '\0');
+  for (int i = 0; i < 8; ++i) le[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  return Hex(le);
+}
+
+// The one file in `dir` whose name starts with `prefix`.
+std::string OnlyFileStartingWith(const std::filesystem::path& dir, std::string_view prefix) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
+  }
+  EXPECT_EQ(names.size(), 1u) << prefix;
+  return names.empty() ? "" : names[0];
+}
+
+// Each kind of file of a checkpoint (manifest, filter, the first, a middle
+// and the last segment), cut at every tenth of its length: Open fails with
+// DataLoss naming the file, never crashes or restores a partial queue.
+TEST(CheckpointTest, EveryTenthTruncationOfEachFileFailsCleanly) {
+  ScratchDir dir;
+  auto sieve = BusySieve(CheckpointOptions(dir, 50000));
+  const auto ckpt = dir.path() / "ckpt";
+  ASSERT_TRUE(sieve->Save(ckpt).ok());
+  std::vector<std::filesystem::path> segments;
+  for (const auto& entry : std::filesystem::directory_iterator(ckpt)) {
+    if (entry.path().filename().string().rfind("sieve-seg-", 0) == 0) {
+      segments.push_back(entry.path());
+    }
+  }
+  ASSERT_GT(segments.size(), 3u);
+  std::sort(segments.begin(), segments.end());  // by name: an arbitrary but fixed pick
+  const std::vector<std::filesystem::path> files = {
+      Sieve::CheckpointPath(ckpt), ckpt / OnlyFileStartingWith(ckpt, "sieve-filter-"),
+      segments.front(), segments[segments.size() / 2], segments.back()};
+  for (const std::filesystem::path& path : files) {
+    const std::string whole = ReadFile(path);
+    for (int tenth = 0; tenth < 10; ++tenth) {
+      WriteFile(path, std::string_view(whole).substr(0, whole.size() * tenth / 10));
+      absl::StatusOr<std::unique_ptr<Sieve>> restored =
+          Sieve::Open(ckpt, CheckpointOptions(dir, 1));
+      ASSERT_FALSE(restored.ok()) << path << " truncated at " << tenth << "/10";
+      EXPECT_EQ(restored.status().code(), absl::StatusCode::kDataLoss) << restored.status();
+      if (path.filename() != "sieve.checkpoint") {  // the damaged file is named
+        EXPECT_NE(restored.status().message().find(path.filename().string()), std::string::npos)
+            << restored.status();
+      }
+    }
+    WriteFile(path, whole);
+  }
+  EXPECT_TRUE(Sieve::Open(ckpt, CheckpointOptions(dir, 1)).ok());
+}
+
+TEST(CheckpointTest, CorruptedManifestBytesFailCleanly) {
   ScratchDir dir;
   auto sieve = BusySieve(CheckpointOptions(dir, 50000));
   ASSERT_TRUE(sieve->Save(dir.path()).ok());
@@ -219,10 +264,13 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
   EXPECT_EQ((*restored)->Stats().queued, 1u);  // the first checkpoint, whole
 }
 
-// Freezes the checkpoint's own bytes (header and URL records; the filter in
-// between is bloom's format, frozen by bloom's tests). If this fails, the
-// format changed: bump kCheckpointVersion in sieve/src/checkpoint.cc.
-TEST(CheckpointTest, GoldenBytes) {
+// Freezes the manifest's bytes (version 3). Three fields are not frozen but
+// computed: the filter file's name (random per Save) and the segments'
+// compressed sizes (zstd's output may change with its version); the
+// segments' names and checksums are of the raw records, so they are frozen.
+// If this fails, the format changed: bump kManifestVersion in
+// sieve/src/checkpoint_manifest.h and keep reading the old one.
+TEST(CheckpointTest, GoldenManifestBytes) {
   ScratchDir dir;
   SieveOptions options = CheckpointOptions(dir, 100);
   auto sieve = OpenSieve(options);
@@ -230,27 +278,28 @@ TEST(CheckpointTest, GoldenBytes) {
   sieve->Push("https://b.example/", "pb");
   sieve->Push("https://a.example/");
   ASSERT_EQ(*sieve->Pop(), "https://a.example/");
-  ASSERT_TRUE(sieve->Save(dir.path()).ok());
-  const std::string bytes = ReadFile(Sieve::CheckpointPath(dir.path()));
-  ASSERT_GT(bytes.size(), 64u + 60u);
-  EXPECT_EQ(absl::BytesToHexString(bytes.substr(0, 64)),
-            "5349455645434b50"    // "SIEVECKP"
-            "02000000"            // version 2
-            "00000000"            // policy warn
-            "0200000000000000"    // accepted
-            "0100000000000000"    // dropped
-            "0100000000000000"    // popped
-            "0000000000000000"    // done
-            "0000000000000000"    // lost
-            "0000000000000000");  // overflow warnings
-  // URL count 2, then (u32 length, URL, u32 length, payload) in flight first,
-  // then the 8-byte checksum.
-  EXPECT_EQ(absl::BytesToHexString(bytes.substr(bytes.size() - 8 - 62, 62)),
-            "0200000000000000"
-            "12000000" +
-                absl::BytesToHexString("https://a.example/") + "00000000" + "12000000" +
-                absl::BytesToHexString("https://b.example/") + "02000000" +
-                absl::BytesToHexString("pb"));
+  const auto ckpt = dir.path() / "ckpt";
+  ASSERT_TRUE(sieve->Save(ckpt).ok());
+  const std::string bytes = ReadFile(Sieve::CheckpointPath(ckpt));
+  const std::string filter = OnlyFileStartingWith(ckpt, "sieve-filter-");
+  const std::string seg_a = "sieve-seg-e129179416c2b676.zst";  // in flight: a.example
+  const std::string seg_b = "sieve-seg-a4bca4ef092d38a6.zst";  // queued: b.example + "pb"
+  auto stored = [&](const std::string& name) {
+    return std::filesystem::file_size(ckpt / name) - 48;  // minus the segment header
+  };
+  const std::string expected =
+      Hex("SIEVECKP") + "03000000"                                             // version 3
+      + "00000000"                                                             // policy warn
+      + HexU64(2) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
+      + HexU32(filter.size()) + Hex(filter)                                    // filter part
+      + HexU64(2)                                                              // queued URLs
+      + HexU32(2)                                                              // segments
+      + HexU32(seg_a.size()) + Hex(seg_a) + HexU64(1) + HexU64(20) + HexU64(stored(seg_a)) +
+      "76b6c216941729e1"  // XXH3-64 of 12 "https://a.example/" 00, little-endian
+      + HexU32(seg_b.size()) + Hex(seg_b) + HexU64(1) + HexU64(22) + HexU64(stored(seg_b)) +
+      "a6382d09efa4bca4";                            // XXH3-64 of 12 "https://b.example/" 02 "pb"
+  ASSERT_EQ(bytes.size(), expected.size() / 2 + 8);  // + the manifest's checksum
+  EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 8)), expected);
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ TEST(SpillRssTest, FiveMillionUrlsKeepOrderAndStayWithinBudget) {
   for (uint64_t i = 0; i < kUrls; ++i) accepted[i] = sieve.Push(TestUrl(i));
   const SieveStats full = sieve.Stats();
   EXPECT_EQ(full.queued, full.accepted);
-  EXPECT_GT(full.accepted, kUrls * 99 / 100);  // ~0.3% wrongly dropped at p = 1%
-  EXPECT_GT(full.queue_disk_bytes, kUrls * 60);
+  EXPECT_GT(full.accepted, kUrls * 99 / 100);   // ~0.3% wrongly dropped at p = 1%
+  EXPECT_GT(full.queue_disk_bytes, kUrls * 3);  // zstd: these test URLs compress to ~7 bytes
   EXPECT_LT(full.queue_memory_bytes, 2 * kBudget);
 
   uint64_t next = 0;

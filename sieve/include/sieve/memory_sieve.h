@@ -50,6 +50,7 @@ class MemorySieve final : public Sieve {
   void Close() override;
   bool IsFinished() const override;
   SieveStats Stats() const override;
+  absl::Status Health() const override;
   absl::Status Save(const std::filesystem::path& dir) const override;
 
   // Opaque to embedders: defined in src/sieve_state.h.

@@ -42,6 +42,9 @@ struct SieveStats {
   uint64_t queue_memory_bytes = 0;  // queued URLs in memory (packed segments)
   uint64_t queue_disk_bytes = 0;    // spilled segment files
   uint64_t spilled_segments = 0;    // spill files on disk now
+  // Spills that failed since creation (a full disk under spill_dir): their
+  // segments stayed in memory, over the budget. Sieve::Health() says why.
+  uint64_t spill_failures = 0;
 };
 
 }  // namespace sieve
