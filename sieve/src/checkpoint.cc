@@ -1,6 +1,6 @@
 // MemorySieve::Save and MemorySieve::Open: a checkpoint directory.
 //
-// What Save puts in `dir` (every name starts with "sieve"):
+// What Save puts in `dir`:
 //   sieve.checkpoint          the manifest (checkpoint_manifest.h), replaced
 //                             atomically, last
 //   sieve-seg-<hex>.zst       the queue, as segment files (segment_file.h) named
@@ -9,11 +9,15 @@
 //                             only where link(2) fails with EXDEV: spill_dir
 //                             on another file system), the in-memory parts
 //                             (in-flight URLs, head, tail) new files
-//   sieve-filter-<hex>        the filter, in bloom's own format inside a
-//                             checksummed file (file_io.h), a new name each Save
-// Cost: the filter, the in-memory parts (at most the queue's budget) and one
-// link per spilled segment; spilled bytes are never copied or rewritten (they
-// are fsynced once, by the first Save that links them).
+//   filter-<hex>.base|.delta  the filter, as a chain of immutable files
+//                             (filter_checkpoint.h): a base image or a delta
+//                             from zero, then one delta of the changed
+//                             64-byte blocks per Save; earlier files linked
+// Cost: the filter's changed blocks (a new base once the deltas pass 1.25x a
+// base: <= 2x the changed bytes amortized), the in-memory parts (at most the
+// queue's budget) and one link per spilled segment; spilled bytes are never
+// copied or rewritten (they are fsynced once, by the first Save that links
+// them).
 //
 // Crash safety: every file the new manifest names is written under a
 // temporary name, fsynced and renamed (or is an fsynced, immutable spill file
@@ -29,7 +33,9 @@
 // Versions 1 and 2 (one file sieve.checkpoint holding the filter and every
 // URL) are still read: their queue is pushed into the new Sieve's queue.
 #include <algorithm>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -53,44 +59,78 @@ using internal::Manifest;
 using internal::SpillQueue;
 
 constexpr absl::string_view kSegmentPrefix = "sieve-seg-";
-constexpr absl::string_view kFilterPrefix = "sieve-filter-";
 // A URL longer than this in a version 1/2 checkpoint is corruption, not a URL.
 constexpr uint32_t kMaxUrlBytes = 1 << 20;
 
 // ---- The filter's part of a checkpoint. ----
-// filter_checkpoint.{h,cc} (an incremental filter) replaces these two calls:
-// SaveFilter writes whatever files the filter needs into `dir` under names
-// starting with kFilterPrefix (never over a file the current manifest names)
-// and returns the bytes the manifest keeps for it; LoadFilter reads them back.
-// Here: the whole filter in one file, sieve-filter-<random 64-bit hex>; the
-// part is that name.
+// The manifest's filter part lists the chain's files in the order they are
+// applied: u32 count, then per file u32 name length, name, u64 bytes, u64
+// XXH3-64 of the file (filter_checkpoint.h checks both when it loads them).
+constexpr absl::string_view kFilterFilePrefix = "filter-";
+constexpr uint32_t kMaxFilterFiles = 1 << 16;
 
-absl::StatusOr<std::string> SaveFilter(const internal::SeenFilter& filter, const fs::path& dir) {
-  std::random_device random;
-  const uint64_t id = (uint64_t{random()} << 32) ^ random();
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(id));
-  const std::string name = absl::StrCat(kFilterPrefix, hex);
-  absl::Status status = internal::WriteFileAtomically(
-      dir / name, [&](std::ostream& out) { return filter.Save(out); }, /*fsync_dir=*/false);
-  if (!status.ok()) return status;
-  return name;
+std::string EncodeFilterPart(const internal::FilterFiles& files) {
+  std::ostringstream out;
+  internal::WriteU32(out, static_cast<uint32_t>(files.files.size()));
+  for (const internal::FilterFile& file : files.files) {
+    internal::WriteU32(out, static_cast<uint32_t>(file.name.size()));
+    out.write(file.name.data(), static_cast<std::streamsize>(file.name.size()));
+    internal::WriteU64(out, file.bytes);
+    internal::WriteU64(out, file.checksum);
+  }
+  return out.str();
+}
+
+absl::StatusOr<internal::FilterFiles> DecodeFilterPart(const std::string& part) {
+  absl::Status bad = absl::DataLossError("the manifest's filter part is malformed");
+  size_t at = 0;
+  auto take = [&](size_t n) -> std::optional<absl::string_view> {
+    if (part.size() - at < n) return std::nullopt;
+    absl::string_view bytes(part.data() + at, n);
+    at += n;
+    return bytes;
+  };
+  auto number = [&](size_t n) -> std::optional<uint64_t> {
+    std::optional<absl::string_view> bytes = take(n);
+    if (!bytes.has_value()) return std::nullopt;
+    uint64_t value = 0;
+    for (size_t i = n; i-- > 0;) value = (value << 8) | static_cast<uint8_t>((*bytes)[i]);
+    return value;
+  };
+  internal::FilterFiles files;
+  const std::optional<uint64_t> count = number(4);
+  if (!count.has_value() || *count == 0 || *count > kMaxFilterFiles) return bad;
+  for (uint64_t i = 0; i < *count; ++i) {
+    const std::optional<uint64_t> length = number(4);
+    std::optional<absl::string_view> name;
+    if (length.has_value()) name = take(*length);
+    const std::optional<uint64_t> bytes = number(8);
+    const std::optional<uint64_t> checksum = number(8);
+    if (!name.has_value() || !bytes.has_value() || !checksum.has_value() ||
+        !absl::StartsWith(*name, kFilterFilePrefix) || name->find('/') != absl::string_view::npos) {
+      return bad;
+    }
+    files.files.push_back({std::string(*name), *bytes, *checksum});
+  }
+  if (at != part.size()) return bad;
+  return files;
+}
+
+// Writes the filter's new chain file into `dir` (its earlier files linked)
+// and returns the manifest's part for the chain.
+absl::StatusOr<std::string> SaveFilter(MemorySieve::State& s, const fs::path& dir) {
+  absl::StatusOr<internal::FilterFiles> files =
+      internal::SaveFilterCheckpoint(s.filter, dir, s.filter_chain);
+  if (!files.ok()) return files.status();
+  return EncodeFilterPart(*files);
 }
 
 absl::StatusOr<internal::SeenFilter> LoadFilter(OverflowPolicy policy, const fs::path& dir,
-                                                const std::string& part) {
-  if (!absl::StartsWith(part, kFilterPrefix) || part.find('/') != std::string::npos) {
-    return absl::DataLossError(absl::StrCat("manifest names a bad filter file '", part, "'"));
-  }
-  std::optional<internal::SeenFilter> filter;
-  absl::Status status = internal::ReadChecksummedFile(dir / part, [&](BodyReader& in) {
-    absl::StatusOr<internal::SeenFilter> loaded = internal::SeenFilter::Load(policy, in.stream());
-    if (!loaded.ok()) return loaded.status();
-    filter.emplace(*std::move(loaded));
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return *std::move(filter);
+                                                const std::string& part,
+                                                internal::FilterChain& chain) {
+  absl::StatusOr<internal::FilterFiles> files = DecodeFilterPart(part);
+  if (!files.ok()) return files.status();
+  return internal::LoadFilterCheckpoint(policy, dir, *files, &chain);
 }
 
 // ---- Save. ----
@@ -124,7 +164,7 @@ absl::StatusOr<Manifest> WriteStateFiles(MemorySieve::State& s, const fs::path& 
   for (const SpillQueue::FileRef& segment : manifest.segments) {
     manifest.queued += segment.info.records;
   }
-  absl::StatusOr<std::string> filter_part = SaveFilter(s.filter, dir);
+  absl::StatusOr<std::string> filter_part = SaveFilter(s, dir);
   if (!filter_part.ok()) return filter_part.status();
   manifest.filter_part = *std::move(filter_part);
   return manifest;
@@ -134,14 +174,17 @@ absl::StatusOr<Manifest> WriteStateFiles(MemorySieve::State& s, const fs::path& 
 // of interrupted ones) that it does not name. Failures are harmless (a later
 // Save retries), so they are ignored.
 void RemoveUnreferencedFiles(const fs::path& dir, const Manifest& manifest) {
-  std::vector<std::string> keep = {manifest.filter_part};
+  std::vector<std::string> keep;
+  absl::StatusOr<internal::FilterFiles> filter_files = DecodeFilterPart(manifest.filter_part);
+  if (!filter_files.ok()) return;  // cannot happen: this Save encoded it; keep everything
+  for (const internal::FilterFile& file : filter_files->files) keep.push_back(file.name);
   for (const SpillQueue::FileRef& segment : manifest.segments) keep.push_back(segment.name);
   std::sort(keep.begin(), keep.end());
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
     const bool ours = absl::StartsWith(name, kSegmentPrefix) ||
-                      absl::StartsWith(name, kFilterPrefix) ||
+                      absl::StartsWith(name, kFilterFilePrefix) ||
                       absl::StartsWith(name, "sieve.checkpoint.tmp-");
     if (ours && !std::binary_search(keep.begin(), keep.end(), name)) {
       std::error_code ignored;
@@ -239,10 +282,12 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
   });
   if (!status.ok()) return status;
   if (state == nullptr) {  // version 3: the filter and the segments are files of their own
+    internal::FilterChain chain;
     absl::StatusOr<internal::SeenFilter> filter =
-        LoadFilter(manifest.header.policy, dir, manifest.filter_part);
+        LoadFilter(manifest.header.policy, dir, manifest.filter_part, chain);
     if (!filter.ok()) return filter.status();
     state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters);
+    state->filter_chain = std::move(chain);
     std::lock_guard<std::mutex> lock(state->mutex);
     if (absl::Status s = state->queue.Adopt(dir, manifest.segments); !s.ok()) return s;
   }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
+#include "filter_checkpoint.h"
 #include "overflow_warning.h"
 #include "seen_filter.h"
 #include "sieve/memory_sieve.h"
@@ -72,6 +73,9 @@ struct MemorySieve::State {
   // Held through a whole Save (one Save at a time: a Save removes the files
   // of earlier ones once its manifest is in place). Taken before any other.
   std::mutex save_mutex;
+  // The filter's checkpoint files so far (filter_checkpoint.h): the next
+  // Save adds a delta to them. Used under save_mutex and every stripe.
+  internal::FilterChain filter_chain;
 
   mutable std::mutex mutex;
   std::condition_variable changed;  // queue grew, work finished, or closed

@@ -2,6 +2,8 @@
 // in-flight URLs queued again first; a truncated or corrupted checkpoint fails
 // cleanly; a failed save leaves the previous checkpoint whole; and a golden
 // test freezes the format's own bytes.
+#include <xxhash.h>
+
 #include <algorithm>
 #include <fstream>
 #include <string>
@@ -206,8 +208,8 @@ TEST(CheckpointTest, EveryTenthTruncationOfEachFileFailsCleanly) {
   ASSERT_GT(segments.size(), 3u);
   std::sort(segments.begin(), segments.end());  // by name: an arbitrary but fixed pick
   const std::vector<std::filesystem::path> files = {
-      Sieve::CheckpointPath(ckpt), ckpt / OnlyFileStartingWith(ckpt, "sieve-filter-"),
-      segments.front(), segments[segments.size() / 2], segments.back()};
+      Sieve::CheckpointPath(ckpt), ckpt / OnlyFileStartingWith(ckpt, "filter-"), segments.front(),
+      segments[segments.size() / 2], segments.back()};
   for (const std::filesystem::path& path : files) {
     const std::string whole = ReadFile(path);
     for (int tenth = 0; tenth < 10; ++tenth) {
@@ -242,6 +244,48 @@ TEST(CheckpointTest, CorruptedManifestBytesFailCleanly) {
   }
 }
 
+// Bytes of the files in `dir` that are not hard links shared with another
+// directory: what a Save actually wrote there.
+uint64_t NewBytesIn(const std::filesystem::path& dir) {
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (std::filesystem::hard_link_count(entry.path()) == 1) bytes += entry.file_size();
+  }
+  return bytes;
+}
+
+// Issue 16: a checkpoint's cost follows the change, not the state. A fresh
+// filter's first checkpoint is a small delta, not the filter; a later one
+// writes the changed blocks and links the rest; a Sieve reopened from it
+// goes on appending deltas. Both overflow policies.
+TEST(CheckpointTest, CheckpointsWriteTheChangedFilterBlocksNotTheFilter) {
+  for (OverflowPolicy policy : {OverflowPolicy::kWarn, OverflowPolicy::kGrow}) {
+    ScratchDir dir;
+    SieveOptions options = CheckpointOptions(dir, 10'000'000);  // a ~12 MB filter
+    options.overflow_policy = policy;
+    auto sieve = OpenSieve(options);
+    const uint64_t filter_bytes = sieve->Stats().filter_bytes;
+    ASSERT_GT(filter_bytes, 10'000'000u);
+    ASSERT_TRUE(sieve->Save(dir.path() / "1").ok());
+    EXPECT_LT(NewBytesIn(dir.path() / "1"), 10'000u) << "first checkpoint of a fresh filter";
+    for (int i = 0; i < 2000; ++i) sieve->Push(TestUrl(i));
+    ASSERT_TRUE(sieve->Save(dir.path() / "2").ok());
+    EXPECT_LT(NewBytesIn(dir.path() / "2"), filter_bytes / 20);
+    absl::StatusOr<std::unique_ptr<Sieve>> reopened =
+        Sieve::Open(dir.path() / "2", CheckpointOptions(dir, 1));
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    std::filesystem::remove_all(dir.path() / "1");  // as the crawler drops older checkpoints
+    for (int i = 2000; i < 4000; ++i) (*reopened)->Push(TestUrl(i));
+    ASSERT_TRUE((*reopened)->Save(dir.path() / "3").ok());
+    EXPECT_LT(NewBytesIn(dir.path() / "3"), filter_bytes / 20);
+    absl::StatusOr<std::unique_ptr<Sieve>> last =
+        Sieve::Open(dir.path() / "3", CheckpointOptions(dir, 1));
+    ASSERT_TRUE(last.ok()) << last.status();
+    for (int i = 0; i < 4000; i += 13) EXPECT_FALSE((*last)->Push(TestUrl(i))) << i;
+    EXPECT_EQ((*last)->Stats().queued, 4000u);
+  }
+}
+
 TEST(CheckpointTest, MissingCheckpointIsNotFound) {
   ScratchDir dir;
   EXPECT_EQ(Sieve::Open(dir.path() / "none").status().code(), absl::StatusCode::kNotFound);
@@ -264,10 +308,12 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
   EXPECT_EQ((*restored)->Stats().queued, 1u);  // the first checkpoint, whole
 }
 
-// Freezes the manifest's bytes (version 3). Three fields are not frozen but
-// computed: the filter file's name (random per Save) and the segments'
-// compressed sizes (zstd's output may change with its version); the
-// segments' names and checksums are of the raw records, so they are frozen.
+// Freezes the manifest's bytes (version 3). Some fields are not frozen but
+// computed: the filter file's name (random per Save; its size and checksum
+// follow from bloom's delta format, frozen by bloom's tests) and the
+// segments' compressed sizes (zstd's output may change with its version);
+// the segments' names and checksums are of the raw records, so they are
+// frozen.
 // If this fails, the format changed: bump kManifestVersion in
 // sieve/src/checkpoint_manifest.h and keep reading the old one.
 TEST(CheckpointTest, GoldenManifestBytes) {
@@ -281,7 +327,9 @@ TEST(CheckpointTest, GoldenManifestBytes) {
   const auto ckpt = dir.path() / "ckpt";
   ASSERT_TRUE(sieve->Save(ckpt).ok());
   const std::string bytes = ReadFile(Sieve::CheckpointPath(ckpt));
-  const std::string filter = OnlyFileStartingWith(ckpt, "sieve-filter-");
+  const std::string filter = OnlyFileStartingWith(ckpt, "filter-");  // a fresh filter's delta
+  ASSERT_TRUE(filter.ends_with(".delta")) << filter;
+  const std::string filter_bytes = ReadFile(ckpt / filter);
   const std::string seg_a = "sieve-seg-e129179416c2b676.zst";  // in flight: a.example
   const std::string seg_b = "sieve-seg-a4bca4ef092d38a6.zst";  // queued: b.example + "pb"
   auto stored = [&](const std::string& name) {
@@ -291,7 +339,10 @@ TEST(CheckpointTest, GoldenManifestBytes) {
       Hex("SIEVECKP") + "03000000"                                             // version 3
       + "00000000"                                                             // policy warn
       + HexU64(2) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
-      + HexU32(filter.size()) + Hex(filter)                                    // filter part
+      + HexU32(4 + 4 + filter.size() + 8 + 8)                                  // filter part:
+      + HexU32(1) + HexU32(filter.size()) + Hex(filter)                        //  one file,
+      + HexU64(filter_bytes.size())                                            //  its size
+      + HexU64(XXH3_64bits(filter_bytes.data(), filter_bytes.size()))          //  and checksum
       + HexU64(2)                                                              // queued URLs
       + HexU32(2)                                                              // segments
       + HexU32(seg_a.size()) + Hex(seg_a) + HexU64(1) + HexU64(20) + HexU64(stored(seg_a)) +
