@@ -42,6 +42,10 @@ struct CrawlProgress {
   double seen_estimate = 0;  // the Sieve's estimate of distinct URLs
   double filter_fill = 0;
   double filter_fp_rate = 0;
+  // The last checkpoint of this run (--state): wall time and bytes written;
+  // 0 when none yet.
+  int64_t last_checkpoint_ms = 0;
+  int64_t last_checkpoint_bytes = 0;
 };
 
 // "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2"

@@ -378,6 +378,8 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.seen_estimate = sieve.estimated_count;
   p.filter_fill = sieve.fill_ratio;
   p.filter_fp_rate = sieve.current_fp_rate;
+  p.last_checkpoint_ms = checkpointer_->last_ms();
+  p.last_checkpoint_bytes = checkpointer_->last_bytes();
   return p;
 }
 
@@ -408,6 +410,8 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
   summary.filter_fp_rate = sieve.current_fp_rate;
   summary.filter_fill = sieve.fill_ratio;
+  summary.last_checkpoint_ms = checkpointer_->last_ms();
+  summary.last_checkpoint_bytes = checkpointer_->last_bytes();
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
   stats_.hosts().Fill(policy_->Dropped(), &summary);
