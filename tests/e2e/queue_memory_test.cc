@@ -15,19 +15,19 @@
 
 namespace {
 
-struct Run {
+struct FanOutRun {
   double peak_rss_mb = 0;
   int64_t queued = 0;
   int64_t filter_bytes = 0;
 };
 
-Run CrawlFanOut(const testsite::TestSite& site, const std::string& name, int pages) {
+FanOutRun CrawlFanOut(const testsite::TestSite& site, const std::string& name, int pages) {
   e2e::BinaryCrawl crawl =
       e2e::RunCrawlBinary(name, {site.RootUrl()},
                           {"--expected", "1000000", "--queue-memory", "1MiB", "--max-pages",
                            std::to_string(pages), "--checkpoint-every", "2s"});
   EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
-  Run run;
+  FanOutRun run;
   run.peak_rss_mb = crawl.PeakRssMb();
   if (!crawl.summary.is_null()) {
     run.queued = crawl.summary["queued_at_end"].get<int64_t>();
@@ -44,8 +44,8 @@ TEST(QueueMemory, PeakRssStaysFlatWhileTheQueueGrowsTenfold) {
   auto site = testsite::TestSite::Start(options);
   ASSERT_TRUE(site.ok()) << site.status();
 
-  const Run small = CrawlFanOut(**site, "queue_memory_small", 300);
-  const Run large = CrawlFanOut(**site, "queue_memory_large", 3000);
+  const FanOutRun small = CrawlFanOut(**site, "queue_memory_small", 300);
+  const FanOutRun large = CrawlFanOut(**site, "queue_memory_large", 3000);
   ASSERT_GT(small.queued, 20'000);
   ASSERT_GE(large.queued, 8 * small.queued) << "the queue did not grow ~10x";
 
