@@ -49,6 +49,10 @@ struct CrawlProgress {
   uint64_t filter_bytes = 0;        // the Bloom filter's bit arrays
   uint64_t queue_memory_bytes = 0;  // queued URLs held in RAM
   uint64_t queue_disk_bytes = 0;    // queued URLs in spill files
+  // The last checkpoint of this run (--state): wall time and bytes written;
+  // 0 when none yet.
+  int64_t last_checkpoint_ms = 0;
+  int64_t last_checkpoint_bytes = 0;
 };
 
 // "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2

@@ -4,12 +4,22 @@
 //   DIR/CURRENT            "ckpt-000042\n": the checkpoint to resume from
 //   DIR/ckpt-000042/       one checkpoint, complete before CURRENT names it
 //       sieve.checkpoint   the Sieve (filter, queue, in-flight URLs queued again)
-//       frontier.json      depth/parent of every URL the Sieve holds, counters
+//                          and whatever else Sieve::Save writes there (e.g.
+//                          hard links to its immutable spilled segments)
+//       frontier.json      the Frontier's counters and per-host counts;
+//                          nothing per URL (a URL's depth and parent are
+//                          its payload in the Sieve's checkpoint)
 //       counters.json      the crawl's counters (what summary.json reports)
 //       options.toml       the crawl's options (a resume must not change them)
 //       seeds.txt          the normalized seeds (scope derives from them)
-//       MANIFEST           format version, pages.jsonl length, each file's
-//                          size and CRC-32; itself checksummed
+//       MANIFEST           format version, pages.jsonl length, the size and
+//                          CRC-32 of the four files above; itself checksummed
+//
+// The Sieve's files carry their own checksums and are verified by
+// Sieve::Open; the MANIFEST does not list them, and neither Write nor Open
+// reads them, so a checkpoint's cost does not grow with the spilled queue.
+// Old checkpoint folders are removed by unlinking: a hard-linked segment
+// lives on while the newer checkpoint (or the spill dir) links it.
 //
 // A checkpoint is written into a new directory (every file fsynced), then
 // CURRENT is replaced atomically (temporary file, fsync, rename, fsync of
@@ -49,7 +59,9 @@
 namespace crawler {
 
 // Bumped on any change of the files' layout; Open refuses other versions.
-inline constexpr int kCrawlStateVersion = 1;
+// Version 2: frontier.json holds no URLs (their depth and parent travel in
+// the Sieve's payloads); version 1 state is refused, naming its MANIFEST.
+inline constexpr int kCrawlStateVersion = 2;
 
 // What a checkpoint holds besides the Sieve (which saves itself into the
 // checkpoint's directory).
@@ -82,6 +94,12 @@ class CrawlStateDir {
   const std::filesystem::path& checkpoint_dir() const { return checkpoint_dir_; }
   // Checkpoints written by this object.
   int64_t written() const { return written_; }
+  // The last successful Write: its wall time (capture included) and the
+  // bytes it wrote: the sizes of the checkpoint's files that have one link
+  // (a hard-linked spilled segment was written once, when it spilled, and is
+  // not counted again). Both 0 before the first.
+  int64_t last_write_ms() const { return last_write_ms_; }
+  int64_t last_write_bytes() const { return last_write_bytes_; }
 
   // Writes the next checkpoint. `capture` gets the new checkpoint's
   // directory (created, empty), must save the Sieve there and return the
@@ -96,6 +114,8 @@ class CrawlStateDir {
   const std::filesystem::path dir_;
   int64_t sequence_;  // of the current checkpoint; 0 = none
   int64_t written_ = 0;
+  int64_t last_write_ms_ = 0;
+  int64_t last_write_bytes_ = 0;
   CrawlCheckpoint loaded_;
   std::filesystem::path checkpoint_dir_;
 };

@@ -12,14 +12,19 @@
 // "which host may be fetched now" (per-host connections and delay, through a
 // HostPolicy that politeness, #5, replaces) and the page limit.
 //
-// Depth, parent and redirect hops: the Sieve stores bare URL strings (its key
-// must be the normalized URL alone), so the Frontier keeps them in a side
-// table keyed by URL for the URLs the Sieve holds (queued, or handed out and
-// not yet Done, so a checkpoint can save them), with parent URLs
-// shared (a page's 50 children hold one copy). Cost: ~40 bytes plus the
-// URL per queued URL, in memory, even when the Sieve spills its queue to disk;
-// `Stats().pending_meta` shows it. A URL without an entry (it cannot happen
-// unless the Sieve is shared) is crawled at depth 0 with no parent.
+// Depth, parent and redirect hops travel with the URL as its Sieve payload
+// (a version byte, varints and the parent URL: src/frontier/url_payload.h),
+// in the Sieve's memory, spilled segments and checkpoints, so they cost no
+// RAM outside --queue-memory. A URL popped with an empty payload (pushed by
+// someone else, or through a Sieve that keeps no payloads) is crawled at
+// depth 0 with no parent; a malformed one too, counted in
+// Stats().bad_payloads and logged.
+//
+// Memory that grows with the crawl, outside the Sieve (bounds at the
+// declarations below): the host queues (at most 5 x max_buffered URLs plus
+// one record per authority with URLs buffered or in flight), two fixed 32 KiB
+// sketches, and with max_pages_per_host a per-authority count of at most
+// ~36 MB (HostLimitCounts).
 //
 //   auto frontier = crawler::Frontier::Create(sieve.get(), options);
 //   (*frontier)->Offer(seed);                              // parser threads too
@@ -39,10 +44,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "crawler/host_queues.h"
@@ -54,6 +59,7 @@ class Sieve;
 namespace crawler {
 
 class HostCountSketch;
+class HostLimitCounts;
 
 struct FrontierOptions {
   // URLs pulled from the Sieve into the per-host queues ahead of fetching.
@@ -83,7 +89,9 @@ struct FrontierOptions {
   uint64_t max_pages = 0;
   // URLs accepted per authority; 0 = unlimited (--max-pages-per-host). Checked
   // before the Sieve, so a refused URL costs no filter bits and is counted in
-  // Stats().over_host_limit. One counter per authority is kept in memory.
+  // Stats().over_host_limit. Counted per authority hash in 20-35 bytes, for
+  // at most ~1.8e6 authorities (~36 MB); later ones share 65,536 counters and
+  // may be refused before their limit (src/frontier/host_limit_counts.h).
   uint64_t max_pages_per_host = 0;
   // The default politeness, used when Create gets no HostPolicy: concurrent
   // fetches per authority (--per-host) and time between starts (--delay).
@@ -100,17 +108,24 @@ struct FrontierStats {
   size_t fetching = 0;           // handed out, slot not yet released
   size_t unfinished = 0;         // handed out, not yet Done
   size_t authorities = 0;        // authorities known to the host queues
-  size_t pending_meta = 0;       // side-table entries (URLs queued in the Sieve)
   uint64_t over_host_limit = 0;  // offers refused by max_pages_per_host
   uint64_t passed_over = 0;      // URLs given back to the Sieve's tail (see max_buffered_per_host)
+  uint64_t bad_payloads = 0;     // popped URLs whose payload did not decode (crawled at depth 0)
+  size_t host_limit_bytes = 0;   // memory of the max_pages_per_host counts
 };
 
 // What a checkpoint keeps of the Frontier (see Frontier::Checkpoint): the
-// side-table entries of every URL the Sieve holds, queued or handed out and
-// not yet Done, and the counters a resumed crawl continues from.
+// counters a resumed crawl continues from and per-host counts, nothing per
+// URL (the URLs' depth and parent are in the Sieve's checkpoint). Its size
+// is bounded by the number of authorities (max_pages_per_host) and 4096.
 struct FrontierSnapshot {
-  std::vector<CrawlUrl> pending;                           // url, depth, parent, redirect_hops
-  std::vector<std::pair<std::string, uint64_t>> per_host;  // accepted per authority
+  // max_pages_per_host: accepted URLs per StableAuthorityHash of the
+  // authority, and per shared bucket (see FrontierOptions::max_pages_per_host).
+  std::vector<std::pair<uint64_t, uint64_t>> per_host;
+  std::vector<std::pair<uint64_t, uint64_t>> per_host_shared;
+  // URLs the reopened Sieve holds, per bucket of authority hash (the
+  // pass-over sketch, see max_buffered_per_host); non-zero buckets only.
+  std::vector<std::pair<uint64_t, uint64_t>> queued_hosts;
   FrontierStats stats;  // offered, accepted, done, over_host_limit are restored
 };
 
@@ -129,7 +144,8 @@ class Frontier {
   bool Offer(const CrawlUrl& url);
 
   // The links of one page, all at `depth` with `parent`, in one lock hold and
-  // sharing one copy of `parent`. Returns how many were new.
+  // one Sieve::PushBatch (every link's payload is the same bytes, encoded
+  // once). Returns how many were new.
   size_t OfferLinks(const std::vector<std::string>& urls, int depth, const std::string& parent);
 
   // The next URL that may be fetched at `now`, or nullopt (nothing ready yet,
@@ -170,46 +186,44 @@ class Frontier {
 
   // For a checkpoint: runs `save_sieve` (which saves the Sieve) under the
   // Frontier's lock and returns the snapshot of that same moment, so the
-  // Sieve's queue and in-flight set and the side table agree. Offers, Next,
+  // Sieve's queue and in-flight set and the counts agree. Offers, Next,
   // Release and Done wait meanwhile. Implemented in frontier_checkpoint.cc.
   absl::StatusOr<FrontierSnapshot> Checkpoint(const std::function<absl::Status()>& save_sieve);
   // On resume, before any Offer or Next, with the Sieve opened from the same
-  // checkpoint (its in-flight URLs queued again): restores the side table,
-  // the per-host counts and the counters (handed_out = done, so --max-pages
+  // checkpoint (its in-flight URLs queued again): restores the per-host
+  // counts and the counters (handed_out = done, so --max-pages
   // counts the pages of the whole crawl).
   void Restore(const FrontierSnapshot& snapshot);
 
  private:
-  struct Meta {
-    int depth = 0;
-    int redirect_hops = 0;
-    std::shared_ptr<const std::string> parent;
-  };
-
   Frontier(sieve::Sieve* sieve, const FrontierOptions& options, std::unique_ptr<HostPolicy> policy);
   void RefillLocked(absl::Time now);  // requires mu_
+  // Depth, parent and hops of a popped URL from its payload; requires mu_.
+  void DecodePayloadLocked(const std::string& payload, CrawlUrl* url);
   // Whether Refill may give URLs of backlogged hosts back to the Sieve now:
   // URLs of other hosts are queued there and the rate allows it.
   bool MayPassOverLocked(absl::Time now);                                     // requires mu_
   bool OtherHostsQueuedLocked() const;                                        // requires mu_
-  bool OfferLocked(const std::string& url, Meta meta);                        // requires mu_
+  bool OfferLocked(const std::string& url, std::string_view payload);         // requires mu_
   bool UnderHostLimitLocked(const std::string& url, std::string* authority);  // requires mu_
-  std::shared_ptr<const std::string> InternParentLocked(const std::string& parent);
 
   sieve::Sieve* const sieve_;
   const FrontierOptions options_;
   const std::unique_ptr<HostPolicy> policy_;
 
   std::mutex mu_;
-  HostQueues queues_;                            // guarded by mu_
-  absl::flat_hash_map<std::string, Meta> meta_;  // guarded by mu_
-  // Accepted URLs per authority (only with max_pages_per_host); guarded by mu_.
-  absl::flat_hash_map<std::string, uint64_t> per_host_;
-  uint64_t sitemaps_queued_ = 0;                    // guarded by mu_; QueueSitemap not handed out
-  std::shared_ptr<const std::string> last_parent_;  // guarded by mu_; interning cache
-  FrontierStats stats_;                             // guarded by mu_
-  // Queued URLs per authority hash (see max_buffered_per_host); guarded by mu_.
+  HostQueues queues_;  // guarded by mu_
+  // Accepted URLs per authority (only with max_pages_per_host; bounded, see
+  // there); guarded by mu_.
+  std::unique_ptr<HostLimitCounts> per_host_;
+  uint64_t sitemaps_queued_ = 0;  // guarded by mu_; QueueSitemap not handed out
+  FrontierStats stats_;           // guarded by mu_
+  // Queued URLs per authority hash (see max_buffered_per_host), 32 KiB;
+  // guarded by mu_.
   std::unique_ptr<HostCountSketch> sieve_hosts_;
+  // Handed out and not Done, per authority hash (32 KiB): the Sieve queues
+  // them again on resume, so a checkpoint adds them to sieve_hosts_'s counts.
+  std::unique_ptr<HostCountSketch> unfinished_hosts_;
   double pass_over_tokens_ = 0;                           // guarded by mu_; token bucket
   absl::Time pass_over_refilled_ = absl::InfinitePast();  // guarded by mu_
   bool pass_over_waiting_ = false;  // guarded by mu_; out of tokens, more to do

@@ -134,7 +134,10 @@ struct CrawlOptions {
   // FIFO spills to disk under spill_dir.
   uint64_t queue_memory = 64 << 20;
   // Where the queue spills. Empty = "<out_dir>/spill" (ParseCrawlCommand fills
-  // it in).
+  // it in). Keep it on the state directory's filesystem (the defaults are):
+  // a checkpoint then hard-links the immutable spilled segments instead of
+  // copying them, so its cost does not grow with the queue. The crawl logs a
+  // warning when they are on different filesystems.
   std::string spill_dir;
   // When more URLs arrive than `expected`: "warn" (keep going, rate degrades,
   // a warning says by how much) or "grow" (add a Bloom filter stage).

@@ -146,6 +146,10 @@ struct CrawlSummary {
   int64_t filter_bytes = 0;
   double filter_fp_rate = 0;  // current false-positive rate of the filter
   double filter_fill = 0;
+  // The last checkpoint of this run (--state): wall time and bytes written
+  // (hard-linked spilled segments not counted); 0 when none.
+  int64_t last_checkpoint_ms = 0;
+  int64_t last_checkpoint_bytes = 0;
   bool interrupted = false;  // SIGINT/SIGTERM ended the crawl
   std::string stop_reason;   // "drained", "max-pages", "signal"
   // Per-host counters, busiest first, at most 10 000 (see app/host_stats.h);

@@ -29,8 +29,11 @@
 //   auto frontier = crawler::Frontier::Create(sieve, {}, std::move(*policy));
 //
 // Memory: a record per authority seen since the last HostQueues sweep (the
-// sweep calls Forget), plus one name and reason per dropped authority, kept
-// for the whole crawl so that its later URLs are not fetched. A forgotten
+// sweep calls Forget; ~100 bytes each, bounded by the authorities with URLs
+// buffered, in flight or pausing), plus one name and reason per dropped
+// authority (~150 bytes), kept for the whole crawl so that its later URLs are
+// not fetched, for at most kMaxDropped (100,000: ~15 MB) authorities; past
+// that a failing host is not dropped (it keeps being backed off instead). A forgotten
 // host also forgets its failure count: a host that failed four times, then
 // idled with nothing queued past its pause, starts again from zero.
 //
@@ -132,6 +135,7 @@ class PolitePolicy : public HostPolicy {
 
   const PolitePolicyOptions options_;
   mutable std::mutex mu_;
+  static constexpr size_t kMaxDropped = 100'000;
   absl::flat_hash_map<std::string, HostState> hosts_;  // guarded by mu_
   // Node-based so DropReason's pointers stay valid; guarded by mu_.
   std::map<std::string, std::string> dropped_;

@@ -20,8 +20,12 @@
 //
 // Politeness: a retry is handed to the fetcher when its back-off ends, without
 // waiting for a per-host slot; the back-off (>= first_backoff) is its spacing.
-// Cost: one map entry (URL + attempt count) per URL that failed transiently and
-// is not final yet.
+// Cost: a heap entry (a CrawlUrl: URL, authority, parent; ~250 bytes) and a
+// map entry (URL + attempt count, ~100 bytes) per URL waiting, for at most
+// RetryOptions::max_waiting URLs (100,000: ~35 MB). When it is full, a
+// retryable failure is final at once (recorded with its attempts so far) and
+// counted in full_refusals(): a crawl where that many URLs fail at once has
+// bigger problems than a lost retry, and memory must not follow them.
 //
 // Threading: all methods are safe to call concurrently.
 #ifndef CRAWLER_RETRY_QUEUE_H_
@@ -49,6 +53,8 @@ struct RetryOptions {
   // first_backoff * 2^(k-1). 1 s, 2 s is polite to a server that is briefly
   // overloaded; tests shrink it to milliseconds.
   absl::Duration first_backoff = absl::Seconds(1);
+  // URLs waiting for their back-off at most; see the Cost note above.
+  size_t max_waiting = 100'000;
 };
 
 // True for what may succeed if tried again: HTTP 500, 502, 503, 504 without a
@@ -74,6 +80,8 @@ class RetryQueue {
   size_t waiting() const;
   // Retries scheduled since creation.
   uint64_t scheduled() const;
+  // Retryable failures made final because max_waiting URLs were waiting.
+  uint64_t full_refusals() const;
 
  private:
   struct Entry {
@@ -90,6 +98,7 @@ class RetryQueue {
   absl::flat_hash_map<std::string, int> attempts_ ABSL_GUARDED_BY(mu_);
   uint64_t next_order_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t scheduled_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t full_refusals_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace crawler

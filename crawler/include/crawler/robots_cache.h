@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,6 +70,14 @@ struct RobotsCacheOptions {
   std::chrono::seconds fetch_claim_timeout = std::chrono::minutes(5);
   // Bytes of robots.txt parsed (RFC 9309 2.5: at least 500 KiB).
   size_t max_bytes = kRobotsMaxBytes;
+  // Authorities kept at most. Each costs ~250 bytes plus its parsed rules
+  // (shared "allow all" for a 4xx; a typical robots.txt parses to 1-10 KB),
+  // so 50,000 is ~15-500 MB. Past it, the oldest entry not being fetched is
+  // evicted (insertion order): that host's robots.txt is fetched again when
+  // its next URL comes, one extra request per eviction. Larger keeps more
+  // hosts' rules when a crawl interleaves very many hosts; smaller bounds
+  // RAM tighter. >= 1.
+  size_t max_authorities = 50'000;
   // Time source; nullptr means RobotsClock::System(). Must outlive the cache.
   const RobotsClock* clock = nullptr;
 };
@@ -88,7 +97,8 @@ struct RobotsCheck {
 };
 
 struct RobotsCacheStats {
-  size_t authorities = 0;    // authorities with state
+  size_t authorities = 0;    // authorities with state (<= max_authorities)
+  uint64_t evicted = 0;      // entries dropped to stay within max_authorities
   uint64_t fetches = 0;      // kFetchRobots handed out
   uint64_t parsed = 0;       // Record with 2xx
   uint64_t unavailable = 0;  // Record with 3xx/4xx
@@ -135,7 +145,13 @@ class RobotsCache {
   const RobotsClock& clock_;
   const std::shared_ptr<const RobotsRules> allow_all_;
   mutable std::mutex mu_;
+  // The entry of `authority`, created (evicting the oldest idle one when
+  // full) if missing; requires mu_.
+  Entry& EntryLocked(std::string_view authority);
+
   std::unordered_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  // Authorities in insertion order, for eviction; one per entry.
+  std::deque<std::string> order_ ABSL_GUARDED_BY(mu_);
   RobotsCacheStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

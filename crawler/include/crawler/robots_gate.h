@@ -174,8 +174,15 @@ class RobotsGate {
   absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);
   // URLs ready at a time: an unreachable robots.txt's retry time.
   std::multimap<absl::Time, CrawlUrl> ready_ ABSL_GUARDED_BY(mu_);
-  // Unreachable answers in a row, and the authorities given up.
+  // Unreachable answers in a row, only for authorities whose robots.txt is
+  // failing now (erased on an answer or when given up): bounded by the hosts
+  // with URLs parked.
   absl::flat_hash_map<std::string, int> failures_ ABSL_GUARDED_BY(mu_);
+  // The authorities given up, with the reason: ~150 bytes each, at most
+  // kMaxGivenUp (~15 MB). Past it, a newly given-up authority is not
+  // remembered: its next URL fetches robots.txt again (max_tries more requests
+  // to a host that is down), memory does not grow.
+  static constexpr size_t kMaxGivenUp = 100'000;
   absl::flat_hash_map<std::string, std::string> given_up_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> sitemaps_seen_ ABSL_GUARDED_BY(mu_);
   RobotsGateStats stats_ ABSL_GUARDED_BY(mu_);

@@ -13,7 +13,10 @@
 //
 // Cost: parsers wait while the Sieve is saved (its filter and queue written
 // and fsynced: ~10 ms for the default 1.2 MB filter); fetch callbacks wait on
-// the Frontier's lock for the same time. Fetching itself goes on.
+// the Frontier's lock for the same time. Fetching itself goes on. Each
+// checkpoint logs its duration and bytes written at info level
+// ("checkpoint N written in T ms, B bytes"); last_ms()/last_bytes() feed the
+// summary's last_checkpoint_ms / last_checkpoint_bytes.
 //
 //   auto start = OpenCrawlStart(options);   // new or resumed Sieve
 //   ... Checkpointer checkpointer(options, seeds, std::move(start->state), parts);
@@ -77,7 +80,7 @@ class Checkpointer {
                                                  const std::vector<std::string>& given);
 
   // On resume, before the log is opened and anything offered: restores the
-  // Frontier's side table and counters and the crawl's counters, and cuts a
+  // Frontier's counts and the crawl's counters, and cuts a
   // torn last line off `log_path`.
   absl::Status Restore(const std::string& log_path);
 
@@ -97,6 +100,11 @@ class Checkpointer {
   absl::Status Take(PageLog* log, double crawl_seconds);
   // Take, when checkpoint_every_s passed since the last one.
   absl::Status TakeIfDue(PageLog* log, double crawl_seconds);
+
+  // The last checkpoint's duration and bytes written (CrawlStateDir's
+  // last_write_*); 0 when none was taken in this run or checkpoints are off.
+  int64_t last_ms() const { return enabled() ? state_->last_write_ms() : 0; }
+  int64_t last_bytes() const { return enabled() ? state_->last_write_bytes() : 0; }
 
  private:
   absl::StatusOr<CrawlCheckpoint> Capture(const std::filesystem::path& dir, PageLog* log,

@@ -384,6 +384,8 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.filter_bytes = sieve.filter_bytes;
   p.queue_memory_bytes = sieve.queue_memory_bytes;
   p.queue_disk_bytes = sieve.queue_disk_bytes;
+  p.last_checkpoint_ms = checkpointer_->last_ms();
+  p.last_checkpoint_bytes = checkpointer_->last_bytes();
   return p;
 }
 
@@ -414,6 +416,8 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
   summary.filter_fp_rate = sieve.current_fp_rate;
   summary.filter_fill = sieve.fill_ratio;
+  summary.last_checkpoint_ms = checkpointer_->last_ms();
+  summary.last_checkpoint_bytes = checkpointer_->last_bytes();
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
   stats_.hosts().Fill(policy_->Dropped(), &summary);

@@ -166,10 +166,14 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
   {
     std::lock_guard<std::mutex> lock(mu_);
     cache_->Record(pending.authority, status, result.body);
-    int& failures = failures_[pending.authority];
-    failures = unreachable ? failures + 1 : 0;
-    if (unreachable && failures >= options_.max_tries) {
-      given_up_[pending.authority] = UnreachableReason(result, failures);
+    if (!unreachable) {
+      failures_.erase(pending.authority);  // only failing authorities have an entry
+    } else if (const int failures = ++failures_[pending.authority];
+               failures >= options_.max_tries) {
+      failures_.erase(pending.authority);
+      if (given_up_.size() < kMaxGivenUp) {
+        given_up_[pending.authority] = UnreachableReason(result, failures);
+      }  // else not remembered: its robots.txt is tried again (see kMaxGivenUp)
       spdlog::warn("robots.txt of {} unreachable {} times: its URLs are not crawled",
                    pending.authority, failures);
     }

@@ -145,7 +145,7 @@ const std::array kRows = {
                                   "RAM for the to-visit queue before it spills to disk"),
             1),
     Row<&O::spill_dir>("queue", "spill_dir", "spill-dir", "DIR", Kind::kText,
-                       "where the queue spills (default OUT/spill)"),
+                       "where the queue spills (default OUT/spill; same filesystem as --state)"),
     OneOf(Row<&O::overflow>("queue", "overflow", "overflow", "warn|grow", Kind::kChoice,
                             "beyond --expected URLs: warn, or grow the filter"),
           "warn|grow"),

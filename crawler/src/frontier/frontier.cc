@@ -1,7 +1,7 @@
-// Frontier: a lock around the host queues and the depth/parent side table.
-// The Sieve has its own locks; calling it under mu_ keeps "pushed into the
-// Sieve" and "meta recorded" one step, so a refill on another thread never
-// pops a URL whose meta is not there yet.
+// Frontier: a lock around the host queues and the per-host counts. The Sieve
+// has its own locks; calling it under mu_ keeps "pushed into the Sieve" and
+// "counted in the sketches" one step, and lets Checkpoint save the Sieve at a
+// moment the counts describe.
 #include "crawler/frontier.h"
 
 #include <algorithm>
@@ -10,7 +10,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "host_count_sketch.h"
+#include "host_limit_counts.h"
 #include "sieve/sieve.h"
+#include "spdlog/spdlog.h"
+#include "url_payload.h"
 
 namespace crawler {
 
@@ -39,63 +42,57 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
       options_(options),
       policy_(std::move(policy)),
       queues_(policy_.get(), options.max_buffered_per_host),
-      sieve_hosts_(std::make_unique<HostCountSketch>()) {}
+      sieve_hosts_(std::make_unique<HostCountSketch>()),
+      unfinished_hosts_(std::make_unique<HostCountSketch>()) {
+  if (options.max_pages_per_host > 0) per_host_ = std::make_unique<HostLimitCounts>();
+}
 
 Frontier::~Frontier() = default;
-
-std::shared_ptr<const std::string> Frontier::InternParentLocked(const std::string& parent) {
-  if (parent.empty()) return nullptr;
-  if (last_parent_ == nullptr || *last_parent_ != parent) {
-    last_parent_ = std::make_shared<const std::string>(parent);
-  }
-  return last_parent_;
-}
 
 bool Frontier::UnderHostLimitLocked(const std::string& url, std::string* authority) {
   if (options_.max_pages_per_host == 0) return true;
   *authority = AuthorityOf(url);
-  auto it = per_host_.find(*authority);
-  if (it == per_host_.end() || it->second < options_.max_pages_per_host) return true;
+  if (per_host_->Get(*authority) < options_.max_pages_per_host) return true;
   ++stats_.over_host_limit;
   return false;
 }
 
-bool Frontier::OfferLocked(const std::string& url, Meta meta) {
+bool Frontier::OfferLocked(const std::string& url, std::string_view payload) {
   ++stats_.offered;
   std::string authority;
   if (!UnderHostLimitLocked(url, &authority)) return false;
-  if (!sieve_->Push(url)) return false;
+  if (!sieve_->Push(url, payload)) return false;
   ++stats_.accepted;
   if (authority.empty()) authority = AuthorityOf(url);
   sieve_hosts_->Add(authority);
-  if (options_.max_pages_per_host > 0) ++per_host_[authority];
-  meta_.insert_or_assign(url, std::move(meta));
+  if (per_host_ != nullptr) per_host_->Increment(authority);
   return true;
 }
 
 bool Frontier::Offer(const CrawlUrl& url) {
+  const std::string payload = EncodeUrlPayload(url.depth, url.redirect_hops, url.parent);
   std::lock_guard<std::mutex> lock(mu_);
-  return OfferLocked(url.url, Meta{url.depth, url.redirect_hops, InternParentLocked(url.parent)});
+  return OfferLocked(url.url, payload);
 }
 
 size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
                             const std::string& parent) {
+  const std::string payload = EncodeUrlPayload(depth, 0, parent);
   std::lock_guard<std::mutex> lock(mu_);
-  const auto shared_parent = InternParentLocked(parent);
-  if (options_.max_pages_per_host > 0) {  // per-URL check; the batch cannot know the counts
+  if (per_host_ != nullptr) {  // per-URL check; the batch cannot know the counts
     size_t added = 0;
-    for (const std::string& url : urls) added += OfferLocked(url, Meta{depth, 0, shared_parent});
+    for (const std::string& url : urls) added += OfferLocked(url, payload);
     return added;
   }
   std::vector<std::string_view> views(urls.begin(), urls.end());
+  const std::vector<std::string_view> payloads(urls.size(), payload);
   std::unique_ptr<bool[]> accepted(new bool[urls.size()]());
-  const size_t added = sieve_->PushBatch(views, absl::MakeSpan(accepted.get(), urls.size()));
+  const size_t added =
+      sieve_->PushBatch(views, payloads, absl::MakeSpan(accepted.get(), urls.size()));
   stats_.offered += urls.size();
   stats_.accepted += added;
   for (size_t i = 0; i < urls.size(); ++i) {
-    if (!accepted[i]) continue;
-    meta_.insert_or_assign(urls[i], Meta{depth, 0, shared_parent});
-    sieve_hosts_->Add(AuthorityOf(urls[i]));
+    if (accepted[i]) sieve_hosts_->Add(AuthorityOf(urls[i]));
   }
   return added;
 }
@@ -118,10 +115,10 @@ void Frontier::RefillLocked(absl::Time now) {
       pass_over_waiting_ = may_pass_over;
       return;
     }
-    std::optional<std::string> popped = sieve_->TryPop();
+    std::optional<sieve::SieveEntry> popped = sieve_->TryPopEntry();
     if (!popped.has_value()) return;
     CrawlUrl url;
-    url.url = std::move(*popped);
+    url.url = std::move(popped->url);
     url.authority = AuthorityOf(url.url);
     if (overflow_full && queues_.AtCap(url.authority)) {
       sieve_->Defer(url.url);  // its count in sieve_hosts_ stays: it is queued again
@@ -130,15 +127,27 @@ void Frontier::RefillLocked(absl::Time now) {
       continue;
     }
     sieve_hosts_->Remove(url.authority);
-    if (auto it = meta_.find(url.url); it != meta_.end()) {
-      url.depth = it->second.depth;
-      url.redirect_hops = it->second.redirect_hops;
-      if (it->second.parent != nullptr) url.parent = *it->second.parent;
-      // Kept until Done: a checkpoint saves the meta of in-flight URLs too.
-    }
+    unfinished_hosts_->Add(url.authority);
+    DecodePayloadLocked(popped->payload, &url);
     queues_.Add(std::move(url), now);
     asked = false;  // that host may be at its cap now: ask again
   }
+}
+
+void Frontier::DecodePayloadLocked(const std::string& payload, CrawlUrl* url) {
+  absl::StatusOr<UrlPayload> decoded = DecodeUrlPayload(payload);
+  if (!decoded.ok()) {
+    // Crawled all the same, at depth 0 with no parent: a damaged payload must
+    // not cost the URL. The first few are logged; the count is in Stats().
+    if (++stats_.bad_payloads <= 10) {
+      spdlog::warn("{}: {} ({} bytes); crawled at depth 0 with no parent", url->url,
+                   std::string(decoded.status().message()), payload.size());
+    }
+    return;
+  }
+  url->depth = decoded->depth;
+  url->redirect_hops = decoded->redirect_hops;
+  url->parent = std::move(decoded->parent);
 }
 
 bool Frontier::MayPassOverLocked(absl::Time now) {
@@ -204,7 +213,7 @@ void Frontier::Done(const CrawlUrl& url) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.done;
   sieve_->MarkDone(url.url);
-  meta_.erase(url.url);
+  unfinished_hosts_->Remove(url.authority.empty() ? AuthorityOf(url.url) : url.authority);
 }
 
 void Frontier::Requeue(const CrawlUrl& url, absl::Time now) {
@@ -231,7 +240,7 @@ FrontierStats Frontier::Stats() {
   stats.fetching = queues_.in_flight();
   stats.unfinished = stats_.handed_out - stats_.done;
   stats.authorities = queues_.authorities();
-  stats.pending_meta = meta_.size();
+  stats.host_limit_bytes = per_host_ != nullptr ? per_host_->MemoryBytes() : 0;
   return stats;
 }
 

@@ -1,12 +1,14 @@
 // Frontier::Checkpoint / Restore: the Frontier's part of a crawl checkpoint.
 // The Sieve is saved under the Frontier's lock because every Sieve call that
-// changes its queue or in-flight set (Push, TryPop, MarkDone) is made under
-// that lock too: holding it, the Sieve's state and the side table describe
-// the same moment.
+// changes its queue or in-flight set (Push, TryPopEntry, MarkDone) is made
+// under that lock too: holding it, the Sieve's state and the counts describe
+// the same moment. Nothing per URL is kept here: a URL's depth and parent
+// are in its Sieve payload, saved with it.
 #include <utility>
 
 #include "crawler/frontier.h"
 #include "host_count_sketch.h"
+#include "host_limit_counts.h"
 
 namespace crawler {
 
@@ -16,34 +18,31 @@ absl::StatusOr<FrontierSnapshot> Frontier::Checkpoint(
   absl::Status saved = save_sieve();
   if (!saved.ok()) return saved;
   FrontierSnapshot snapshot;
-  snapshot.pending.reserve(meta_.size());
-  for (const auto& [url, meta] : meta_) {
-    CrawlUrl entry;
-    entry.url = url;
-    entry.depth = meta.depth;
-    entry.redirect_hops = meta.redirect_hops;
-    if (meta.parent != nullptr) entry.parent = *meta.parent;
-    snapshot.pending.push_back(std::move(entry));
+  if (per_host_ != nullptr) {
+    snapshot.per_host = per_host_->ExactCounts();
+    snapshot.per_host_shared = per_host_->SharedCounts();
   }
-  snapshot.per_host.assign(per_host_.begin(), per_host_.end());
+  // The reopened Sieve queues what it queues now and what is unfinished now
+  // (buffered, being fetched or parsed).
+  for (size_t bucket = 0; bucket < HostCountSketch::kBuckets; ++bucket) {
+    const uint64_t n = sieve_hosts_->count(bucket) + unfinished_hosts_->count(bucket);
+    if (n > 0) snapshot.queued_hosts.emplace_back(bucket, n);
+  }
   snapshot.stats = stats_;
   return snapshot;
 }
 
 void Frontier::Restore(const FrontierSnapshot& snapshot) {
   std::lock_guard<std::mutex> lock(mu_);
-  // The snapshot is in hash order, so siblings are not adjacent: intern
-  // parents through a map to share one copy per parent again.
-  absl::flat_hash_map<std::string, std::shared_ptr<const std::string>> parents;
-  for (const CrawlUrl& url : snapshot.pending) {
-    std::shared_ptr<const std::string>& parent = parents[url.parent];
-    if (parent == nullptr && !url.parent.empty()) {
-      parent = std::make_shared<const std::string>(url.parent);
+  if (per_host_ != nullptr) {
+    for (const auto& [hash, count] : snapshot.per_host) per_host_->RestoreExact(hash, count);
+    for (const auto& [bucket, count] : snapshot.per_host_shared) {
+      per_host_->RestoreShared(bucket, count);
     }
-    meta_.insert_or_assign(url.url, Meta{url.depth, url.redirect_hops, parent});
-    sieve_hosts_->Add(AuthorityOf(url.url));  // every pending URL is queued in the reopened Sieve
   }
-  for (const auto& [authority, count] : snapshot.per_host) per_host_[authority] = count;
+  for (const auto& [bucket, count] : snapshot.queued_hosts) {
+    sieve_hosts_->AddToBucket(bucket, count);
+  }
   stats_.offered = snapshot.stats.offered;
   stats_.accepted = snapshot.stats.accepted;
   stats_.over_host_limit = snapshot.stats.over_host_limit;

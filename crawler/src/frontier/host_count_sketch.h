@@ -11,6 +11,9 @@
 //   sketch.Remove("https://a.example");   // ... and was popped
 //   bool others = sketch.total() > sketch.count(sketch.Bucket("https://a.example"));
 //
+// Buckets are StableAuthorityHash(authority) % kBuckets: the same in every
+// run, so a checkpoint can keep the counts.
+//
 // Threading: not thread-safe; the Frontier calls it under its lock.
 #ifndef CRAWLER_SRC_FRONTIER_HOST_COUNT_SKETCH_H_
 #define CRAWLER_SRC_FRONTIER_HOST_COUNT_SKETCH_H_
@@ -34,6 +37,10 @@ class HostCountSketch {
 
   uint64_t total() const { return total_; }
   uint64_t count(size_t bucket) const { return counts_[bucket]; }
+
+  // For checkpoints (buckets come from a stable hash, so they mean the same
+  // in the resumed run): `n` more URLs in `bucket` (< kBuckets; others ignored).
+  void AddToBucket(size_t bucket, uint64_t n);
 
  private:
   std::array<uint64_t, kBuckets> counts_{};

@@ -105,7 +105,8 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
                                          const FetchOutcome& outcome, absl::Time now) {
   if (now < state.backoff_until) return state.backoff_until;
   ++state.failures;
-  if (options_.drop_after > 0 && state.failures >= options_.drop_after) {
+  if (options_.drop_after > 0 && state.failures >= options_.drop_after &&
+      dropped_.size() < kMaxDropped) {
     dropped_.try_emplace(
         authority,
         absl::StrCat(state.failures, " consecutive failures, last: ", DescribeFailure(outcome)));

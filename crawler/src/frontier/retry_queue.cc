@@ -17,7 +17,9 @@ bool RetryQueue::ScheduleIfRetryable(const CrawlUrl& url, long status, std::stri
   std::lock_guard<std::mutex> lock(mu_);
   auto it = attempts_.find(url.url);
   const int made = (it == attempts_.end() ? 0 : it->second) + 1;
-  if (made > options_.max_retries || !IsRetryable(status, error)) {
+  const bool full = heap_.size() >= options_.max_waiting;
+  if (made > options_.max_retries || !IsRetryable(status, error) || full) {
+    if (full && made <= options_.max_retries && IsRetryable(status, error)) ++full_refusals_;
     if (it != attempts_.end()) attempts_.erase(it);
     *attempts = made;
     return false;
@@ -53,6 +55,11 @@ size_t RetryQueue::waiting() const {
 uint64_t RetryQueue::scheduled() const {
   std::lock_guard<std::mutex> lock(mu_);
   return scheduled_;
+}
+
+uint64_t RetryQueue::full_refusals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return full_refusals_;
 }
 
 }  // namespace crawler

@@ -62,6 +62,8 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["filter_bytes"] = s.filter_bytes;
   j["filter_fp_rate"] = s.filter_fp_rate;
   j["filter_fill"] = s.filter_fill;
+  j["last_checkpoint_ms"] = s.last_checkpoint_ms;
+  j["last_checkpoint_bytes"] = s.last_checkpoint_bytes;
   j["interrupted"] = s.interrupted;
   j["stop_reason"] = s.stop_reason;
   j["hosts"] = HostsToJson(s.hosts);

@@ -22,6 +22,9 @@ absl::StatusOr<std::unique_ptr<RobotsCache>> RobotsCache::Create(RobotsCacheOpti
   if (options.max_bytes < kRobotsMaxBytes) {
     return absl::InvalidArgumentError("robots max_bytes must be at least 500 KiB (RFC 9309 2.5)");
   }
+  if (options.max_authorities < 1) {
+    return absl::InvalidArgumentError("robots max_authorities must be >= 1");
+  }
   return std::unique_ptr<RobotsCache>(new RobotsCache(std::move(options)));
 }
 
@@ -36,6 +39,28 @@ bool RobotsCache::NeedsFetch(const Entry& entry, RobotsClock::TimePoint now) con
   return entry.rules == nullptr || now >= entry.fresh_until;
 }
 
+RobotsCache::Entry& RobotsCache::EntryLocked(std::string_view authority) {
+  const std::string key(authority);
+  if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+  // Evict the oldest entries not being fetched (a fetching one goes to the
+  // back: its Record must find it). At most one pass over the order.
+  for (size_t tries = order_.size(); entries_.size() >= options_.max_authorities && tries > 0;
+       --tries) {
+    std::string oldest = std::move(order_.front());
+    order_.pop_front();
+    auto it = entries_.find(oldest);
+    if (it == entries_.end()) continue;
+    if (it->second.fetching) {
+      order_.push_back(std::move(oldest));
+      continue;
+    }
+    entries_.erase(it);
+    ++stats_.evicted;
+  }
+  order_.push_back(key);
+  return entries_[key];
+}
+
 RobotsCheck RobotsCache::Check(const Url& url) {
   // RFC 9309 2.2.2: "/robots.txt" is implicitly allowed (and it is how the
   // rules are fetched in the first place).
@@ -43,7 +68,7 @@ RobotsCheck RobotsCache::Check(const Url& url) {
   std::shared_ptr<const RobotsRules> rules;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Entry& entry = entries_[url.Authority()];
+    Entry& entry = EntryLocked(url.Authority());
     const RobotsClock::TimePoint now = clock_.Now();
     if (NeedsFetch(entry, now)) {
       entry.fetching = true;
@@ -79,7 +104,7 @@ void RobotsCache::Record(std::string_view authority, int http_status, std::strin
         RobotsRules::Parse(body, options_.agent, options_.max_bytes));
   }
   std::lock_guard<std::mutex> lock(mu_);
-  Entry& entry = entries_[std::string(authority)];
+  Entry& entry = EntryLocked(authority);
   const RobotsClock::TimePoint now = clock_.Now();
   entry.fetching = false;
   if (outcome == RobotsFetchOutcome::kUnreachable) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "crawler/crawl_state.h"
 #include "nlohmann/json.hpp"
 #include "state/state_files.h"
 
@@ -66,10 +67,12 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes, const std::strin
                         &manifest.version)) {
     return Damaged(path, "bad version line");
   }
-  if (manifest.version != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": format version ", manifest.version,
-                     " is not supported (this crawl reads version 1; --fresh starts over)"));
+  if (manifest.version != kCrawlStateVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": a checkpoint of state format version ", manifest.version, ", written by ",
+        manifest.version < kCrawlStateVersion ? "an older" : "a newer",
+        " build of crawl; this build reads version ", kCrawlStateVersion,
+        ". Resume it with the build that wrote it, or start over with --fresh"));
   }
   absl::StatusOr<json> body = ParseJson(covered.substr(line_end + 1), path);
   if (!body.ok()) return body.status();
@@ -85,27 +88,31 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes, const std::strin
   return manifest;
 }
 
-// The frontier file is tab-separated lines, not JSON: it holds one entry per
-// URL not yet done (a million seeds make a million), and building a JSON
-// document of them took ~1.5 GB and 19 s. Serialized URLs never contain a tab
-// or a newline (the URL parser strips them), so no escaping is needed.
-//   frontier<TAB>1
+// The frontier file is tab-separated lines: counters and per-host counts,
+// nothing per URL (a URL's depth and parent are its Sieve payload, saved in
+// sieve.checkpoint). Its size is bounded by the authorities counted for
+// --max-pages-per-host (at most ~1.8e6 lines, see HostLimitCounts) plus at
+// most 65,536 + 4,096 bucket lines. Lines, in this order:
+//   frontier<TAB>2
 //   stats<TAB>offered<TAB>accepted<TAB>done<TAB>over_host_limit
-//   host<TAB>accepted<TAB>authority                  (per authority)
-//   url<TAB>depth<TAB>redirect_hops<TAB>url<TAB>parent  (per pending URL)
-constexpr absl::string_view kFrontierHeader = "frontier\t1";
+//   host<TAB><16 hex digits: StableAuthorityHash><TAB>accepted   (ascending hash)
+//   shared<TAB>bucket<TAB>accepted          (HostLimitCounts' shared counters)
+//   queued<TAB>bucket<TAB>URLs              (the pass-over sketch's buckets)
+constexpr absl::string_view kFrontierHeader = "frontier\t2";
 
 std::string EncodeFrontier(const FrontierSnapshot& snapshot) {
   std::string text;
   const FrontierStats& st = snapshot.stats;
   absl::StrAppend(&text, kFrontierHeader, "\nstats\t", st.offered, "\t", st.accepted, "\t", st.done,
                   "\t", st.over_host_limit, "\n");
-  for (const auto& [authority, count] : snapshot.per_host) {
-    absl::StrAppend(&text, "host\t", count, "\t", authority, "\n");
+  for (const auto& [hash, count] : snapshot.per_host) {
+    absl::StrAppend(&text, "host\t", absl::Hex(hash, absl::kZeroPad16), "\t", count, "\n");
   }
-  for (const CrawlUrl& url : snapshot.pending) {
-    absl::StrAppend(&text, "url\t", url.depth, "\t", url.redirect_hops, "\t", url.url, "\t",
-                    url.parent, "\n");
+  for (const auto& [bucket, count] : snapshot.per_host_shared) {
+    absl::StrAppend(&text, "shared\t", bucket, "\t", count, "\n");
+  }
+  for (const auto& [bucket, count] : snapshot.queued_hosts) {
+    absl::StrAppend(&text, "queued\t", bucket, "\t", count, "\n");
   }
   return text;
 }
@@ -120,7 +127,7 @@ absl::StatusOr<FrontierSnapshot> DecodeFrontier(std::string_view bytes, const st
     const std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
     const auto bad = [&] { return Damaged(path, absl::StrCat("bad line ", line_number)); };
     if (!header) {
-      if (line != kFrontierHeader) return Damaged(path, "not a frontier file of version 1");
+      if (line != kFrontierHeader) return Damaged(path, "not a frontier file of version 2");
       header = true;
     } else if (f[0] == "stats" && f.size() == 5) {
       FrontierStats& st = snapshot.stats;
@@ -129,19 +136,16 @@ absl::StatusOr<FrontierSnapshot> DecodeFrontier(std::string_view bytes, const st
         return bad();
       }
       stats = true;
-    } else if (f[0] == "host" && f.size() == 3) {
+    } else if ((f[0] == "host" || f[0] == "shared" || f[0] == "queued") && f.size() == 3) {
+      uint64_t key = 0;
       uint64_t count = 0;
-      if (!absl::SimpleAtoi(f[1], &count)) return bad();
-      snapshot.per_host.emplace_back(std::string(f[2]), count);
-    } else if (f[0] == "url" && f.size() == 5) {
-      CrawlUrl url;
-      if (!absl::SimpleAtoi(f[1], &url.depth) || !absl::SimpleAtoi(f[2], &url.redirect_hops) ||
-          f[3].empty()) {
-        return bad();
-      }
-      url.url = std::string(f[3]);
-      url.parent = std::string(f[4]);
-      snapshot.pending.push_back(std::move(url));
+      const bool key_ok = f[0] == "host" ? f[1].size() == 16 && absl::SimpleHexAtoi(f[1], &key)
+                                         : absl::SimpleAtoi(f[1], &key);
+      if (!key_ok || !absl::SimpleAtoi(f[2], &count)) return bad();
+      auto& list = f[0] == "host"     ? snapshot.per_host
+                   : f[0] == "shared" ? snapshot.per_host_shared
+                                      : snapshot.queued_hosts;
+      list.emplace_back(key, count);
     } else {
       return bad();
     }

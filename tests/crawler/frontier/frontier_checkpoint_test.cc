@@ -1,7 +1,7 @@
-// Frontier::Checkpoint and Restore: the snapshot holds the meta of every URL
-// the Sieve holds (queued and handed out, not Done) taken while the Sieve is
-// saved; a Frontier restored over the Sieve opened from that save hands the
-// same URLs out again with their depth, parent and hops.
+// Frontier::Checkpoint and Restore: the snapshot holds counters and
+// per-host counts, nothing per URL, taken while the Sieve is saved; a
+// Frontier restored over the Sieve opened from that save hands the same URLs
+// out again with their depth, parent and hops (their Sieve payloads).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -53,7 +53,9 @@ TEST(FrontierCheckpoint, RestoredFrontierHandsOutWhatWasNotDone) {
   absl::StatusOr<FrontierSnapshot> snapshot =
       (*frontier)->Checkpoint([&] { return sieve->Save(dir); });
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  EXPECT_EQ(snapshot->pending.size(), 3u);  // a/1 in flight, a/2 and a/3 buffered
+  // a/1 in flight, a/2 and a/3 buffered: all queued again in the reopened Sieve.
+  ASSERT_EQ(snapshot->queued_hosts.size(), 1u);
+  EXPECT_EQ(snapshot->queued_hosts[0].second, 3u);
   EXPECT_EQ(snapshot->stats.done, 1u);
   ASSERT_EQ(snapshot->per_host.size(), 1u);
   EXPECT_EQ(snapshot->per_host[0].second, 4u);
@@ -73,6 +75,10 @@ TEST(FrontierCheckpoint, RestoredFrontierHandsOutWhatWasNotDone) {
   }
   EXPECT_EQ((*restored)->Stats().handed_out, 1u + 3u);  // done before + handed out now
   EXPECT_FALSE((*restored)->Offer(seed));               // still seen
+  // The per-host count came back: a/ has 4 of its 50 accepted.
+  std::vector<std::string> more;
+  for (int i = 0; i < 60; ++i) more.push_back("http://a/more" + std::to_string(i));
+  EXPECT_EQ((*restored)->OfferLinks(more, 1, "http://a/"), 46u);
   fs::remove_all(dir);
 }
 

@@ -90,10 +90,56 @@ TEST(Frontier, DepthParentAndHopsTravelWithTheUrl) {
       EXPECT_EQ(u.redirect_hops, 0);
     }
   }
-  // Kept until Done, so a checkpoint can save the meta of URLs in flight.
-  EXPECT_EQ((*frontier)->Stats().pending_meta, 3u);
-  for (const CrawlUrl& u : got) (*frontier)->Done(u);
-  EXPECT_EQ((*frontier)->Stats().pending_meta, 0u);
+  EXPECT_EQ((*frontier)->Stats().bad_payloads, 0u);
+}
+
+// The per-URL data is the URL's payload in the Sieve: pushed with it, and it
+// comes back through a spill to disk (5000 links of ~80 bytes with their
+// payloads overflow the smallest queue budget, 64 KiB).
+TEST(Frontier, DepthAndParentAreTheSievePayload) {
+  sieve::SieveOptions options;
+  options.expected_count = 10000;
+  options.queue_memory_budget_bytes = 64 << 10;
+  options.spill_dir = ::testing::TempDir();
+  auto sieve = sieve::Sieve::Create(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  auto frontier = Frontier::Create(sieve->get(), NoDelay());
+  ASSERT_TRUE(frontier.ok());
+  std::vector<std::string> links;
+  for (int i = 0; i < 5000; ++i) links.push_back(absl::StrCat("http://a/", i));
+  const std::string parent = "http://a/a-parent-page-with-a-fairly-long-path/index.html";
+  EXPECT_EQ((*frontier)->OfferLinks(links, 7, parent), links.size());
+  EXPECT_GT((*sieve)->Stats().spilled_segments, 0u);
+  size_t got = 0;
+  while (auto u = (*frontier)->Next(kFrontierT0)) {
+    EXPECT_EQ(u->depth, 7);
+    EXPECT_EQ(u->parent, parent);
+    (*frontier)->Release(*u, {}, kFrontierT0);
+    (*frontier)->Done(*u);
+    ++got;
+  }
+  EXPECT_EQ(got, links.size());
+}
+
+// A URL pushed without a payload (another embedder, a Sieve that keeps
+// none) is crawled at depth 0 with no parent; a malformed payload too, and
+// it is counted. Neither is an error or a crash.
+TEST(Frontier, EmptyOrMalformedPayloadMeansDepthZero) {
+  auto sieve = MakeSieve();
+  auto frontier = Frontier::Create(sieve.get(), NoDelay());
+  ASSERT_TRUE(frontier.ok());
+  ASSERT_TRUE(sieve->Push("http://a/plain"));
+  ASSERT_TRUE(sieve->Push("http://a/bad", std::string_view("\x01\x83", 2)));   // truncated varint
+  ASSERT_TRUE(sieve->Push("http://a/future", std::string_view("\x09zz", 3)));  // unknown version
+  std::vector<CrawlUrl> got;
+  while (auto u = (*frontier)->Next(kFrontierT0)) got.push_back(*u);
+  ASSERT_EQ(got.size(), 3u);
+  for (const CrawlUrl& u : got) {
+    EXPECT_EQ(u.depth, 0) << u.url;
+    EXPECT_EQ(u.parent, "") << u.url;
+    EXPECT_EQ(u.redirect_hops, 0) << u.url;
+  }
+  EXPECT_EQ((*frontier)->Stats().bad_payloads, 2u);
 }
 
 TEST(Frontier, ExhaustedOnlyAfterEveryUrlIsDone) {

@@ -100,3 +100,27 @@ TEST(RetryQueue, DueUrlsComeOutEarliestFirst) {
 
 }  // namespace
 }  // namespace crawler
+
+namespace crawler {
+namespace {
+
+// The queue is bounded: past max_waiting URLs, a retryable failure is final
+// at once and counted; once some leave, retries are scheduled again.
+TEST(RetryQueue, FullQueueMakesFailuresFinal) {
+  RetryQueue retries({.max_retries = 2, .first_backoff = absl::Seconds(1), .max_waiting = 3});
+  int attempts = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(retries.ScheduleIfRetryable(UrlOf("http://a.test/" + std::to_string(i)), 503, "",
+                                            kRetryT0, &attempts));
+  }
+  EXPECT_FALSE(retries.ScheduleIfRetryable(UrlOf("http://a.test/x"), 503, "", kRetryT0, &attempts));
+  EXPECT_EQ(attempts, 1);
+  EXPECT_EQ(retries.waiting(), 3u);
+  EXPECT_EQ(retries.full_refusals(), 1u);
+  ASSERT_TRUE(retries.TakeDue(kRetryT0 + absl::Seconds(1)).has_value());
+  EXPECT_TRUE(retries.ScheduleIfRetryable(UrlOf("http://a.test/y"), 503, "", kRetryT0, &attempts));
+  EXPECT_EQ(retries.full_refusals(), 1u);
+}
+
+}  // namespace
+}  // namespace crawler

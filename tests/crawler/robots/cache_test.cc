@@ -168,6 +168,29 @@ TEST_F(RobotsCacheTest, Rfc2_5_LargeFileParsedUpTo500KiB) {
   EXPECT_EQ(V(*cache, "http://a.example/shallow"), RobotsVerdict::kAllowed);
 }
 
+// Bounded: past max_authorities the oldest idle entry goes (its robots.txt
+// is fetched again when needed); an entry being fetched is never evicted, so
+// its Record lands.
+TEST_F(RobotsCacheTest, OurChoice_AtMostMaxAuthoritiesOldestIdleEvicted) {
+  RobotsCacheOptions options;
+  options.max_authorities = 3;
+  auto cache = MakeCache(options);
+  EXPECT_EQ(V(*cache, "http://f.example/x"), RobotsVerdict::kFetchRobots);  // stays fetching
+  for (const char* host : {"a", "b", "c", "d"}) {
+    const std::string url = std::string("http://") + host + ".example/x";
+    ASSERT_EQ(V(*cache, url), RobotsVerdict::kFetchRobots) << host;
+    cache->Record(std::string("http://") + host + ".example:80", 404, "");
+  }
+  RobotsCacheStats stats = cache->Stats();
+  EXPECT_EQ(stats.authorities, 3u);
+  EXPECT_EQ(stats.evicted, 2u);  // a and b, not the fetching f
+  cache->Record("http://f.example:80", 200, "User-agent: *\nDisallow: /x\n");
+  EXPECT_EQ(V(*cache, "http://f.example/x"), RobotsVerdict::kDisallowed);
+  EXPECT_EQ(V(*cache, "http://d.example/x"), RobotsVerdict::kAllowed);
+  EXPECT_EQ(V(*cache, "http://a.example/x"), RobotsVerdict::kFetchRobots);  // evicted: asked again
+  EXPECT_LE(cache->Stats().authorities, 3u);
+}
+
 TEST(RobotsCacheCreate, RejectsInvalidOptions) {
   RobotsCacheOptions no_token;
   no_token.agent = "/1.0";
@@ -182,6 +205,9 @@ TEST(RobotsCacheCreate, RejectsInvalidOptions) {
   RobotsCacheOptions small;
   small.max_bytes = 1000;
   EXPECT_FALSE(RobotsCache::Create(small).ok());
+  RobotsCacheOptions no_room;
+  no_room.max_authorities = 0;
+  EXPECT_FALSE(RobotsCache::Create(no_room).ok());
   EXPECT_TRUE(RobotsCache::Create({}).ok());
 }
 

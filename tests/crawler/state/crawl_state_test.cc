@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -61,13 +62,9 @@ class StateTest : public ::testing::Test {
     c.counters.hosts = {dropped, busy};
     c.counters.hosts_not_listed = 4;
     c.log_bytes = 1234;
-    CrawlUrl pending;
-    pending.url = "http://127.0.0.1:1/p/7.html";
-    pending.depth = 3;
-    pending.parent = "http://127.0.0.1:1/p/1.html";
-    pending.redirect_hops = 1;
-    c.frontier.pending.push_back(pending);
-    c.frontier.per_host.emplace_back("http://127.0.0.1:1", 17);
+    c.frontier.per_host = {{0x0123456789abcdefull, 17}, {0xfedcba9876543210ull, 3}};
+    c.frontier.per_host_shared = {{5, 2}};
+    c.frontier.queued_hosts = {{7, 40}, {4095, 1}};
     c.frontier.stats.offered = 500;
     c.frontier.stats.accepted = 100;
     c.frontier.stats.done = 42;
@@ -138,12 +135,9 @@ TEST_F(StateTest, CheckpointReadsBackWhole) {
   EXPECT_EQ(got.counters.hosts[1].dropped, "");
   EXPECT_EQ(got.counters.hosts_not_listed, 4);
   EXPECT_EQ(got.log_bytes, 1234);
-  ASSERT_EQ(got.frontier.pending.size(), 1u);
-  EXPECT_EQ(got.frontier.pending[0].url, want.frontier.pending[0].url);
-  EXPECT_EQ(got.frontier.pending[0].depth, 3);
-  EXPECT_EQ(got.frontier.pending[0].parent, want.frontier.pending[0].parent);
-  EXPECT_EQ(got.frontier.pending[0].redirect_hops, 1);
   EXPECT_EQ(got.frontier.per_host, want.frontier.per_host);
+  EXPECT_EQ(got.frontier.per_host_shared, want.frontier.per_host_shared);
+  EXPECT_EQ(got.frontier.queued_hosts, want.frontier.queued_hosts);
   EXPECT_EQ(got.frontier.stats.done, 42u);
   EXPECT_EQ(got.frontier.stats.offered, 500u);
 
@@ -160,7 +154,7 @@ TEST_F(StateTest, ManifestStartsWithMagicAndVersion) {
   ASSERT_TRUE(state.ok());
   WriteSample(**state);
   const std::string manifest = ReadAll(CurrentFolder() / "MANIFEST");
-  EXPECT_EQ(manifest.rfind("crawl-state 1\n", 0), 0u) << manifest;
+  EXPECT_EQ(manifest.rfind("crawl-state 2\n", 0), 0u) << manifest;
   EXPECT_THAT(manifest, ::testing::MatchesRegex("(.|\n)*\ncrc32 [0-9a-f]{8}\n"));
 }
 
@@ -285,6 +279,83 @@ TEST_F(StateTest, OtherFormatVersionIsRefused) {
   auto opened = CrawlStateDir::Open(StateDir());
   ASSERT_FALSE(opened.ok());
   EXPECT_THAT(opened.status().message(), HasSubstr("MANIFEST"));
+}
+
+// Golden: the bytes of frontier.json, version 2 (counters and per-host
+// counts, no URL). A change here is a change of format: bump
+// kCrawlStateVersion.
+TEST_F(StateTest, FrontierFileBytesAreFrozen) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  EXPECT_EQ(ReadAll(CurrentFolder() / "frontier.json"),
+            "frontier\t2\n"
+            "stats\t500\t100\t42\t0\n"
+            "host\t0123456789abcdef\t17\n"
+            "host\tfedcba9876543210\t3\n"
+            "shared\t5\t2\n"
+            "queued\t7\t40\n"
+            "queued\t4095\t1\n");
+}
+
+// A state directory written by the build before payloads (format 1: URLs
+// and parents in frontier.json) is refused, naming its MANIFEST and saying
+// what to do, not misread.
+TEST_F(StateTest, VersionOneStateIsRefusedWithWhatToDo) {
+  const fs::path folder = fs::path(StateDir()) / "ckpt-000001";
+  fs::create_directories(folder);
+  WriteAll(fs::path(StateDir()) / "CURRENT", "ckpt-000001\n");
+  const std::string body = "crawl-state 1\n{\"files\":{},\"log_bytes\":0,\"sequence\":1}\n";
+  const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()),
+                          static_cast<uInt>(body.size()));
+  char line[32];
+  std::snprintf(line, sizeof line, "crc32 %08lx\n", crc);
+  WriteAll(folder / "MANIFEST", body + line);
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(opened.status())) << opened.status();
+  EXPECT_THAT(opened.status().message(), HasSubstr((folder / "MANIFEST").string()));
+  EXPECT_THAT(opened.status().message(), HasSubstr("version 1"));
+  EXPECT_THAT(opened.status().message(), HasSubstr("older build"));
+  EXPECT_THAT(opened.status().message(), HasSubstr("with the build that wrote it"));
+  EXPECT_THAT(opened.status().message(), HasSubstr("--fresh"));
+}
+
+// The Sieve's own files (spilled segments it hard-links into the checkpoint)
+// are neither listed in the MANIFEST nor read by Write or Open; a linked one
+// is not counted as written, and removing the older checkpoint leaves the
+// file its link pointed to whole.
+TEST_F(StateTest, SieveFilesAreNotListedNorCountedWhenLinked) {
+  const fs::path segment = root_ / "spill-segment";
+  WriteAll(segment, std::string(100000, 's'));
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  for (int round = 0; round < 2; ++round) {
+    absl::Status written =
+        (*state)->Write([&](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
+          sieve::SieveOptions options;
+          options.expected_count = 1000;
+          auto sieve = sieve::Sieve::Create(options);
+          if (!sieve.ok()) return sieve.status();
+          absl::Status saved = (*sieve)->Save(dir);
+          if (!saved.ok()) return saved;
+          fs::create_hard_link(segment, dir / "segment-000001");  // as a spilling Sieve does
+          return Sample();
+        });
+    ASSERT_TRUE(written.ok()) << written;
+  }
+  const std::string manifest = ReadAll(CurrentFolder() / "MANIFEST");
+  EXPECT_THAT(manifest, ::testing::Not(HasSubstr("segment")));
+  EXPECT_THAT(manifest, ::testing::Not(HasSubstr("sieve.checkpoint")));
+  const int64_t sieve_file =
+      static_cast<int64_t>(fs::file_size(CurrentFolder() / "sieve.checkpoint"));
+  EXPECT_GT((*state)->last_write_bytes(), sieve_file);  // the crawler's files too
+  EXPECT_LT((*state)->last_write_bytes(), 100000);      // not the linked segment
+  EXPECT_GE((*state)->last_write_ms(), 0);
+  EXPECT_EQ(fs::hard_link_count(segment), 2u);  // the older checkpoint's link is gone
+  EXPECT_EQ(ReadAll(segment), std::string(100000, 's'));
+  WriteAll(CurrentFolder() / "segment-000001", "damaged");  // not ours to verify
+  EXPECT_TRUE(CrawlStateDir::Open(StateDir()).ok());
 }
 
 TEST_F(StateTest, RepairPageLogCutsOnlyATornLastLine) {
