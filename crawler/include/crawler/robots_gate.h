@@ -140,7 +140,10 @@ class RobotsGate {
   absl::Time NextWakeTime();
   // A response to one of the gate's fetches (fetcher threads).
   void OnFetched(FetchResult&& result);
-  // No parked URL and no fetch of the gate's running: the crawl may end.
+  // No parked URL, no fetch of the gate's running and no response being
+  // handled: the crawl may end. Work only flows from the gate to the
+  // Frontier, so the end check asks Idle BEFORE Frontier::Exhausted: asked
+  // after, a sitemap's URLs offered between the two calls would be missed.
   bool Idle();
   RobotsGateStats Stats();
 
@@ -170,6 +173,11 @@ class RobotsGate {
   std::mutex mu_;
   uint64_t next_tag_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // Responses taken out of pending_ whose work (a sitemap's URLs, a
+  // robots.txt's requeued URLs and sitemaps) is not in the Frontier yet. Idle
+  // counts them: between the two, the crawl's end check would otherwise see
+  // neither the fetch nor its URLs (issue 21, item 1).
+  int handling_ ABSL_GUARDED_BY(mu_) = 0;
   // URLs waiting for their authority's robots.txt outcome (slots released).
   absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);
   // URLs ready at a time: an unreachable robots.txt's retry time.

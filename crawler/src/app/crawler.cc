@@ -329,8 +329,11 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
       break;
     }
     SubmitReady();
-    if (fetching_.load() == 0 && parsers_->Backlog() == 0 && frontier_->Exhausted() &&
-        robots_.Idle()) {
+    // Asked upstream first: work flows gate -> Frontier -> fetch -> parse ->
+    // Frontier (Done comes after a page's links are offered), so nothing can
+    // move from a place not yet asked into one already asked (issue 21, item 1).
+    if (robots_.Idle() && fetching_.load() == 0 && parsers_->Backlog() == 0 &&
+        frontier_->Exhausted()) {
       if (frontier_->PageLimitReached()) stop_reason = "max-pages";
       break;
     }

@@ -138,11 +138,16 @@ void RobotsGate::OnFetched(FetchResult&& result) {
     if (it == pending_.end()) return;  // cannot happen: registered before Submit
     pending = std::move(it->second);
     pending_.erase(it);
+    ++handling_;  // still not Idle: the response's work is not in the Frontier yet
   }
   if (pending.kind == Pending::Kind::kRobots) {
     OnRobotsFetched(std::move(result), std::move(pending));
   } else {
     OnSitemapFetched(std::move(result), pending);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --handling_;
   }
   Wake();
 }
@@ -269,7 +274,7 @@ absl::Time RobotsGate::NextWakeTime() {
 
 bool RobotsGate::Idle() {
   std::lock_guard<std::mutex> lock(mu_);
-  return pending_.empty() && waiting_.empty() && ready_.empty();
+  return pending_.empty() && handling_ == 0 && waiting_.empty() && ready_.empty();
 }
 
 RobotsGateStats RobotsGate::Stats() {
