@@ -149,6 +149,7 @@ TEST(Politeness, Issue5RetryAfterPausesTheHost) {
   });
   crawler::CrawlOptions options = PoliteOptions("politeness-retry-after");
   options.delay_s = 0;
+  options.retries = 0;  // the pause, not the retry (reliability_test.cc)
   const std::string busy = site->BaseUrl() + "/busy";
   ASSERT_TRUE(e2e::Crawl(options, {busy, site->RootUrl()}).ok());
   const auto log = ByStart(site->RequestLog());

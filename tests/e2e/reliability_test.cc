@@ -90,3 +90,125 @@ TEST(Reliability, Item1BigSitemapIsCrawledWholeEveryTime) {
 
 }  // namespace
 
+namespace {
+
+// Item 3: a robots.txt far larger than --max-body was fetched three times and
+// its host given up ("robots_unreachable"). Now it is fetched once with its
+// own 512 KiB cap and its first 500 KiB applied (RFC 9309 2.5).
+TEST(Reliability, Item3HugeRobotsTxtIsAppliedFromItsFirst500KiB) {
+  auto site = StartTinySite(20);
+  ASSERT_NE(site, nullptr);
+  std::string robots = "User-agent: *\nDisallow: /p/1\n";
+  while (robots.size() < (size_t{20} << 20)) robots += "# padding padding padding padding\n";
+  robots += "Disallow: /\n";  // past 500 KiB: not applied
+  site->Handle("/robots.txt", [robots](const httplib::Request&, httplib::Response& res) {
+    SetRawBody(res, robots, "text/plain");
+  });
+  crawler::CrawlOptions options = e2e::FastOptions("rel-big-robots");
+  options.robots = true;
+  options.max_body = 64 * 1024;
+  options.retries = 1;
+  options.robots_retry_s = 1;
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(site->RequestCount("/robots.txt"), 1u);
+  EXPECT_EQ(site->RequestCount("/p/1.html"), 0u);  // the first lines' Disallow applies
+  EXPECT_EQ(site->RequestCount("/p/2.html"), 1u);  // the last line's does not
+  for (const auto& page : e2e::ReadPages(options.out_dir)) {
+    const std::string error = page["error"].is_null() ? "" : page["error"].get<std::string>();
+    EXPECT_EQ(error.find("robots_unreachable"), std::string::npos) << page.dump();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Item 2: `count` pages /once/<i> answering `status` (with Retry-After: 1)
+// to their first request and 200 after, all linked from /hub.
+void AddOnceFailingPages(testsite::TestSite* site, int status, int count) {
+  auto seen = std::make_shared<std::mutex>();
+  auto asked = std::make_shared<std::set<std::string>>();
+  std::string hub;
+  for (int i = 0; i < count; ++i) {
+    const std::string path = absl::StrCat("/once/", i);
+    hub += absl::StrCat("<a href=\"", path, "\">", i, "</a>\n");
+    site->Handle(path,
+                 [seen, asked, status, path](const httplib::Request&, httplib::Response& res) {
+                   bool first = false;
+                   {
+                     std::lock_guard<std::mutex> lock(*seen);
+                     first = asked->insert(path).second;
+                   }
+                   if (first) {
+                     res.status = status;
+                     res.set_header("Retry-After", "1");
+                     res.set_content("busy", "text/plain");
+                   } else {
+                     res.set_content("<html><body>fine now</body></html>", "text/html");
+                   }
+                 });
+  }
+  site->Handle("/hub", [hub](const httplib::Request&, httplib::Response& res) {
+    res.set_content("<html><body>" + hub + "</body></html>", "text/html");
+  });
+}
+
+// Item 2: 20 of 20 pages answering 429 once were recorded as final 429, and
+// 503-once pages dropped their host ("status 0"): each is fetched again after
+// the server's Retry-After, within --retries, and recorded 200.
+TEST(Reliability, Item2PagesAnswering429Or503OnceAreFetchedAgain) {
+  for (int status : {429, 503}) {
+    auto site = StartTinySite();
+    ASSERT_NE(site, nullptr);
+    constexpr int kPages = 20;
+    AddOnceFailingPages(site.get(), status, kPages);
+    crawler::CrawlOptions options = e2e::FastOptions(absl::StrCat("rel-once-", status));
+    options.retries = 2;
+    options.retry_backoff_s = 0.01;
+    auto summary = e2e::Crawl(options, {site->BaseUrl() + "/hub"});
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    int fine = 0;
+    for (const auto& page : e2e::ReadPages(options.out_dir)) {
+      if (PathOf(page["url"]).rfind("/once/", 0) != 0) continue;
+      EXPECT_EQ(page["status"], 200) << status << " " << page.dump();
+      fine += page["status"] == 200;
+    }
+    EXPECT_EQ(fine, kPages) << status;
+    EXPECT_EQ(site->RequestCountWithPrefix("/once/"), 2u * kPages) << status;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Item 2: a robots.txt answering 503 with Retry-After: 1 is asked again after
+// a second, not after the 60 s robots back-off, and then applied.
+TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
+  auto site = StartTinySite(10);
+  ASSERT_NE(site, nullptr);
+  auto asked = std::make_shared<std::atomic<int>>(0);
+  site->Handle("/robots.txt", [asked](const httplib::Request&, httplib::Response& res) {
+    if (asked->fetch_add(1) == 0) {
+      res.status = 503;
+      res.set_header("Retry-After", "1");
+      res.set_content("later", "text/plain");
+      return;
+    }
+    res.set_content("User-agent: *\nDisallow: /p/1\n", "text/plain");
+  });
+  crawler::CrawlOptions options = e2e::FastOptions("rel-robots-retry-after");
+  options.robots = true;
+  options.robots_retry_s = 60;
+  const auto start = std::chrono::steady_clock::now();
+  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(site->RequestCount("/robots.txt"), 2u);
+  EXPECT_EQ(site->RequestCount("/p/1.html"), 0u);
+  EXPECT_EQ(site->RequestCount("/p/2.html"), 1u);
+}
+
+}  // namespace
+

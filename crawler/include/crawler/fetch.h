@@ -85,6 +85,10 @@ struct FetchOptions {
 struct FetchRequest {
   std::string url;
   uint64_t tag = 0;  // the caller's id, returned untouched in FetchResult::tag
+  // This request's body cap instead of FetchOptions::max_body; 0 = that one.
+  // robots.txt has its own (RFC 9309 2.5 asks for at least 500 KiB, whatever
+  // --max-body says for pages).
+  uint64_t max_body = 0;
 };
 
 // Error kinds in FetchResult::error. Anything else is "other: <curl message>".

@@ -28,6 +28,8 @@
 //                 refetches robots.txt. After `max_tries` unreachable answers
 //                 in a row, the authority is given up for this crawl: its URLs
 //                 are recorded with error "robots_unreachable", not fetched.
+//                 No server at all (connect refused, dns) gives it up at
+//                 the first answer: its pages would fail the same way.
 // Nothing busy-loops: parked URLs leave the scheduler until their wake time
 // (NextWakeTime) or an outcome (hooks.wake), and other hosts go on.
 //
@@ -65,6 +67,11 @@
 #include "crawler/sitemap.h"
 
 namespace crawler {
+
+// The body cap of a robots.txt fetch, whatever --max-body says: above the
+// 500 KiB the parser keeps (RFC 9309 2.5), so a cut file still yields whole
+// lines up to that point.
+inline constexpr uint64_t kRobotsFetchMaxBytes = 512 * 1024;
 
 struct RobotsGateOptions {
   // Unreachable robots.txt answers (5xx, 429, network errors) in a row after
