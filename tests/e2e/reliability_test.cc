@@ -212,3 +212,97 @@ TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> BinaryArgs(const std::string& dir, const std::string& seed) {
+  return {"--seeds",         e2e::WriteFile(dir, "seeds.txt", seed + "\n"),
+          "--out",           dir + "/out",
+          "--delay",         "0",
+          "--per-host",      "8",
+          "--connections",   "8",
+          "--robots",        "off",
+          "--retry-backoff", "10ms",
+          "--quiet"};
+}
+
+// Item 6: two crawls on one --out both ran (NUL bytes, torn lines, duplicate
+// records). The second is refused now, naming the holder, exit 2, before it
+// touches anything (--fresh included).
+TEST(Reliability, Item6ASecondCrawlOnALockedDirectoryIsRefused) {
+  auto site = StartTinySite(5);
+  ASSERT_NE(site, nullptr);
+  const std::string dir = e2e::FreshDir("rel-locked");
+  const std::string out = dir + "/out";
+  std::filesystem::create_directories(out);
+  e2e::WriteFile(out, "pages.jsonl", "{\"url\":\"kept\"}\n");
+  const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // this process plays the first crawl
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{}, {"--fresh"}}) {
+    std::vector<std::string> args = BinaryArgs(dir, site->RootUrl());
+    args.insert(args.end(), extra.begin(), extra.end());
+    const e2e::CommandResult run = e2e::RunProgram("crawl", args);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_NE(run.err.find(out + " is in use by another crawl (PID " + std::to_string(::getpid())),
+              std::string::npos)
+        << run.err;
+  }
+  EXPECT_EQ(site->TotalRequests(), 0u);
+  std::ifstream kept(out + "/pages.jsonl");
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "{\"url\":\"kept\"}");
+  ::close(fd);
+
+  // In process too: the lock is per crawl, not per process.
+  crawler::CrawlOptions options = e2e::FastOptions("rel-locked-inproc");
+  auto first = crawler::Crawler::Create(options, {site->RootUrl()});
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = crawler::Crawler::Create(options, {site->RootUrl()});
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(second.status())) << second.status();
+  first->reset();
+  EXPECT_TRUE(crawler::Crawler::Create(options, {site->RootUrl()}).ok());  // released
+}
+
+// Item 7: SIGTERM on a fan-out crawl exits within the documented bound
+// (docs/reliability.md: 3 s for running transfers, the parse backlog, then
+// summary.json, then the final checkpoint) and summary.json is there.
+TEST(Reliability, Item7SigtermExitsInBoundWithSummaryWritten) {
+  testsite::SiteOptions site_options;
+  site_options.pages = 200000;
+  site_options.links_per_page = 40;
+  auto started = testsite::TestSite::Start(site_options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  auto site = std::move(*started);
+  const std::string dir = e2e::FreshDir("rel-sigterm");
+  std::vector<std::string> args = BinaryArgs(dir, site->RootUrl());
+  args.insert(args.begin(), std::string(CRAWL_BIN_DIR) + "/crawl");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (site->TotalRequests() < 2000 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto signalled = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const auto took = std::chrono::steady_clock::now() - signalled;
+  EXPECT_LT(took, std::chrono::seconds(15));
+  ASSERT_TRUE(WIFEXITED(status));  // not killed: it stopped by itself
+  ASSERT_TRUE(std::filesystem::exists(dir + "/out/summary.json"));
+  EXPECT_EQ(e2e::ReadSummary(dir + "/out")["stop_reason"], "signal");
+  std::printf("SIGTERM to exit: %.2f s\n", std::chrono::duration<double>(took).count());
+}
+
+}  // namespace
+
