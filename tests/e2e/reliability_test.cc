@@ -214,6 +214,40 @@ TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
 
 namespace {
 
+// Item 8: a page cut at --max-body yielded no links and nothing said so; its
+// received prefix is parsed now and the record flagged.
+TEST(Reliability, Item8TruncatedPagesLinksAreFollowedAndTheRecordFlagged) {
+  auto site = StartTinySite(3);
+  ASSERT_NE(site, nullptr);
+  const std::string big = "<html><body><a href='/p/1.html'>early</a><a href='/p/2.html'>x</a>" +
+                          std::string(1 << 20, 'x') + "<a href='/late'>late</a></body></html>";
+  site->Handle("/big", [big](const httplib::Request&, httplib::Response& res) {
+    SetRawBody(res, big, "text/html");
+  });
+  crawler::CrawlOptions options = e2e::FastOptions("rel-truncated");
+  options.max_body = 64 << 10;
+  options.max_depth = 1;
+  auto summary = e2e::Crawl(options, {site->BaseUrl() + "/big"});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(site->RequestCount("/p/1.html"), 1u);
+  EXPECT_EQ(site->RequestCount("/p/2.html"), 1u);
+  EXPECT_EQ(site->RequestCount("/late"), 0u);
+  bool seen = false;
+  for (const auto& page : e2e::ReadPages(options.out_dir)) {
+    if (PathOf(page["url"]) != "/big") continue;
+    seen = true;
+    EXPECT_EQ(page["error"], "body_too_large");
+    EXPECT_EQ(page["truncated"], true);
+    EXPECT_EQ(page["parsed_bytes"], 64 << 10);
+    EXPECT_EQ(page["links_found"], 2);
+  }
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+
+namespace {
+
 std::vector<std::string> BinaryArgs(const std::string& dir, const std::string& seed) {
   return {"--seeds",         e2e::WriteFile(dir, "seeds.txt", seed + "\n"),
           "--out",           dir + "/out",

@@ -49,6 +49,12 @@ struct PageRecord {
   std::string redirect_to;   // for 3xx: the Location target ("" when none)
   std::string error;         // "" when none (null in JSON); else "<kind>: <detail>"
   int attempts = 1;          // fetches of `url` (retries, retry_queue.h); this is the last
+  // The body was cut (at --max-body: error "body_too_large") or parsed only in
+  // part (a parse cap: links.h): its first `parsed_bytes` bytes were parsed
+  // for links. Both absent from the JSON unless truncated (issue 21, item 8).
+  bool truncated = false;
+  int64_t parsed_bytes = 0;
+  std::string truncated_reason;  // "max_body", or the parse cap (PageLinks::truncated_reason)
   // With --warc: the file holding this fetch's response (or revisit) record
   // and the offset of its gzip member. Absent from the JSON when empty.
   std::string warc_file;

@@ -57,7 +57,12 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
   record.fetched_at = absl::FromChrono(result.started_at);
   record.fetch_ms = result.fetch_ms;
   record.error = result.error;
-  if (!result.error.empty()) return record;
+  // A body cut at --max-body still has links in its received prefix: parse
+  // it and say so (issue 21, item 8). Any other error left nothing usable.
+  const bool cut = result.error == kFetchBodyTooLarge;
+  record.truncated = cut;
+  if (cut) record.truncated_reason = "max_body";
+  if (!result.error.empty() && !cut) return record;
   if (result.status >= 300 && result.status < 400 && !result.location.empty()) {
     record.redirect_to = result.location;
     FollowRedirect(url, &record, counts);
@@ -100,6 +105,9 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
   absl::StatusOr<Url> page = Url::Parse(record->final_url);
   if (!page.ok()) return;
   const PageLinks found = ExtractLinks(result.body, result.content_type, *page, link_options_);
+  if (found.truncated && !record->truncated) record->truncated_reason = found.truncated_reason;
+  record->truncated = record->truncated || found.truncated;
+  if (record->truncated) record->parsed_bytes = static_cast<int64_t>(found.parsed_bytes);
   record->links_found = static_cast<int>(found.links_found);
   counts->rejected += static_cast<int64_t>(found.rejected);
   counts->nofollow_skipped += static_cast<int64_t>(found.nofollow_skipped);
