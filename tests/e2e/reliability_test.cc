@@ -248,6 +248,44 @@ TEST(Reliability, Item8TruncatedPagesLinksAreFollowedAndTheRecordFlagged) {
 
 namespace {
 
+// Item 9: a redirect to http://user:pass@host/ was followed and the URL,
+// credentials included, written to pages.jsonl. Userinfo is stripped from
+// what is queued and recorded, so no credential is ever sent.
+TEST(Reliability, Item9UserinfoIsNeverQueuedSentOrRecorded) {
+  auto site = StartTinySite(3);
+  ASSERT_NE(site, nullptr);
+  const std::string base = site->BaseUrl();
+  const std::string with_creds = "http://user:secret@" + base.substr(std::string("http://").size());
+  auto authorized = std::make_shared<std::atomic<int>>(0);
+  site->Handle("/go", [with_creds](const httplib::Request&, httplib::Response& res) {
+    res.status = 302;
+    res.set_header("Location", with_creds + "/target");
+  });
+  site->Handle("/target", [authorized](const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header("Authorization")) authorized->fetch_add(1);
+    res.set_content("<html><body><a href='" + std::string("/p/1.html") + "'>x</a></body></html>",
+                    "text/html");
+  });
+  site->Handle("/links", [with_creds](const httplib::Request&, httplib::Response& res) {
+    res.set_content("<html><body><a href='" + with_creds + "/p/2.html'>x</a></body></html>",
+                    "text/html");
+  });
+  crawler::CrawlOptions options = e2e::FastOptions("rel-userinfo");
+  auto summary = e2e::Crawl(options, {base + "/go", base + "/links"});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(site->RequestCount("/target"), 1u);
+  EXPECT_EQ(site->RequestCount("/p/2.html"), 1u);
+  EXPECT_EQ(authorized->load(), 0);
+  std::ifstream file(options.out_dir + "/pages.jsonl");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("/target"), std::string::npos);
+  EXPECT_EQ(text.find("secret"), std::string::npos) << text;
+}
+
+}  // namespace
+
+namespace {
+
 std::vector<std::string> BinaryArgs(const std::string& dir, const std::string& seed) {
   return {"--seeds",         e2e::WriteFile(dir, "seeds.txt", seed + "\n"),
           "--out",           dir + "/out",

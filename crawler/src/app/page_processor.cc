@@ -64,7 +64,7 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
   if (cut) record.truncated_reason = "max_body";
   if (!result.error.empty() && !cut) return record;
   if (result.status >= 300 && result.status < 400 && !result.location.empty()) {
-    record.redirect_to = result.location;
+    record.redirect_to = WithoutUserinfo(result.location);
     FollowRedirect(url, &record, counts);
   } else if (result.status >= 200 && result.status < 300 &&
              IsHtmlContentType(result.content_type)) {

@@ -186,7 +186,7 @@ void RobotsGate::OnRobotsFetched(FetchResult&& result, Pending pending) {
       RobotsRedirectStep(status, pending.hops) == RobotsRedirectAction::kFollow) {
     // The rules found at the target still belong to the original authority.
     ++pending.hops;
-    const std::string target = result.location;
+    const std::string target = WithoutUserinfo(result.location);
     if (Submit(target, pending)) return;
   }
   RecordRobots(pending, status, result);
