@@ -378,3 +378,57 @@ TEST(Reliability, Item7SigtermExitsInBoundWithSummaryWritten) {
 
 }  // namespace
 
+namespace {
+
+// Item 10: --fp-rate past 0.5 is accepted with a warning (it was silent).
+TEST(Reliability, Item10AnAbsurdFpRateWarns) {
+  auto site = StartTinySite(2);
+  ASSERT_NE(site, nullptr);
+  const std::string dir = e2e::FreshDir("rel-fp-warn");
+  std::vector<std::string> args = BinaryArgs(dir, site->RootUrl());
+  args.insert(args.end(), {"--fp-rate", "0.9999999", "--max-pages", "1"});
+  const e2e::CommandResult run = e2e::RunProgram("crawl", args);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("--fp-rate 0.9999999: more than half of the new URLs"), std::string::npos)
+      << run.err;
+}
+
+// Item 10: a redirect to a dead port (another authority) held the crawl
+// robots_retry x 3 = 180 s waiting for that authority's robots.txt. Nothing
+// listens there: its URL is given up at the first refusal.
+TEST(Reliability, Item10RedirectToADeadPortDoesNotHoldTheCrawl) {
+  auto site = StartTinySite(2);
+  ASSERT_NE(site, nullptr);
+  int dead_port = 0;
+  {
+    auto dead = StartTinySite();
+    ASSERT_NE(dead, nullptr);
+    const std::string base = dead->BaseUrl();
+    dead_port = std::stoi(base.substr(base.rfind(':') + 1));
+    dead->Stop();
+  }
+  const std::string target = absl::StrCat("http://127.0.0.1:", dead_port, "/gone");
+  site->Handle("/moved", [target](const httplib::Request&, httplib::Response& res) {
+    res.status = 301;
+    res.set_header("Location", target);
+  });
+  crawler::CrawlOptions options = e2e::FastOptions("rel-dead-port");
+  options.robots = true;
+  options.robots_retry_s = 60;
+  const auto start = std::chrono::steady_clock::now();
+  auto summary = e2e::Crawl(options, {site->BaseUrl() + "/moved", site->RootUrl()});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  bool recorded = false;
+  for (const auto& page : e2e::ReadPages(options.out_dir)) {
+    if (page["url"] != target) continue;
+    recorded = true;
+    EXPECT_EQ(page["error"].get<std::string>().rfind("robots_unreachable: robots.txt connect", 0),
+              0u)
+        << page.dump();
+  }
+  EXPECT_TRUE(recorded);
+}
+
+}  // namespace
+
