@@ -142,6 +142,11 @@ struct CrawlSummary {
   int64_t over_host_limit = 0;  // links dropped by --max-pages-per-host
   int64_t rejected = 0;         // links that did not resolve to an http(s) URL
   int64_t nofollow_skipped = 0;
+  // Links not followed by a trap defence (summary.json "traps"; not kept in
+  // checkpoints: a resumed crawl counts from zero).
+  int64_t trap_host_budget = 0;
+  int64_t trap_query_variants = 0;
+  int64_t trap_repeated_segments = 0;
   int64_t redirects = 0;        // 3xx responses with a Location
   int64_t robots_fetches = 0;   // robots.txt requests (not pages; redirect hops included)
   int64_t robots_blocked = 0;   // URLs not fetched: disallowed or robots.txt unreachable

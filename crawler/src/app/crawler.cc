@@ -99,6 +99,7 @@ class Crawler::Impl {
   std::unique_ptr<Frontier> frontier_;
   PolitePolicy* policy_ = nullptr;  // owned by frontier_
   std::unique_ptr<LinkFilter> filter_;
+  std::unique_ptr<TrapGuard> traps_;  // before processor_, which uses it
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
   std::unique_ptr<WarcSink> warc_;  // --warc; null without it
@@ -162,8 +163,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   LinkOptions link_options;
   link_options.honor_nofollow = !options_.ignore_nofollow;
   link_options.normalize.max_length = options_.max_url_length;
+  traps_ = std::make_unique<TrapGuard>(options_);
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
-                                               options_.max_redirects);
+                                               options_.max_redirects, traps_.get());
   checkpointer_ = std::make_unique<Checkpointer>(
       options_, *seeds, std::move(start->state),
       Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); },

@@ -44,6 +44,30 @@ std::vector<std::string> PageProcessor::Filter(const std::vector<std::string>& c
   return follow;
 }
 
+std::vector<std::string> PageProcessor::AvoidTraps(std::vector<std::string> links,
+                                                   std::string_view from_host,
+                                                   LinkCounts* counts) const {
+  std::vector<std::string> kept;
+  kept.reserve(links.size());
+  for (std::string& link : links) {
+    switch (traps_->Check(link, from_host)) {
+      case TrapKind::kNone:
+        kept.push_back(std::move(link));
+        break;
+      case TrapKind::kHostBudget:
+        ++counts->trap_host_budget;
+        break;
+      case TrapKind::kQueryVariants:
+        ++counts->trap_query_variants;
+        break;
+      case TrapKind::kRepeatedSegments:
+        ++counts->trap_repeated_segments;
+        break;
+    }
+  }
+  return kept;
+}
+
 PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
                                   LinkCounts* counts) const {
   PageRecord record;
@@ -57,6 +81,7 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
   record.fetched_at = absl::FromChrono(result.started_at);
   record.fetch_ms = result.fetch_ms;
   record.error = result.error;
+  if (traps_ != nullptr && result.status != 0) traps_->OnPageFetched(url.url);
   // A body cut at --max-body still has links in its received prefix: parse
   // it and say so (issue 21, item 8). Any other error left nothing usable.
   const bool cut = result.error == kFetchBodyTooLarge;
@@ -114,7 +139,9 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
   std::vector<std::string> candidates;
   candidates.reserve(found.links.size());
   for (const ExtractedLink& link : found.links) candidates.push_back(link.url);
-  const std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  if (traps_ != nullptr)
+    follow = AvoidTraps(std::move(follow), HostOfUrl(record->final_url), counts);
   if (follow.empty()) return;
   record->links_new = static_cast<int>(frontier_->OfferLinks(follow, url.depth + 1, url.url));
 }
