@@ -109,7 +109,8 @@ TEST(Reliability, Item3HugeRobotsTxtIsAppliedFromItsFirst500KiB) {
   options.max_body = 64 * 1024;
   options.retries = 1;
   options.robots_retry_s = 1;
-  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  // /p/2 as a seed too: with one link per page the site is a chain through /p/1.
+  auto summary = e2e::Crawl(options, {site->RootUrl(), site->PageUrl(2)});
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(site->RequestCount("/robots.txt"), 1u);
   EXPECT_EQ(site->RequestCount("/p/1.html"), 0u);  // the first lines' Disallow applies
@@ -202,7 +203,7 @@ TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
   options.robots = true;
   options.robots_retry_s = 60;
   const auto start = std::chrono::steady_clock::now();
-  auto summary = e2e::Crawl(options, {site->RootUrl()});
+  auto summary = e2e::Crawl(options, {site->RootUrl(), site->PageUrl(2)});
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_EQ(site->RequestCount("/robots.txt"), 2u);
