@@ -169,8 +169,10 @@ TEST(HostileContent, TheCalendarTrapIsStoppedByMaxPagesPerHost) {
 TEST(HostileContent, EverLongerUrlsAreStoppedByMaxUrlLength) {
   auto site = e2e::StartSmallSite({.growing_urls = true});
   ASSERT_NE(site, nullptr);
-  const BinaryCrawl crawl =
-      e2e::RunCrawlBinary("growing", {site->RootUrl()}, {"--max-url-length", "100"});
+  // The repeated-segment trap defence would stop "/grow/x/x/x/" first (see
+  // the next test): off here, this one is about --max-url-length.
+  const BinaryCrawl crawl = e2e::RunCrawlBinary(
+      "growing", {site->RootUrl()}, {"--max-url-length", "100", "--trap-repeated-segments", "0"});
   ExpectSiteCrawledNoTrap(*site, crawl);
   // "http://127.0.0.1:PORT/grow/" plus "x/" per hop, up to 100 bytes.
   const size_t base = (site->BaseUrl() + "/grow/").size();
@@ -179,6 +181,17 @@ TEST(HostileContent, EverLongerUrlsAreStoppedByMaxUrlLength) {
   // The extractor drops a link too long once normalized ("rejected"); the
   // filter drops the others ("too_long").
   EXPECT_GE(crawl.summary["too_long"].get<int>() + crawl.summary["rejected"].get<int>(), 1);
+}
+
+// Issue 21, item 5: with the default flags the repeated-segment defence ends
+// the same trap at its third "x/" ("/grow/x/x/x/" is not followed).
+TEST(HostileContent, EverLongerUrlsAreStoppedByTheRepeatedSegmentDefence) {
+  auto site = e2e::StartSmallSite({.growing_urls = true});
+  ASSERT_NE(site, nullptr);
+  const BinaryCrawl crawl = e2e::RunCrawlBinary("growing-default", {site->RootUrl()});
+  ExpectSiteCrawledNoTrap(*site, crawl);
+  EXPECT_EQ(site->RequestCountWithPrefix("/grow/"), 3u);  // /grow/, /grow/x/, /grow/x/x/
+  EXPECT_EQ(crawl.summary["traps"]["repeated_segments"], 1);
 }
 
 TEST(HostileContent, LinksToOtherSchemesAreNeverFetched) {
