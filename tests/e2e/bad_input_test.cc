@@ -130,4 +130,22 @@ TEST_F(BadInput, AMillionSeedLinesWork) {
 #endif
 }
 
+// Issue 21, item 10: `--seeds /dev/zero` and `--config /dev/zero` read
+// without limit (1.5 GB); input files are capped, with a message naming them.
+TEST_F(BadInput, Issue21SeedsAndConfigFilesAreCapped) {
+  ExpectRefused(Run({"--seeds", "/dev/zero"}), "/dev/zero: more than 256 MiB");
+  const std::string seeds = Seeds("http://127.0.0.1:1/\n");
+  ExpectRefused(Run({"--seeds", seeds, "--config", "/dev/zero"}), "/dev/zero: more than 1 MiB");
+}
+
+// Issue 21, item 10: a filter that cannot be built is a usage error (exit 2,
+// was 1) naming the flags; a rate below what any filter reaches says so
+// (the Bloom library's message spoke of a size under its maximum).
+TEST_F(BadInput, Issue21ImpossibleFilterSizesExitTwo) {
+  const std::string seeds = Seeds("http://127.0.0.1:1/\n");
+  ExpectRefused(Run({"--seeds", seeds, "--expected", "1e12", "--fp-rate", "1e-6"}),
+                "--expected 1000000000000 with --fp-rate 1e-06");
+  ExpectRefused(Run({"--seeds", seeds, "--fp-rate", "1e-300"}), "--fp-rate: 1e-300 is below 1e-09");
+}
+
 }  // namespace

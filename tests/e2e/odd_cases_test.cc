@@ -152,7 +152,9 @@ TEST(OddCases, BodyCapAbortsAndRecords) {
   ASSERT_EQ(pages.size(), 1u);
   EXPECT_EQ(pages[0]["error"], "body_too_large");
   EXPECT_LE(pages[0]["bytes"].get<int64_t>(), 64 << 10);
-  EXPECT_EQ(site->RequestCount("/p/1.html"), 0u);  // the truncated body is not parsed
+  EXPECT_EQ(pages[0]["truncated"], true);
+  EXPECT_EQ(pages[0]["parsed_bytes"], pages[0]["bytes"]);  // the received prefix, parsed
+  EXPECT_EQ(site->RequestCount("/p/1.html"), 0u);          // the link past the cut never arrived
 }
 
 TEST(OddCases, StalledResponsesTimeOut) {

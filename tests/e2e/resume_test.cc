@@ -263,6 +263,22 @@ TEST(Resume, ConflictingFlagIsAnErrorNamingItAndBothValues) {
   EXPECT_EQ(e2e::ReadSummary(dir + "/out")["pages"], 40);
 }
 
+// Issue 21, item 10: a crawl directory moved elsewhere resumes there (the
+// stored paths named where it was): pages.jsonl and summary.json are written
+// in the moved directory, and the old place is not recreated.
+TEST(Resume, Issue21AMovedCrawlDirectoryResumes) {
+  auto site = StartResumeSite(kSmallPages);
+  ASSERT_NE(site, nullptr);
+  const std::string dir = StoppedCrawl(*site, "resume-moved");
+  fs::rename(dir + "/out", dir + "/moved");
+  const RunResult run =
+      RunCrawl({"--resume", "--state", dir + "/moved/state", "--max-pages", "40", "--quiet"}, dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(e2e::ReadSummary(dir + "/moved")["pages"], 40);
+  EXPECT_EQ(e2e::ReadPages(dir + "/moved").size(), 40u);
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
 TEST(Resume, ExistingStateNeedsResumeOrFresh) {
   auto site = StartResumeSite(kSmallPages);
   ASSERT_NE(site, nullptr);

@@ -3,7 +3,11 @@
 // Beyond "no crash, no UB", it checks the invariants the crawler relies on:
 //   - a parsed URL's href() parses again to the same href (WHATWG idempotence);
 //   - ResolveLink's result parses, and normalizing it again changes nothing
-//     (the Sieve's key is a fixed point, or the same page would be two keys).
+//     (the Sieve's key is a fixed point, or the same page would be two keys);
+//   - normalization never changes what a server receives beyond decoding
+//     unreserved escapes: every stray '%' (not starting an escape) keeps its
+//     shape, bare ("%" + a non-hex or the end) or half ("%A" + a non-hex or
+//     the end); "/%%41" -> "/%A" turned a bare one into a half (issue 21).
 // A broken invariant aborts with both strings on stderr.
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +50,30 @@ void CheckNormalizedKey(std::string_view source, std::string_view key,
   }
 }
 
+bool Hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// The shapes of the stray '%'s of `s`, in order: 'b' bare, 'h' half.
+std::string StrayShapes(std::string_view s) {
+  std::string shapes;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') continue;
+    const bool first = i + 1 < s.size() && Hex(s[i + 1]);
+    const bool second = first && i + 2 < s.size() && Hex(s[i + 2]);
+    if (!first) shapes += 'b';
+    if (first && !second) shapes += 'h';
+  }
+  return shapes;
+}
+
+void CheckStraysKept(const crawler::Url& url, std::string_view key) {
+  std::string_view href = url.href();
+  if (url.has_fragment()) href.remove_suffix(url.fragment().size() + 1);
+  const std::string sent = crawler::WithoutUserinfo(href);  // userinfo is dropped on purpose
+  if (StrayShapes(sent) != StrayShapes(key)) Fail("normalization changed a stray '%'", sent, key);
+}
+
 void CheckUrl(const crawler::Url& url) {
   CheckReparse(url);
   (void)url.Authority();
@@ -59,6 +87,7 @@ void CheckUrl(const crawler::Url& url) {
     options.strip_session_ids = aggressive;
     absl::StatusOr<std::string> key = crawler::NormalizeForSeen(url, options);
     if (key.ok()) CheckNormalizedKey(url.href(), *key, options);
+    if (key.ok() && !aggressive) CheckStraysKept(url, *key);
   }
 }
 

@@ -85,6 +85,10 @@ struct FetchOptions {
 struct FetchRequest {
   std::string url;
   uint64_t tag = 0;  // the caller's id, returned untouched in FetchResult::tag
+  // This request's body cap instead of FetchOptions::max_body; 0 = that one.
+  // robots.txt has its own (RFC 9309 2.5 asks for at least 500 KiB, whatever
+  // --max-body says for pages).
+  uint64_t max_body = 0;
 };
 
 // Error kinds in FetchResult::error. Anything else is "other: <curl message>".
@@ -98,6 +102,9 @@ inline constexpr std::string_view kFetchBodyTooLarge = "body_too_large";
 // block would otherwise grow memory until the total timeout.
 inline constexpr std::string_view kFetchHeadersTooLarge = "headers_too_large";
 inline constexpr std::string_view kFetchScheme = "scheme";  // not http or https
+// The server's answer is not HTTP: a garbage status line, an HTTP/0.9 or
+// unknown HTTP/1.x version, a malformed header block.
+inline constexpr std::string_view kFetchBadResponse = "bad_response";
 inline constexpr std::string_view kFetchPrivateAddress = "private_address";
 inline constexpr std::string_view kFetchHttp2 = "http2";      // HTTP/2 framing error
 inline constexpr std::string_view kFetchAborted = "aborted";  // abandoned by Shutdown

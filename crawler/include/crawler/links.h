@@ -82,6 +82,12 @@ struct LinkOptions {
   // Gumbo is quadratic in that depth: 10 000 nested <div> take ~0.4 s,
   // 100 000 take 25 s. Real pages nest a few dozen deep.
   size_t max_nesting_depth = 4096;
+  // Parse only up to the first start tag with more attributes than this
+  // (`truncated`, reason "attributes_per_tag"). Gumbo checks each attribute
+  // against the tag's earlier ones: 100 000 attributes on one tag took 25 s
+  // of CPU (issue 21, item 4). With the cap a page costs at most ~this many
+  // comparisons per byte; real tags carry a few dozen at most.
+  size_t max_attributes_per_tag = 256;
   // A page longer than twice this is parsed in pieces of about this size,
   // cut where the HTML tokenizer is between tags and outside elements whose
   // content depends on context (see src/links/chunk_boundaries.h), each
@@ -109,8 +115,14 @@ struct PageLinks {
   size_t rejected = 0;          // did not resolve to an http(s) URL (or too long)
   size_t nofollow_skipped = 0;  // dropped because of rel=nofollow or page nofollow
   bool page_nofollow = false;   // the page has <meta name=robots content=nofollow|none>
-  bool truncated = false;       // hit max_links or max_html_bytes
-  std::string charset;          // the charset the body was decoded from, e.g. "UTF-8"
+  bool truncated = false;       // hit max_links, max_html_bytes, the nesting or work caps
+  // Body bytes parsed: all of it, or the prefix before a cap (max_html_bytes,
+  // the nesting guard, the work caps) cut it.
+  size_t parsed_bytes = 0;
+  // Which cap cut the parse when `truncated`: "max_html_bytes",
+  // "nesting_depth", "attributes_per_tag" or "max_links"; "" otherwise.
+  std::string truncated_reason;
+  std::string charset;  // the charset the body was decoded from, e.g. "UTF-8"
 };
 
 // body: the raw bytes as received (already content-decoded by the fetcher);

@@ -82,6 +82,20 @@ struct CrawlOptions {
   // URLs longer than this (bytes, after normalization) are dropped; guards the
   // queue against calendar traps and session-id explosions.
   size_t max_url_length = 2048;
+  // Crawler-trap defences (docs/reliability.md; 0 turns one off). Links that
+  // hit one are not followed, counted in summary.json "traps", and logged
+  // once per host or path.
+  // Pages per host, plus 1000 per other host seen linking to it (IRLbot's
+  // budget): 250 000 keeps a large single site whole and ends a calendar or
+  // session-id trap on a host nobody links to.
+  uint64_t trap_host_budget = 250000;
+  // Pages fetched with a query per (host, path): past it, links to that path
+  // with a query are not followed (a session id or a "?date=" that changes
+  // on every visit).
+  uint64_t trap_query_variants = 1000;
+  // A run of 1-3 path segments repeated this many times in a row
+  // ("/a/b/a/b/a/b/") is a relative-link loop, not a page.
+  uint64_t trap_repeated_segments = 3;
 
   // ---- [fetch] ----
   // Worker threads parsing pages and feeding the queue. Fetching itself is

@@ -49,6 +49,12 @@ struct PageRecord {
   std::string redirect_to;   // for 3xx: the Location target ("" when none)
   std::string error;         // "" when none (null in JSON); else "<kind>: <detail>"
   int attempts = 1;          // fetches of `url` (retries, retry_queue.h); this is the last
+  // The body was cut (at --max-body: error "body_too_large") or parsed only in
+  // part (a parse cap: links.h): its first `parsed_bytes` bytes were parsed
+  // for links. Both absent from the JSON unless truncated (issue 21, item 8).
+  bool truncated = false;
+  int64_t parsed_bytes = 0;
+  std::string truncated_reason;  // "max_body", or the parse cap (PageLinks::truncated_reason)
   // With --warc: the file holding this fetch's response (or revisit) record
   // and the offset of its gzip member. Absent from the JSON when empty.
   std::string warc_file;
@@ -136,6 +142,11 @@ struct CrawlSummary {
   int64_t over_host_limit = 0;  // links dropped by --max-pages-per-host
   int64_t rejected = 0;         // links that did not resolve to an http(s) URL
   int64_t nofollow_skipped = 0;
+  // Links not followed by a trap defence (summary.json "traps"; not kept in
+  // checkpoints: a resumed crawl counts from zero).
+  int64_t trap_host_budget = 0;
+  int64_t trap_query_variants = 0;
+  int64_t trap_repeated_segments = 0;
   int64_t redirects = 0;        // 3xx responses with a Location
   int64_t robots_fetches = 0;   // robots.txt requests (not pages; redirect hops included)
   int64_t robots_blocked = 0;   // URLs not fetched: disallowed or robots.txt unreachable

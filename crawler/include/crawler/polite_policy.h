@@ -11,7 +11,12 @@
 //   - 5xx and connection failures (timeout, connect, reset, dns): exponential
 //     back-off, backoff_base x 2^(n-1) after the n-th consecutive one (1 s, 2 s,
 //     4 s ... capped at backoff_max); after drop_after of them in a row the host
-//     is dropped for the rest of the crawl. Any other answer resets the count.
+//     cools down (its URLs stay queued): cooldown_base, then twice that ...,
+//     one probe fetch after each; a probe that fails starts the next
+//     cool-down, and after `cooldowns` of them the host is dropped for the
+//     rest of the crawl (its URLs recorded "host_dropped"). A host down for a
+//     minute loses nothing (issue 21, item 2). Any other answer resets both
+//     counts.
 //     A failure that ends while a back-off is running was in flight when it
 //     began (the host's other connections failing at once): it is part of
 //     that failure, neither counted nor extending the wait.
@@ -86,8 +91,14 @@ struct PolitePolicyOptions {
   absl::Duration max_retry_after = absl::Hours(1);
   absl::Duration backoff_base = absl::Seconds(1);
   absl::Duration backoff_max = absl::Minutes(5);
-  // Consecutive 5xx / connection failures that drop a host; 0 = never drop.
+  // Consecutive 5xx / connection failures that start a cool-down; 0 = never.
   int drop_after = 5;
+  // Cool-downs (each ended by one probe fetch) before the host is dropped;
+  // cool-down k lasts cooldown_base x 2^(k-1). 3 x from 1 min: a host failing
+  // for 7 min (plus the back-offs before) is given up, one down for less
+  // comes back with every URL. 0 = drop at once (the old behaviour).
+  int cooldowns = 3;
+  absl::Duration cooldown_base = absl::Minutes(1);
 };
 
 class PolitePolicy : public HostPolicy {
@@ -124,6 +135,7 @@ class PolitePolicy : public HostPolicy {
     // host fail together): they extend nothing and are not counted again.
     absl::Time backoff_until = absl::InfinitePast();
     int throttled = 0;  // consecutive 429s without Retry-After
+    int cooldowns = 0;  // cool-downs since the last success
   };
 
   explicit PolitePolicy(PolitePolicyOptions options) : options_(std::move(options)) {}

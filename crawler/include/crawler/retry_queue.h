@@ -1,6 +1,10 @@
-// RetryQueue: transient fetch failures (500, 502, 503, 504, and the transport
-// errors timeout, connect and reset) get up to `max_retries` more attempts,
-// each after an exponential back-off: first_backoff, 2x, 4x, ... A retried
+// RetryQueue: transient fetch failures (429, 500, 502, 503, 504, and the
+// transport errors timeout, connect and reset) get up to `max_retries` more
+// attempts, each after an exponential back-off: first_backoff, 2x, 4x, ...
+// A Retry-After on a 429 or 503 is honoured by the host's politeness (the
+// retried URL goes back to its host queue, which the server's pause, capped
+// at 1 h, holds closed; PolitePolicy), so the retry waits for the longer of
+// the two (issue 21, item 2: a page answering 429 once is not lost). A retried
 // URL does not go through the Sieve again (it is the same URL, already seen);
 // it waits here until its time, then goes straight back to a fetcher.
 //
@@ -57,7 +61,7 @@ struct RetryOptions {
   size_t max_waiting = 100'000;
 };
 
-// True for what may succeed if tried again: HTTP 500, 502, 503, 504 without a
+// True for what may succeed if tried again: HTTP 429, 500, 502, 503, 504 without a
 // transport error, or the transport errors "timeout", "connect" and "reset".
 bool IsRetryable(long status, std::string_view error);
 

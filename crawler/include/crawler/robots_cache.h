@@ -113,8 +113,11 @@ class RobotsCache {
   // always kAllowed.
   RobotsCheck Check(const Url& url);
   // The outcome of the fetch a kFetchRobots asked for. `http_status` is the
-  // final status (0: network error); `body` matters for 2xx only.
-  void Record(std::string_view authority, int http_status, std::string_view body);
+  // final status (0: network error); `body` matters for 2xx only. An
+  // unreachable answer's `retry_after` (a 429/503 Retry-After) replaces the
+  // back-off before the next try, capped at max_retry.
+  void Record(std::string_view authority, int http_status, std::string_view body,
+              std::optional<std::chrono::seconds> retry_after = std::nullopt);
 
   // Crawl-delay of the crawler's group (or "*"), in seconds, once parsed.
   std::optional<double> CrawlDelay(std::string_view authority) const;

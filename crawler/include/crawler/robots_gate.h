@@ -28,6 +28,8 @@
 //                 refetches robots.txt. After `max_tries` unreachable answers
 //                 in a row, the authority is given up for this crawl: its URLs
 //                 are recorded with error "robots_unreachable", not fetched.
+//                 No server at all (connect refused, dns) gives it up at
+//                 the first answer: its pages would fail the same way.
 // Nothing busy-loops: parked URLs leave the scheduler until their wake time
 // (NextWakeTime) or an outcome (hooks.wake), and other hosts go on.
 //
@@ -65,6 +67,11 @@
 #include "crawler/sitemap.h"
 
 namespace crawler {
+
+// The body cap of a robots.txt fetch, whatever --max-body says: above the
+// 500 KiB the parser keeps (RFC 9309 2.5), so a cut file still yields whole
+// lines up to that point.
+inline constexpr uint64_t kRobotsFetchMaxBytes = 512 * 1024;
 
 struct RobotsGateOptions {
   // Unreachable robots.txt answers (5xx, 429, network errors) in a row after
@@ -140,7 +147,10 @@ class RobotsGate {
   absl::Time NextWakeTime();
   // A response to one of the gate's fetches (fetcher threads).
   void OnFetched(FetchResult&& result);
-  // No parked URL and no fetch of the gate's running: the crawl may end.
+  // No parked URL, no fetch of the gate's running and no response being
+  // handled: the crawl may end. Work only flows from the gate to the
+  // Frontier, so the end check asks Idle BEFORE Frontier::Exhausted: asked
+  // after, a sitemap's URLs offered between the two calls would be missed.
   bool Idle();
   RobotsGateStats Stats();
 
@@ -170,6 +180,11 @@ class RobotsGate {
   std::mutex mu_;
   uint64_t next_tag_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // Responses taken out of pending_ whose work (a sitemap's URLs, a
+  // robots.txt's requeued URLs and sitemaps) is not in the Frontier yet. Idle
+  // counts them: between the two, the crawl's end check would otherwise see
+  // neither the fetch nor its URLs (issue 21, item 1).
+  int handling_ ABSL_GUARDED_BY(mu_) = 0;
   // URLs waiting for their authority's robots.txt outcome (slots released).
   absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);
   // URLs ready at a time: an unreachable robots.txt's retry time.

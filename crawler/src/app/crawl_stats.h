@@ -20,6 +20,9 @@ struct LinkCounts {
   int64_t too_long = 0;
   int64_t rejected = 0;
   int64_t nofollow_skipped = 0;
+  int64_t trap_host_budget = 0;  // not followed: TrapGuard (trap_guard.h)
+  int64_t trap_query_variants = 0;
+  int64_t trap_repeated_segments = 0;
 };
 
 class CrawlStats {
@@ -69,6 +72,9 @@ class CrawlStats {
     s_.too_long += links.too_long;
     s_.rejected += links.rejected;
     s_.nofollow_skipped += links.nofollow_skipped;
+    s_.trap_host_budget += links.trap_host_budget;
+    s_.trap_query_variants += links.trap_query_variants;
+    s_.trap_repeated_segments += links.trap_repeated_segments;
   }
 
   HostStats hosts_;

@@ -25,6 +25,7 @@
 #include "app/checkpointer.h"
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
+#include "app/dir_lock.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
@@ -91,11 +92,14 @@ class Crawler::Impl {
   }
 
   const CrawlOptions options_;
+  // First: held until everything below has flushed and closed its files.
+  std::vector<std::unique_ptr<DirLock>> dir_locks_;  // --out and --state
   const absl::Time start_ = absl::Now();
   std::unique_ptr<sieve::Sieve> sieve_;
   std::unique_ptr<Frontier> frontier_;
   PolitePolicy* policy_ = nullptr;  // owned by frontier_
   std::unique_ptr<LinkFilter> filter_;
+  std::unique_ptr<TrapGuard> traps_;  // before processor_, which uses it
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
   std::unique_ptr<WarcSink> warc_;  // --warc; null without it
@@ -121,6 +125,19 @@ class Crawler::Impl {
 };
 
 absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
+  if (options_.fp_rate > 0.5) {
+    spdlog::warn(
+        "--fp-rate {}: more than half of the new URLs would be taken for seen and never crawled",
+        options_.fp_rate);
+  }
+  // Before anything reads or wipes them (--fresh): one crawl per directory.
+  std::vector<std::string> dirs = {options_.out_dir};
+  if (!options_.state_dir.empty() && options_.frontier.empty()) dirs.push_back(options_.state_dir);
+  for (const std::string& dir : dirs) {
+    absl::StatusOr<std::unique_ptr<DirLock>> lock = DirLock::Acquire(dir);
+    if (!lock.ok()) return lock.status();
+    dir_locks_.push_back(std::move(*lock));
+  }
   absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
   if (!start.ok()) return start.status();
   const std::vector<std::string> raw_seeds = Checkpointer::SeedsOf(*start, given_seeds);
@@ -146,8 +163,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   LinkOptions link_options;
   link_options.honor_nofollow = !options_.ignore_nofollow;
   link_options.normalize.max_length = options_.max_url_length;
+  traps_ = std::make_unique<TrapGuard>(options_);
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
-                                               options_.max_redirects);
+                                               options_.max_redirects, traps_.get());
   checkpointer_ = std::make_unique<Checkpointer>(
       options_, *seeds, std::move(start->state),
       Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); },
@@ -329,8 +347,11 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
       break;
     }
     SubmitReady();
-    if (fetching_.load() == 0 && parsers_->Backlog() == 0 && frontier_->Exhausted() &&
-        robots_.Idle()) {
+    // Asked upstream first: work flows gate -> Frontier -> fetch -> parse ->
+    // Frontier (Done comes after a page's links are offered), so nothing can
+    // move from a place not yet asked into one already asked (issue 21, item 1).
+    if (robots_.Idle() && fetching_.load() == 0 && parsers_->Backlog() == 0 &&
+        frontier_->Exhausted()) {
       if (frontier_->PageLimitReached()) stop_reason = "max-pages";
       break;
     }
@@ -343,8 +364,19 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
       RequestStop();
     }
   }
+  // Shutdown's bound (docs/reliability.md): kStopGrace for running transfers,
+  // then the parse backlog (<= 2 x --connections pages, <= 4 MiB of bodies),
+  // then summary.json, and only then the final checkpoint, whose time grows
+  // with the crawl's state: a supervisor's kill during it still finds
+  // summary.json, and the previous checkpoint stays good (issue 21, item 7).
   fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
   parsers_->Finish();              // every fetched page is parsed and recorded
+  ReportProgress(true);
+  CrawlSummary summary = Summarize(stop_reason);
+  absl::Status flushed = log_->Flush();  // summary.json never counts pages not on disk
+  if (!flushed.ok()) return flushed;
+  absl::Status written = WriteSummary(options_.out_dir, summary);
+  if (!written.ok()) return written;
   if (checkpoint_failed_.ok()) {
     checkpoint_failed_ = checkpointer_->Take(log_.get(), CrawlSeconds());  // the clean stop's
   }
@@ -352,14 +384,10 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     log_->Close().IgnoreError();
     return checkpoint_failed_;
   }
-  ReportProgress(true);
-  CrawlSummary summary = Summarize(stop_reason);
   absl::Status warc_closed = warc_ != nullptr ? warc_->Close() : absl::OkStatus();
   if (!warc_closed.ok()) return warc_closed;
   absl::Status closed = log_->Close();
   if (!closed.ok()) return closed;
-  absl::Status written = WriteSummary(options_.out_dir, summary);
-  if (!written.ok()) return written;
   return summary;
 }
 

@@ -44,6 +44,30 @@ std::vector<std::string> PageProcessor::Filter(const std::vector<std::string>& c
   return follow;
 }
 
+std::vector<std::string> PageProcessor::AvoidTraps(std::vector<std::string> links,
+                                                   std::string_view from_host,
+                                                   LinkCounts* counts) const {
+  std::vector<std::string> kept;
+  kept.reserve(links.size());
+  for (std::string& link : links) {
+    switch (traps_->Check(link, from_host)) {
+      case TrapKind::kNone:
+        kept.push_back(std::move(link));
+        break;
+      case TrapKind::kHostBudget:
+        ++counts->trap_host_budget;
+        break;
+      case TrapKind::kQueryVariants:
+        ++counts->trap_query_variants;
+        break;
+      case TrapKind::kRepeatedSegments:
+        ++counts->trap_repeated_segments;
+        break;
+    }
+  }
+  return kept;
+}
+
 PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
                                   LinkCounts* counts) const {
   PageRecord record;
@@ -57,9 +81,15 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
   record.fetched_at = absl::FromChrono(result.started_at);
   record.fetch_ms = result.fetch_ms;
   record.error = result.error;
-  if (!result.error.empty()) return record;
+  if (traps_ != nullptr && result.status != 0) traps_->OnPageFetched(url.url);
+  // A body cut at --max-body still has links in its received prefix: parse
+  // it and say so (issue 21, item 8). Any other error left nothing usable.
+  const bool cut = result.error == kFetchBodyTooLarge;
+  record.truncated = cut;
+  if (cut) record.truncated_reason = "max_body";
+  if (!result.error.empty() && !cut) return record;
   if (result.status >= 300 && result.status < 400 && !result.location.empty()) {
-    record.redirect_to = result.location;
+    record.redirect_to = WithoutUserinfo(result.location);
     FollowRedirect(url, &record, counts);
   } else if (result.status >= 200 && result.status < 300 &&
              IsHtmlContentType(result.content_type)) {
@@ -100,13 +130,18 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
   absl::StatusOr<Url> page = Url::Parse(record->final_url);
   if (!page.ok()) return;
   const PageLinks found = ExtractLinks(result.body, result.content_type, *page, link_options_);
+  if (found.truncated && !record->truncated) record->truncated_reason = found.truncated_reason;
+  record->truncated = record->truncated || found.truncated;
+  if (record->truncated) record->parsed_bytes = static_cast<int64_t>(found.parsed_bytes);
   record->links_found = static_cast<int>(found.links_found);
   counts->rejected += static_cast<int64_t>(found.rejected);
   counts->nofollow_skipped += static_cast<int64_t>(found.nofollow_skipped);
   std::vector<std::string> candidates;
   candidates.reserve(found.links.size());
   for (const ExtractedLink& link : found.links) candidates.push_back(link.url);
-  const std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  if (traps_ != nullptr)
+    follow = AvoidTraps(std::move(follow), HostOfUrl(record->final_url), counts);
   if (follow.empty()) return;
   record->links_new = static_cast<int>(frontier_->OfferLinks(follow, url.depth + 1, url.url));
 }

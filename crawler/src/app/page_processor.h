@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/crawl_stats.h"
+#include "app/trap_guard.h"
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
 #include "crawler/link_filter.h"
@@ -26,12 +27,14 @@ namespace crawler {
 
 class PageProcessor {
  public:
+  // `traps` may be null (no trap defences).
   PageProcessor(const LinkFilter* filter, Frontier* frontier, const LinkOptions& link_options,
-                int max_redirects)
+                int max_redirects, TrapGuard* traps = nullptr)
       : filter_(filter),
         frontier_(frontier),
         link_options_(link_options),
-        max_redirects_(max_redirects) {}
+        max_redirects_(max_redirects),
+        traps_(traps) {}
 
   // The record of `result` (fetched for `url`); adds to `counts`.
   PageRecord Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts) const;
@@ -42,6 +45,9 @@ class PageProcessor {
                                   LinkCounts* counts) const;
 
  private:
+  // `links` without those walking into a trap (counted).
+  std::vector<std::string> AvoidTraps(std::vector<std::string> links, std::string_view from_host,
+                                      LinkCounts* counts) const;
   void FollowRedirect(const CrawlUrl& url, PageRecord* record, LinkCounts* counts) const;
   void FollowLinks(const CrawlUrl& url, const FetchResult& result, PageRecord* record,
                    LinkCounts* counts) const;
@@ -50,6 +56,7 @@ class PageProcessor {
   Frontier* const frontier_;
   const LinkOptions link_options_;
   const int max_redirects_;
+  TrapGuard* const traps_;
 };
 
 }  // namespace crawler

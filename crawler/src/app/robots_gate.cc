@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "crawler/retry_after.h"
 #include "crawler/robots_outcome.h"
 #include "crawler/url.h"
 #include "spdlog/spdlog.h"
@@ -21,7 +22,7 @@ absl::Time ToAbslTime(RobotsClock::TimePoint at, absl::Time now) {
 FetchOutcome OutcomeOf(const FetchResult& result) {
   FetchOutcome outcome;
   outcome.status = static_cast<int>(result.status);
-  outcome.failed = !result.error.empty();
+  outcome.failed = !result.error.empty() && result.error != kFetchBodyTooLarge;
   outcome.elapsed = absl::Milliseconds(result.fetch_ms);
   return outcome;
 }
@@ -31,6 +32,23 @@ std::string UnreachableReason(const FetchResult& result, int tries) {
   const std::string what =
       result.error.empty() ? absl::StrCat("answered ", result.status) : result.error;
   return absl::StrCat("robots_unreachable: robots.txt ", what, " (", tries, " tries)");
+}
+
+// A 429/503 robots.txt's Retry-After, whole seconds rounded up (issue 21,
+// item 2): the server says when to ask again, not our back-off.
+std::optional<std::chrono::seconds> RobotsRetryAfter(int status, const FetchResult& result) {
+  if (status != 429 && status != 503) return std::nullopt;
+  const std::optional<absl::Duration> wait = RetryAfterFromHeaders(result.headers, absl::Now());
+  if (!wait.has_value()) return std::nullopt;
+  return std::chrono::seconds(absl::ToInt64Seconds(absl::Ceil(*wait, absl::Seconds(1))));
+}
+
+// Nothing listens there (refused, or no such name): the pages would fail the
+// same way, so waiting robots_retry x max_tries (3 min by default) for it
+// only holds the crawl's end (issue 21, item 10: a redirect to a dead port).
+bool NoServer(const FetchResult& result) {
+  const std::string_view kind = std::string_view(result.error).substr(0, result.error.find(':'));
+  return result.status == 0 && (kind == kFetchConnect || kind == kFetchDns);
 }
 
 }  // namespace
@@ -114,6 +132,7 @@ void RobotsGate::Block(const CrawlUrl& url, const std::string& error) {
 
 bool RobotsGate::Submit(const std::string& url, Pending pending) {
   uint64_t tag = 0;
+  const Pending::Kind kind = pending.kind;
   {
     std::lock_guard<std::mutex> lock(mu_);
     tag = kTagBit | next_tag_++;
@@ -124,7 +143,12 @@ bool RobotsGate::Submit(const std::string& url, Pending pending) {
     }
     pending_.emplace(tag, std::move(pending));
   }
-  if (hooks_.submit(FetchRequest{url, tag})) return true;
+  FetchRequest request{url, tag};
+  // robots.txt has its own cap, above what the parser keeps (RobotsCache's
+  // max_bytes, >= 500 KiB): a file larger than --max-body is parsed from what
+  // arrived, never a reason to give its host up (issue 21, item 3).
+  if (kind == Pending::Kind::kRobots) request.max_body = kRobotsFetchMaxBytes;
+  if (hooks_.submit(std::move(request))) return true;
   std::lock_guard<std::mutex> lock(mu_);
   pending_.erase(tag);
   return false;
@@ -138,23 +162,31 @@ void RobotsGate::OnFetched(FetchResult&& result) {
     if (it == pending_.end()) return;  // cannot happen: registered before Submit
     pending = std::move(it->second);
     pending_.erase(it);
+    ++handling_;  // still not Idle: the response's work is not in the Frontier yet
   }
   if (pending.kind == Pending::Kind::kRobots) {
     OnRobotsFetched(std::move(result), std::move(pending));
   } else {
     OnSitemapFetched(std::move(result), pending);
   }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --handling_;
+  }
   Wake();
 }
 
 void RobotsGate::OnRobotsFetched(FetchResult&& result, Pending pending) {
   if (hooks_.on_robots_fetched) hooks_.on_robots_fetched(result, pending.for_url);
-  const int status = result.error.empty() ? static_cast<int>(result.status) : 0;
+  // A robots.txt cut at its cap is a complete answer for RFC 9309 2.5: the
+  // parser keeps the whole lines of its first 500 KiB.
+  const bool cut = result.error == kFetchBodyTooLarge && result.status != 0;
+  const int status = result.error.empty() || cut ? static_cast<int>(result.status) : 0;
   if (!result.location.empty() &&
       RobotsRedirectStep(status, pending.hops) == RobotsRedirectAction::kFollow) {
     // The rules found at the target still belong to the original authority.
     ++pending.hops;
-    const std::string target = result.location;
+    const std::string target = WithoutUserinfo(result.location);
     if (Submit(target, pending)) return;
   }
   RecordRobots(pending, status, result);
@@ -165,11 +197,11 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
   std::vector<CrawlUrl> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    cache_->Record(pending.authority, status, result.body);
+    cache_->Record(pending.authority, status, result.body, RobotsRetryAfter(status, result));
     if (!unreachable) {
       failures_.erase(pending.authority);  // only failing authorities have an entry
     } else if (const int failures = ++failures_[pending.authority];
-               failures >= options_.max_tries) {
+               failures >= options_.max_tries || NoServer(result)) {
       failures_.erase(pending.authority);
       if (given_up_.size() < kMaxGivenUp) {
         given_up_[pending.authority] = UnreachableReason(result, failures);
@@ -273,7 +305,7 @@ absl::Time RobotsGate::NextWakeTime() {
 
 bool RobotsGate::Idle() {
   std::lock_guard<std::mutex> lock(mu_);
-  return pending_.empty() && waiting_.empty() && ready_.empty();
+  return pending_.empty() && handling_ == 0 && waiting_.empty() && ready_.empty();
 }
 
 RobotsGateStats RobotsGate::Stats() {

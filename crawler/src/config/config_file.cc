@@ -192,7 +192,8 @@ absl::StatusOr<toml::table> ParseToml(const std::string& path, const std::string
 }  // namespace
 
 absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOptions base) {
-  absl::StatusOr<std::string> text = config_internal::ReadWholeFile(path);
+  absl::StatusOr<std::string> text =
+      config_internal::ReadWholeFile(path, config_internal::kMaxConfigFileBytes, "a config file");
   if (!text.ok()) return text.status();
   absl::StatusOr<toml::table> document = ParseToml(path, *text);
   if (!document.ok()) return document.status();

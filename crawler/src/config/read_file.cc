@@ -34,7 +34,8 @@ class FileDescriptor {
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
+                                          std::string_view what) {
   if (path.empty()) return absl::InvalidArgumentError("empty file name");
   FileDescriptor file(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0) return CannotRead(path, std::strerror(errno));
@@ -42,6 +43,11 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   if (fstat(file.get(), &info) != 0) return CannotRead(path, std::strerror(errno));
   if (S_ISDIR(info.st_mode)) return CannotRead(path, "it is a directory");
   std::string bytes;
+  const auto too_large = [&] {
+    return absl::InvalidArgumentError(
+        Cat(path, ": more than ", max_bytes >> 20, " MiB, too large for ", what));
+  };
+  if (S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) > max_bytes) return too_large();
   if (S_ISREG(info.st_mode)) bytes.reserve(static_cast<size_t>(info.st_size));
   // One read loop for regular files and pipes (e.g. --seeds /dev/stdin).
   char buffer[1 << 16];
@@ -51,6 +57,7 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
     if (got < 0) return CannotRead(path, std::strerror(errno));
     if (got == 0) break;
     bytes.append(buffer, static_cast<size_t>(got));
+    if (bytes.size() > max_bytes) return too_large();
   }
   return bytes;
 }

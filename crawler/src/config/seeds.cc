@@ -66,7 +66,8 @@ absl::Status CheckLine(std::string_view line, std::string_view* url) {
 }  // namespace
 
 absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& path, bool strict) {
-  absl::StatusOr<std::string> bytes = config_internal::ReadWholeFile(path);
+  absl::StatusOr<std::string> bytes =
+      config_internal::ReadWholeFile(path, config_internal::kMaxSeedsFileBytes, "a seeds file");
   if (!bytes.ok()) return bytes.status();
   std::string_view text = *bytes;
   absl::Status binary = CheckNotBinary(path, text);

@@ -14,6 +14,8 @@ namespace {
 using config_internal::OptionSpec;
 using config_internal::OptionValue;
 
+constexpr double kMinFpRate = 1e-9;
+
 absl::Status CheckRow(const OptionSpec& spec, const CrawlOptions& options) {
   OptionValue value = spec.get(options);
   absl::Status status = absl::OkStatus();
@@ -38,6 +40,13 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
   if (options.seeds_file.empty() && !options.resume) {
     return absl::InvalidArgumentError(
         "--seeds: missing (a file of start URLs, or [seeds] file in the config)");
+  }
+  // Below this no filter of ours reaches the rate (the blocked filter's hash
+  // count is capped), and the Bloom library's own message then speaks of a
+  // size that is not the problem (issue 21, item 10).
+  if (options.fp_rate < kMinFpRate) {
+    return absl::InvalidArgumentError(Cat("--fp-rate: ", options.fp_rate, " is below ", kMinFpRate,
+                                          ", the smallest rate the seen-set filter is sized for"));
   }
   if (options.connections < options.per_host) {
     return absl::InvalidArgumentError(Cat("--per-host: ", options.per_host,

@@ -51,8 +51,16 @@ std::string ErrorKind(CURLcode code, const AbortCause& cause, std::string_view d
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
       return std::string(kFetchReset);
+    // Only http(s) URLs reach curl (Transfer::Prepare refuses the rest), so
+    // curl's "unsupported protocol" is about the answer: "HTTP/1.7", a
+    // garbage status line (issue 21, item 9: it was recorded as "scheme").
     case CURLE_UNSUPPORTED_PROTOCOL:
-      return std::string(kFetchScheme);
+    case CURLE_WEIRD_SERVER_REPLY:
+      return std::string(kFetchBadResponse);
+    // curl's own cap on one header line (100 KiB in curl 7.x) reports itself
+    // as out of memory; ours on the block is above (issue 21, item 9).
+    case CURLE_OUT_OF_MEMORY:
+      return std::string(kFetchHeadersTooLarge);
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
       return std::string(kFetchHttp2);

@@ -52,6 +52,7 @@ bool Transfer::Prepare(FetchRequest request) {
   result_ = FetchResult{};
   result_.tag = request.tag;
   result_.url = std::move(request.url);
+  max_body_ = request.max_body != 0 ? request.max_body : context_.options->max_body;
   result_.started_at = std::chrono::system_clock::now();
   cause_ = AbortCause{};
   error_buffer_[0] = '\0';
@@ -127,7 +128,7 @@ CURLcode Transfer::Configure() {
 size_t Transfer::OnBody(char* data, size_t size, size_t count, void* self) {
   auto* t = static_cast<Transfer*>(self);
   const size_t length = size * count;
-  const uint64_t room = t->context_.options->max_body - t->result_.body.size();
+  const uint64_t room = t->max_body_ - t->result_.body.size();
   if (length > room) {
     t->result_.body.append(data, room);
     t->cause_.body_too_large = true;

@@ -63,6 +63,7 @@ class Transfer {
   CURL* easy_ = nullptr;
   FetchResult result_;
   AbortCause cause_;
+  uint64_t max_body_ = 0;  // this request's body cap (FetchRequest::max_body or the options')
   std::chrono::steady_clock::time_point started_;
   char error_buffer_[CURL_ERROR_SIZE] = {};
 };

@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> PolitePolicy::Create(PolitePolicyO
     return absl::InvalidArgumentError("backoff_base must be > 0 and <= backoff_max");
   }
   if (options.drop_after < 0) return absl::InvalidArgumentError("drop_after must be >= 0");
+  if (options.cooldowns < 0) return absl::InvalidArgumentError("cooldowns must be >= 0");
   return std::unique_ptr<PolitePolicy>(new PolitePolicy(std::move(options)));
 }
 
@@ -106,10 +107,23 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
   if (now < state.backoff_until) return state.backoff_until;
   ++state.failures;
   if (options_.drop_after > 0 && state.failures >= options_.drop_after &&
+      state.cooldowns < options_.cooldowns) {
+    // Cool down, then probe: one more failure (the probe's) starts the next.
+    ++state.cooldowns;
+    state.failures = options_.drop_after - 1;
+    absl::Duration wait = options_.cooldown_base;
+    for (int k = 1; k < state.cooldowns; ++k) wait *= 2;
+    state.backoff_until = now + wait;
+    return state.backoff_until;
+  }
+  if (options_.drop_after > 0 && state.failures >= options_.drop_after &&
       dropped_.size() < kMaxDropped) {
     dropped_.try_emplace(
         authority,
-        absl::StrCat(state.failures, " consecutive failures, last: ", DescribeFailure(outcome)));
+        absl::StrCat(state.failures, " consecutive failures",
+                     state.cooldowns > 0 ? absl::StrCat(" after ", state.cooldowns, " cool-downs")
+                                         : std::string(),
+                     ", last: ", DescribeFailure(outcome)));
   }
   state.backoff_until = outcome.retry_after.has_value()
                             ? now + std::min(*outcome.retry_after, options_.max_retry_after)
@@ -126,6 +140,7 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
   HostState& state = StateLocked(authority);
   if (IsHostFailure(outcome)) return OnFailureLocked(authority, state, outcome, now);
   state.failures = 0;
+  state.cooldowns = 0;
   if (outcome.status == 429) {
     if (outcome.retry_after.has_value()) {
       state.throttled = 0;

@@ -9,7 +9,7 @@ bool IsRetryable(long status, std::string_view error) {
     const std::string_view kind = error.substr(0, error.find(':'));
     return kind == "timeout" || kind == "connect" || kind == "reset";
   }
-  return status == 500 || status == 502 || status == 503 || status == 504;
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
 bool RetryQueue::ScheduleIfRetryable(const CrawlUrl& url, long status, std::string_view error,

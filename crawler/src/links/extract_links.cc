@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "crawler/charset.h"
 #include "crawler/links.h"
+#include "links/attribute_guard.h"
 #include "links/chunk_boundaries.h"
 #include "links/gumbo_arena.h"
 #include "links/nesting_guard.h"
@@ -105,17 +106,26 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
   if (body.size() > options.max_html_bytes) {
     body = body.substr(0, options.max_html_bytes);
     page.truncated = true;
+    page.truncated_reason = "max_html_bytes";
   }
+  page.parsed_bytes = body.size();
   const Utf8Html html = DecodeHtml(body, content_type);
   page.charset = html.charset;
   // Without a '<' there is no element, so nothing for Gumbo to find: the
   // check runs at memchr speed and spares plain-text bodies the parse.
   if (html.utf8.find('<') == std::string_view::npos) return page;
   std::string_view parsed = html.utf8;
-  const size_t safe = links_internal::NestingSafePrefix(parsed, options.max_nesting_depth);
+  // The guards against Gumbo's quadratic cases: each cuts the page before
+  // the tag where the work per byte would stop being bounded.
+  const size_t nesting_safe = links_internal::NestingSafePrefix(parsed, options.max_nesting_depth);
+  const size_t attributes_safe =
+      links_internal::AttributeSafePrefix(parsed, options.max_attributes_per_tag);
+  const size_t safe = std::min(nesting_safe, attributes_safe);
   if (safe < parsed.size()) {
     parsed = parsed.substr(0, safe);
     page.truncated = true;
+    page.truncated_reason = attributes_safe < nesting_safe ? "attributes_per_tag" : "nesting_depth";
+    page.parsed_bytes = std::min(page.parsed_bytes, safe);  // UTF-8 bytes: about the raw ones
   }
   std::string collapsed;
   if (options.collapse_text) {
@@ -134,7 +144,10 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
   }
   page.links_found = raw.links_found;
   page.page_nofollow = raw.page_nofollow;
-  page.truncated = page.truncated || raw.links_found > raw.links.size();
+  if (raw.links_found > raw.links.size()) {
+    if (!page.truncated) page.truncated_reason = "max_links";
+    page.truncated = true;
+  }
   ResolveAll(raw, page_url, options, page);
   return page;
 }

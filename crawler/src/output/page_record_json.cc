@@ -38,6 +38,11 @@ std::string PageRecordToJson(const PageRecord& r) {
   if (!r.redirect_to.empty()) j["redirect_to"] = r.redirect_to;
   j["error"] = NullIfEmpty(r.error);
   j["attempts"] = r.attempts;
+  if (r.truncated) {
+    j["truncated"] = true;
+    j["parsed_bytes"] = r.parsed_bytes;
+    j["truncated_reason"] = NullIfEmpty(r.truncated_reason);
+  }
   if (!r.warc_file.empty()) {
     j["warc_file"] = r.warc_file;
     j["warc_offset"] = r.warc_offset;

@@ -52,6 +52,9 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["over_host_limit"] = s.over_host_limit;
   j["rejected"] = s.rejected;
   j["nofollow_skipped"] = s.nofollow_skipped;
+  j["traps"] = {{"host_budget", s.trap_host_budget},
+                {"query_variants", s.trap_query_variants},
+                {"repeated_segments", s.trap_repeated_segments}};
   j["redirects"] = s.redirects;
   j["robots_fetches"] = s.robots_fetches;
   j["robots_blocked"] = s.robots_blocked;

@@ -95,7 +95,8 @@ std::chrono::seconds RobotsCache::Backoff(int failures) const {
   return std::min(delay, options_.max_retry);
 }
 
-void RobotsCache::Record(std::string_view authority, int http_status, std::string_view body) {
+void RobotsCache::Record(std::string_view authority, int http_status, std::string_view body,
+                         std::optional<std::chrono::seconds> retry_after) {
   const RobotsFetchOutcome outcome = ClassifyRobotsFetch(http_status);
   // Parse outside the lock: a 500 KiB file takes a few milliseconds.
   std::shared_ptr<const RobotsRules> parsed;
@@ -110,7 +111,10 @@ void RobotsCache::Record(std::string_view authority, int http_status, std::strin
   if (outcome == RobotsFetchOutcome::kUnreachable) {
     ++stats_.unreachable;
     if (entry.failures++ == 0) entry.first_failure = now;
-    entry.retry_at = now + Backoff(entry.failures);
+    entry.retry_at =
+        now + (retry_after.has_value()
+                   ? std::clamp(*retry_after, std::chrono::seconds(1), options_.max_retry)
+                   : Backoff(entry.failures));
     return;
   }
   if (outcome == RobotsFetchOutcome::kParse) {

@@ -4,6 +4,7 @@
 // value is no conflict.
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -17,14 +18,42 @@ namespace {
 
 // Options that change how the crawl runs, not what it crawls; plus the
 // --resume/--fresh/--state switches themselves.
-constexpr std::array<std::string_view, 14> kMayChange = {
-    "log-level",     "quiet",       "max-pages",        "threads",
-    "fetch-threads", "connections", "checkpoint-every", "queue-memory",
-    "spill-dir",     "timeout",     "connect-timeout",  "resume",
-    "fresh",         "state"};
+constexpr std::array<std::string_view, 15> kMayChange = {"log-level",
+                                                         "quiet",
+                                                         "max-pages",
+                                                         "threads",
+                                                         "fetch-threads",
+                                                         "connections",
+                                                         "checkpoint-every",
+                                                         "queue-memory",
+                                                         "spill-dir",
+                                                         "timeout",
+                                                         "connect-timeout",
+                                                         "resume",
+                                                         "fresh",
+                                                         "state",
+                                                         "out"};
 
 bool MayChange(std::string_view flag) {
   return std::find(kMayChange.begin(), kMayChange.end(), flag) != kMayChange.end();
+}
+
+// A moved crawl directory resumes where it is now (issue 21, item 10): the
+// stored paths name where it was. The state directory is the one opened;
+// --out and --spill-dir that sat in their default places beside it
+// (OUT/state, OUT/spill) follow it unless given again.
+void FollowMovedState(const CrawlOptions& stored, const std::string& state_dir,
+                      CrawlOptions* options) {
+  namespace fs = std::filesystem;
+  options->state_dir = state_dir;
+  const fs::path stored_out(stored.out_dir);
+  if (fs::path(stored.state_dir) != stored_out / "state") return;
+  const fs::path out = fs::path(state_dir).parent_path();
+  if (options->out_dir == stored.out_dir) options->out_dir = out.string();
+  if (options->spill_dir == stored.spill_dir &&
+      fs::path(stored.spill_dir) == stored_out / "spill") {
+    options->spill_dir = (out / "spill").string();
+  }
 }
 
 }  // namespace
@@ -47,6 +76,7 @@ absl::StatusOr<CrawlOptions> ResumeOptions(int argc, const char* const* argv,
         "--resume: ", absl::StrJoin(conflicts, "; "),
         " (a resumed crawl keeps its options; drop the flag, or --fresh to start over)"));
   }
+  FollowMovedState(stored, state_dir, &command->options);
   return command->options;
 }
 

@@ -1,5 +1,7 @@
 #include "url/normalize.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "url/percent_encode.h"
@@ -15,14 +17,16 @@ inline bool IsUnreserved(unsigned char c) {
 
 inline char ToUpperAscii(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
 
-// True when writing `decoded` at `write` would join a stray '%' already
-// written ("%3" + '2', or "%" + '3' + a raw '2' at `next`) into a new escape,
-// which a second normalization would decode again: the key must be a fixed
-// point, or one page gets two Sieve keys. Such an escape stays encoded.
-bool DecodingFormsEscape(const std::string& s, size_t write, unsigned char decoded, size_t next) {
+// True when writing `decoded` (a hex digit) at `write` would follow a stray
+// '%' already written: "%3" + '2' joins into a new escape "%32", and "%" +
+// '4' makes "%4", which a raw hex digit after it, a later normalization or a
+// server reading the path would take for part of an escape ("/%%41" must not
+// become "/%A": issue 21, item 11). Such an escape stays encoded, so the key
+// is a fixed point and the server receives what the page meant.
+bool DecodingFormsEscape(const std::string& s, size_t write, unsigned char decoded) {
   if (!IsHexDigit(static_cast<char>(decoded))) return false;
   if (write >= 2 && s[write - 2] == '%' && IsHexDigit(s[write - 1])) return true;
-  return write >= 1 && s[write - 1] == '%' && next < s.size() && IsHexDigit(s[next]);
+  return write >= 1 && s[write - 1] == '%';
 }
 
 }  // namespace
@@ -35,7 +39,7 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
     if (c == '%' && read + 2 < s.size() && IsHexDigit(s[read + 1]) && IsHexDigit(s[read + 2])) {
       const auto decoded =
           static_cast<unsigned char>(HexValue(s[read + 1]) * 16 + HexValue(s[read + 2]));
-      if (IsUnreserved(decoded) && !DecodingFormsEscape(s, write, decoded, read + 3)) {
+      if (IsUnreserved(decoded) && !DecodingFormsEscape(s, write, decoded)) {
         s[write++] = static_cast<char>(decoded);
       } else {
         s[write++] = '%';
@@ -51,6 +55,7 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
 }
 
 absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options) {
+  href = WithoutUserinfo(href);
   const size_t scheme_end = href.find(':');
   NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
   // A stripped path may have become a dot segment ("/a/.;jsessionid=1" is
@@ -73,6 +78,20 @@ absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& option
 }
 
 }  // namespace url_internal
+
+std::string WithoutUserinfo(std::string_view href) {
+  // The serializer percent-encodes '@' inside userinfo, so the authority's
+  // last '@' ends it.
+  std::string out(href);
+  const size_t start = out.find("://");
+  if (start == std::string::npos) return out;
+  const size_t host = start + 3;
+  const size_t authority_end = std::min(out.find_first_of("/?#", host), out.size());
+  const size_t at = out.rfind('@', authority_end);
+  if (at == std::string::npos || at < host || at >= authority_end) return out;
+  out.erase(host, at + 1 - host);
+  return out;
+}
 
 absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOptions& options) {
   if (!url.IsHttp()) {

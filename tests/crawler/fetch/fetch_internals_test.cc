@@ -90,7 +90,9 @@ TEST(ErrorKindTest, CurlCodesMapToTheContractsKinds) {
   EXPECT_EQ(ErrorKind(CURLE_PARTIAL_FILE, none, ""), kFetchReset);
   EXPECT_EQ(ErrorKind(CURLE_PEER_FAILED_VERIFICATION, none, ""), kFetchTls);
   EXPECT_EQ(ErrorKind(CURLE_SSL_CONNECT_ERROR, none, ""), kFetchTls);
-  EXPECT_EQ(ErrorKind(CURLE_UNSUPPORTED_PROTOCOL, none, ""), kFetchScheme);
+  EXPECT_EQ(ErrorKind(CURLE_UNSUPPORTED_PROTOCOL, none, ""), kFetchBadResponse);
+  EXPECT_EQ(ErrorKind(CURLE_WEIRD_SERVER_REPLY, none, ""), kFetchBadResponse);
+  EXPECT_EQ(ErrorKind(CURLE_OUT_OF_MEMORY, none, ""), kFetchHeadersTooLarge);
   EXPECT_EQ(ErrorKind(CURLE_HTTP2, none, ""), kFetchHttp2);
   EXPECT_EQ(ErrorKind(CURLE_HTTP2_STREAM, none, ""), kFetchHttp2);
 }

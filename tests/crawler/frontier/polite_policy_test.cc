@@ -214,7 +214,9 @@ TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
 }
 
 TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
-  auto policy = Make({});
+  PolitePolicyOptions options;
+  options.cooldowns = 0;  // drop at once
+  auto policy = Make(options);
   absl::Time now = kPolicyT0;
   for (int i = 0; i < 4; ++i) {
     now = policy->NextFetchTime("http://bad", Answer(500), now);
@@ -227,6 +229,32 @@ TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
   EXPECT_EQ(policy->Dropped().size(), 1u);
   policy->Forget("http://bad");  // a dropped host stays dropped
   EXPECT_NE(policy->DropReason("http://bad"), nullptr);
+}
+
+// Issue 21, item 2: a host down for a while cools down (1, 2, 4 min), one
+// probe after each; only a probe failing after the last one drops it, and a
+// success at any point gives it back its whole crawl.
+TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
+  auto policy = Make({});
+  absl::Time now = kPolicyT0;
+  for (int i = 0; i < 4; ++i) now = policy->NextFetchTime("http://bad", Answer(500), now);
+  for (int k = 0; k < 3; ++k) {
+    const absl::Time until = policy->NextFetchTime("http://bad", Answer(0, "connect"), now);
+    EXPECT_EQ(until - now, absl::Minutes(1) * (1 << k)) << k;
+    EXPECT_EQ(policy->DropReason("http://bad"), nullptr) << k;
+    now = until;
+  }
+  policy->NextFetchTime("http://bad", Answer(503), now);
+  const std::string* reason = policy->DropReason("http://bad");
+  ASSERT_NE(reason, nullptr);
+  EXPECT_EQ(*reason, "5 consecutive failures after 3 cool-downs, last: http 503");
+
+  // A host that answers after its first cool-down starts from zero.
+  now = kPolicyT0;
+  for (int i = 0; i < 5; ++i) now = policy->NextFetchTime("http://flaky", Answer(500), now);
+  EXPECT_EQ(policy->NextFetchTime("http://flaky", Answer(200), now), now);
+  for (int i = 0; i < 5; ++i) now = policy->NextFetchTime("http://flaky", Answer(500), now);
+  EXPECT_EQ(policy->DropReason("http://flaky"), nullptr);
 }
 
 TEST(PolitePolicy, ThrottlingWithoutRetryAfterBacksOffButNeverDrops) {
@@ -257,6 +285,7 @@ TEST(PolitePolicy, Issue5FrontierHandsOutADroppedHostsUrlsMarked) {
   options.per_host = 1;
   options.delay = absl::ZeroDuration();
   options.drop_after = 2;
+  options.cooldowns = 0;  // drop at once: this test is about the marking
   auto frontier = Frontier::Create(sieve->get(), {}, Make(options));
   ASSERT_TRUE(frontier.ok());
   std::vector<std::string> urls;

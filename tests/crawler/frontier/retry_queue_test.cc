@@ -18,8 +18,8 @@ CrawlUrl UrlOf(const std::string& url) {
 const absl::Time kRetryT0 = absl::FromUnixSeconds(1'700'000'000);
 
 TEST(IsRetryable, TransientStatusesAndTransportErrorsOnly) {
-  for (long status : {500, 502, 503, 504}) EXPECT_TRUE(IsRetryable(status, "")) << status;
-  for (long status : {0, 200, 301, 404, 429, 501, 505}) EXPECT_FALSE(IsRetryable(status, ""));
+  for (long status : {429, 500, 502, 503, 504}) EXPECT_TRUE(IsRetryable(status, "")) << status;
+  for (long status : {0, 200, 301, 404, 501, 505}) EXPECT_FALSE(IsRetryable(status, ""));
   for (const char* error : {"timeout", "connect", "reset", "reset: connection reset by peer"}) {
     EXPECT_TRUE(IsRetryable(0, error)) << error;
   }

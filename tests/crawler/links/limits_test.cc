@@ -93,6 +93,34 @@ TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
   EXPECT_FALSE(page.truncated);
 }
 
+// Issue 21, item 4: one tag with 100 000 attributes cost 25 s of CPU (Gumbo
+// compares each attribute with the tag's earlier ones). The page is cut
+// before such a tag, with a reason; tags at the cap are parsed whole.
+std::string ManyAttributes(int count) {
+  std::string html = "<a href=/before>b</a><div";
+  for (int i = 0; i < count; ++i) html += " a" + std::to_string(i) + "='x>y'";
+  return html + "><a href=/after>a</a></div>";
+}
+
+TEST(LimitsTest, Issue21ATagWithTooManyAttributesCutsThePageBeforeIt) {
+  const PageLinks page = ExtractLinks(ManyAttributes(100000), "text/html", LimitsPageUrl());
+  ASSERT_EQ(page.links.size(), 1u);
+  EXPECT_EQ(page.links[0].url, "http://example.com/before");
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.truncated_reason, "attributes_per_tag");
+  EXPECT_EQ(page.parsed_bytes, std::string("<a href=/before>b</a>").size());
+
+  LinkOptions few;
+  few.max_attributes_per_tag = 5;
+  const PageLinks at_cap = ExtractLinks(ManyAttributes(5), "text/html", LimitsPageUrl(), few);
+  EXPECT_EQ(at_cap.links.size(), 2u);  // quoted '>' inside values did not end the tag
+  EXPECT_FALSE(at_cap.truncated);
+  EXPECT_TRUE(ExtractLinks(ManyAttributes(6), "text/html", LimitsPageUrl(), few).truncated);
+  // Comments and end tags are not start tags.
+  const std::string commented = "<!-- <div a b c d e f g> --></div a b c d e f g><a href=/x>x</a>";
+  EXPECT_FALSE(ExtractLinks(commented, "text/html", LimitsPageUrl(), few).truncated);
+}
+
 TEST(LimitsTest, MillionLinksGiveABoundedResult) {
   // ~19 MB of links. With the defaults, Gumbo sees only the first
   // max_html_bytes (its tree is the memory that grows with the page) and at

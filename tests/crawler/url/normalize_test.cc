@@ -61,8 +61,19 @@ TEST(NormalizeTest, Issue4ReservedEscapesStayEncodedAndNothingElseChanges) {
   // An empty query differs from none; order and case of the query are kept.
   EXPECT_EQ(Key("http://a.com/?"), "http://a.com/?");
   EXPECT_EQ(Key("http://a.com/?B=1&a=2"), "http://a.com/?B=1&a=2");
-  // Userinfo, a trailing slash and "index.html" are significant.
-  EXPECT_EQ(Key("http://u:p@a.com/dir/index.html"), "http://u:p@a.com/dir/index.html");
+  // A trailing slash and "index.html" are significant.
+  EXPECT_EQ(Key("http://a.com/dir/index.html"), "http://a.com/dir/index.html");
+}
+
+// Issue 21, item 9: userinfo is dropped, so credentials a page or a redirect
+// wrote are never queued, sent or recorded.
+TEST(NormalizeTest, Issue21UserinfoIsDropped) {
+  EXPECT_EQ(Key("http://u:p@a.com/dir/index.html"), "http://a.com/dir/index.html");
+  EXPECT_EQ(Key("https://u%40x:p@a.com:8443/?q@r"), "https://a.com:8443/?q@r");
+  EXPECT_EQ(Key("http://user@a.com/x@y"), "http://a.com/x@y");
+  EXPECT_EQ(WithoutUserinfo("http://u:p@a.com/x"), "http://a.com/x");
+  EXPECT_EQ(WithoutUserinfo("http://a.com/x@y"), "http://a.com/x@y");
+  EXPECT_EQ(WithoutUserinfo("/relative@x"), "/relative@x");
 }
 
 TEST(NormalizeTest, Issue4KeysAreIdempotent) {
@@ -86,6 +97,16 @@ TEST(NormalizeTest, Issue4DecodingNeverJoinsAStrayPercentIntoANewEscape) {
   }
   EXPECT_EQ(Key("https://a.example/%3%32"), "https://a.example/%3%32");
   EXPECT_EQ(Key("https://a.example/%3%32x%41"), "https://a.example/%3%32xA");
+}
+
+// Issue 21, item 11: "%41" decoded right after a stray '%' made "/%A", a
+// half escape that was not there (what the server receives changed).
+TEST(NormalizeTest, Issue21DecodingNeverPutsAHexDigitAfterAStrayPercent) {
+  EXPECT_EQ(Key("http://a.com/%%41"), "http://a.com/%%41");
+  EXPECT_EQ(Key("http://a.com/%%41/"), "http://a.com/%%41/");
+  EXPECT_EQ(Key("http://a.com/x%?q=%%62"), "http://a.com/x%?q=%%62");
+  EXPECT_EQ(Key("http://a.com/%%67"), "http://a.com/%g");      // not a hex digit: no escape formed
+  EXPECT_EQ(Key("http://a.com/%20%41"), "http://a.com/%20A");  // a whole escape before: fine
 }
 
 TEST(NormalizeTest, Issue4OnlyHttpAndHttpsAreKeyed) {

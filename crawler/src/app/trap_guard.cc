@@ -1,0 +1,157 @@
+#include "app/trap_guard.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/hash/hash.h"
+#include "crawler/link_filter.h"
+#include "spdlog/spdlog.h"
+
+namespace crawler {
+namespace {
+
+constexpr size_t kSlots = size_t{1} << 18;
+constexpr uint64_t kPagesPerInlinkHost = 1000;
+
+size_t SlotOf(std::string_view key) { return absl::HashOf(key) & (kSlots - 1); }
+
+// "http://a.b:81/x/y?q#f" -> "a.b:81" (host and port), "/x/y", and whether a
+// query follows.
+struct UrlParts {
+  std::string_view authority;
+  std::string_view path;
+  bool has_query = false;
+};
+
+UrlParts PartsOf(std::string_view url) {
+  UrlParts parts;
+  const size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return parts;
+  const size_t start = scheme + 3;
+  const size_t path = url.find_first_of("/?#", start);
+  parts.authority = url.substr(start, path == std::string_view::npos ? url.npos : path - start);
+  if (path == std::string_view::npos) return parts;
+  const size_t end = url.find_first_of("?#", path);
+  parts.path = url.substr(path, end == std::string_view::npos ? url.npos : end - path);
+  parts.has_query = end != std::string_view::npos && url[end] == '?';
+  return parts;
+}
+
+template <typename T>
+T* Zeroed() {
+  return static_cast<T*>(std::calloc(kSlots, sizeof(T)));
+}
+
+// Distinct hosts set in a 64-bit linear-counting bitmap: 64 ln(64 / zeros).
+double InlinkHosts(uint64_t bits) {
+  const int zeros = 64 - __builtin_popcountll(bits);
+  return 64.0 * std::log(64.0 / std::max(zeros, 1));
+}
+
+}  // namespace
+
+bool HasRepeatedSegments(std::string_view path, uint64_t times) {
+  if (times < 2) return false;
+  std::vector<std::string_view> segments;
+  size_t at = 0;
+  while (at < path.size()) {
+    const size_t slash = path.find('/', at);
+    const size_t end = slash == std::string_view::npos ? path.size() : slash;
+    if (end > at) segments.push_back(path.substr(at, end - at));
+    at = end + 1;
+  }
+  for (size_t run = 1; run <= 3; ++run) {
+    for (size_t i = 0; i + run * times <= segments.size(); ++i) {
+      uint64_t repeats = 1;
+      while (repeats < times && i + (repeats + 1) * run <= segments.size()) {
+        bool same = true;
+        for (size_t k = 0; k < run && same; ++k) {
+          same = segments[i + k] == segments[i + repeats * run + k];
+        }
+        if (!same) break;
+        ++repeats;
+      }
+      if (repeats >= times) return true;
+    }
+  }
+  return false;
+}
+
+TrapGuard::TrapGuard(const CrawlOptions& options)
+    : host_budget_(options.trap_host_budget),
+      query_variants_(options.trap_query_variants),
+      repeated_segments_(options.trap_repeated_segments),
+      host_pages_(Zeroed<uint32_t>()),
+      host_inlinks_(Zeroed<uint64_t>()),
+      query_pages_(Zeroed<uint32_t>()) {}
+
+TrapGuard::~TrapGuard() {
+  std::free(host_pages_);
+  std::free(host_inlinks_);
+  std::free(query_pages_);
+}
+
+uint64_t TrapGuard::HostBudget(size_t slot) const {
+  const uint64_t bits =
+      std::atomic_ref<uint64_t>(host_inlinks_[slot]).load(std::memory_order_relaxed);
+  return host_budget_ + static_cast<uint64_t>(InlinkHosts(bits)) * kPagesPerInlinkHost;
+}
+
+void TrapGuard::OnPageFetched(std::string_view url) {
+  if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) return;
+  const UrlParts parts = PartsOf(url);
+  if (host_budget_ > 0) {
+    const size_t slot = SlotOf(parts.authority);
+    const uint64_t pages =
+        std::atomic_ref<uint32_t>(host_pages_[slot]).fetch_add(1, std::memory_order_relaxed) + 1;
+    if (pages == HostBudget(slot)) {
+      spdlog::warn(
+          "trap: {} reached its budget of {} pages (--trap-host-budget); its further "
+          "links are not followed",
+          std::string(parts.authority), pages);
+    }
+  }
+  if (query_variants_ > 0 && parts.has_query) {
+    const size_t slot = SlotOf(url.substr(0, parts.path.data() + parts.path.size() - url.data()));
+    const uint64_t pages =
+        std::atomic_ref<uint32_t>(query_pages_[slot]).fetch_add(1, std::memory_order_relaxed) + 1;
+    if (pages == query_variants_) {
+      spdlog::warn(
+          "trap: {} fetched with {} queries (--trap-query-variants); its further "
+          "query links are not followed",
+          std::string(url.substr(0, parts.path.data() + parts.path.size() - url.data())), pages);
+    }
+  }
+}
+
+TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
+  if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) {
+    return TrapKind::kNone;  // calloc failed: no defence rather than no crawl
+  }
+  const UrlParts parts = PartsOf(url);
+  if (repeated_segments_ > 0 && HasRepeatedSegments(parts.path, repeated_segments_)) {
+    return TrapKind::kRepeatedSegments;
+  }
+  if (host_budget_ > 0) {
+    const size_t slot = SlotOf(parts.authority);
+    if (!from_host.empty() && HostOfUrl(url) != from_host) {
+      std::atomic_ref<uint64_t>(host_inlinks_[slot])
+          .fetch_or(uint64_t{1} << (absl::HashOf(from_host) & 63), std::memory_order_relaxed);
+    }
+    const uint64_t pages =
+        std::atomic_ref<uint32_t>(host_pages_[slot]).load(std::memory_order_relaxed);
+    if (pages >= HostBudget(slot)) return TrapKind::kHostBudget;
+  }
+  if (query_variants_ > 0 && parts.has_query) {
+    const size_t slot = SlotOf(url.substr(0, parts.path.data() + parts.path.size() - url.data()));
+    const uint64_t pages =
+        std::atomic_ref<uint32_t>(query_pages_[slot]).load(std::memory_order_relaxed);
+    if (pages >= query_variants_) return TrapKind::kQueryVariants;
+  }
+  return TrapKind::kNone;
+}
+
+}  // namespace crawler
