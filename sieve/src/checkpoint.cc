@@ -168,10 +168,11 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     if (absl::Status s = ReadHeader(in, version, policy, counters); !s.ok()) return s;
     absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Load(policy, in.stream());
     if (!filter.ok()) return filter.status();
-    state = std::make_unique<State>(
-        *std::move(filter),
-        internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
-        counters);
+    state =
+        std::make_unique<State>(*std::move(filter),
+                                internal::SpillQueueOptions{resolved->queue_memory_budget_bytes,
+                                                            resolved->spill_dir, runtime.log_sink},
+                                counters);
     std::lock_guard<std::mutex> lock(state->mutex);
     return ReadQueue(in, version, state->queue);
   });

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "file_io.h"
-#include "spdlog/spdlog.h"
+#include "log_emit.h"
 
 namespace sieve::internal {
 namespace {
@@ -99,8 +99,10 @@ void SpillQueue::SpillTail() {
   } else {
     // Keep the segment in memory rather than lose URLs; the budget is exceeded.
     if (!spill_failing_) {
-      spdlog::error("sieve: cannot spill queued URLs to disk, keeping them in memory: {}",
-                    status.ToString());
+      Emit(options_.log, LogLevel::kError,
+           absl::StrCat("sieve: cannot spill queued URLs to disk, keeping them in memory "
+                        "(over queue_memory_budget_bytes): ",
+                        status.ToString()));
     }
     spill_failing_ = true;
     spilled.file.clear();

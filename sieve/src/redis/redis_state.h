@@ -61,6 +61,7 @@ struct RedisSieve::State {
   bool push_module ABSL_GUARDED_BY(mutex) = false;
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
+  uint64_t producers ABSL_GUARDED_BY(mutex) = 0;  // this client's open producers
   // Leased from Redis by a pop round trip, not yet returned by Pop: (URL,
   // host), the host as the pop script named it ("" without host_key).
   std::deque<std::pair<std::string, std::string>> leased ABSL_GUARDED_BY(mutex);
