@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 import scrapy
 from scrapy.crawler import CrawlerProcess
+from scrapy.http import TextResponse
 
 
 class SiteSpider(scrapy.Spider):
@@ -35,8 +36,12 @@ class SiteSpider(scrapy.Spider):
 
     def parse(self, response):
         self.fetched.append(response.url)
+        if not isinstance(response, TextResponse):
+            return
         for href in response.css("a::attr(href)").getall():
-            yield response.follow(href, callback=self.parse)
+            url = response.urljoin(href)
+            if url.startswith(("http://", "https://")):  # not mailto:, javascript:
+                yield scrapy.Request(url, callback=self.parse)
 
 
 def main():
