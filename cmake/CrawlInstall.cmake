@@ -26,7 +26,18 @@ foreach(lib bloom sieve)
     ${CMAKE_CURRENT_BINARY_DIR}/${lib}ConfigVersion.cmake
     DESTINATION ${CRAWL_CMAKE_DIR}/${lib})
 endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindxxHash.cmake DESTINATION ${CRAWL_CMAKE_DIR}/bloom)
+
+# pkg-config files beside the CMake packages: lib/pkgconfig/{bloom,sieve}.pc
+# (`pkg-config --cflags --libs sieve`; add --static for the static libraries).
+file(RELATIVE_PATH CRAWL_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+foreach(lib bloom sieve)
+  if(TARGET ${lib})
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/${lib}.pc.in
+      ${CMAKE_CURRENT_BINARY_DIR}/${lib}.pc @ONLY)
+    install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${lib}.pc
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  endif()
+endforeach()
 
 # sieve's optional component `redis`: its own export set, so that
 # sieveTargets.cmake does not name hiredis.

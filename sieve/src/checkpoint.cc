@@ -264,7 +264,8 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
   queue_options.spill_dir = runtime.spill_dir;
   absl::StatusOr<SieveOptions> resolved = internal::ValidateOptions(queue_options);
   if (!resolved.ok()) return resolved.status();
-  const internal::SpillQueueOptions spill{resolved->queue_memory_budget_bytes, resolved->spill_dir};
+  const internal::SpillQueueOptions spill{resolved->queue_memory_budget_bytes, resolved->spill_dir,
+                                          runtime.log_sink};
 
   std::unique_ptr<State> state;
   Manifest manifest;

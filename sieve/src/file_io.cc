@@ -2,6 +2,9 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+
+// Compiled in, as in bloom: no link dependency on libxxhash (CrawlLibrary.cmake).
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <array>

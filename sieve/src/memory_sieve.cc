@@ -6,9 +6,10 @@
 #include <cassert>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "bloom/hash.h"
+#include "log_emit.h"
 #include "sieve_state.h"
-#include "spdlog/spdlog.h"
 #include "validate_options.h"
 
 namespace sieve {
@@ -16,6 +17,7 @@ namespace sieve {
 MemorySieve::State::State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
                           const SieveCounters& counters)
     : filter(std::move(filter_in)),
+      log(queue_options.log),
       warner(filter.Capacity(), counters.overflow_warnings),
       accepted(counters.accepted),
       dropped(counters.dropped),
@@ -29,13 +31,17 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Create(const SieveOpti
   if (!resolved.ok()) return resolved.status();
   absl::StatusOr<internal::SeenFilter> filter = internal::SeenFilter::Create(*resolved);
   if (!filter.ok()) return filter.status();
-  spdlog::debug("sieve: filter for {} URLs at p = {} ({} policy) uses {} bytes",
-                resolved->expected_count, resolved->fp_rate,
-                OverflowPolicyName(resolved->overflow_policy), filter->MemoryBytes());
-  auto state = std::make_unique<State>(
-      *std::move(filter),
-      internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
-      SieveCounters{});
+  internal::Emit(
+      resolved->log_sink, LogLevel::kDebug,
+      absl::StrFormat("sieve: filter for expected_count %d at fp_rate %g (%s overflow "
+                      "policy) uses %d bytes",
+                      resolved->expected_count, resolved->fp_rate,
+                      OverflowPolicyName(resolved->overflow_policy), filter->MemoryBytes()));
+  auto state =
+      std::make_unique<State>(*std::move(filter),
+                              internal::SpillQueueOptions{resolved->queue_memory_budget_bytes,
+                                                          resolved->spill_dir, resolved->log_sink},
+                              SieveCounters{});
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 
@@ -59,7 +65,7 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_v
   }
   const uint64_t accepted = s.accepted.fetch_add(1, std::memory_order_relaxed) + 1;
   if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(accepted)) {
-    s.warner.Check(accepted, s.filter);
+    s.warner.Check(accepted, s.filter, s.log);
   }
   return true;
 }
@@ -147,7 +153,7 @@ size_t MemorySieve::PushBatch(absl::Span<const std::string_view> urls,
   }
   const uint64_t total = s.accepted.load(std::memory_order_relaxed);
   if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(total)) {
-    s.warner.Check(total, s.filter);
+    s.warner.Check(total, s.filter, s.log);
   }
   if (count > 0) s.changed.notify_all();
   return count;
@@ -163,8 +169,10 @@ std::optional<SieveEntry> PopLocked(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_
     absl::StatusOr<std::optional<SieveEntry>> entry = s.queue.Pop();
     if (!entry.ok()) {
       s.lost += before - s.queue.Size();
-      spdlog::error("sieve: lost {} queued URLs: {}", before - s.queue.Size(),
-                    entry.status().ToString());
+      internal::Emit(s.log, LogLevel::kError,
+                     absl::StrFormat("sieve: lost %d queued URLs (a spilled segment could not be "
+                                     "read back): %s",
+                                     before - s.queue.Size(), entry.status().ToString()));
       continue;
     }
     s.in_flight.insert_or_assign((*entry)->url,
@@ -175,9 +183,16 @@ std::optional<SieveEntry> PopLocked(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_
   return std::nullopt;
 }
 
+// True when nothing more can come: closed, or an empty queue with no URL in
+// flight (whose page may yield links) and no producer still open.
+bool NothingMore(const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  return s.closed.load(std::memory_order_relaxed) ||
+         (s.queue.Size() == 0 && s.in_flight.empty() && s.producers == 0);
+}
+
 // True when a Pop can stop waiting: something to pop, or nothing will come.
 bool PopReady(const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  return s.closed.load(std::memory_order_relaxed) || s.queue.Size() > 0 || s.in_flight.empty();
+  return s.queue.Size() > 0 || NothingMore(s);
 }
 
 }  // namespace
@@ -220,7 +235,7 @@ bool MemorySieve::MarkDone(std::string_view url) {
   if (it == s.in_flight.end()) return false;
   s.in_flight.erase(it);
   ++s.done;
-  if (s.in_flight.empty() && s.queue.Size() == 0) s.changed.notify_all();
+  if (NothingMore(s)) s.changed.notify_all();
   return true;
 }
 
@@ -248,8 +263,21 @@ void MemorySieve::Close() {
 
 bool MemorySieve::IsFinished() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->closed.load(std::memory_order_relaxed) ||
-         (state_->queue.Size() == 0 && state_->in_flight.empty());
+  return NothingMore(*state_);
+}
+
+void MemorySieve::AddProducer() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  ++state_->producers;
+}
+
+void MemorySieve::ProducerDone() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    assert(state_->producers > 0 && "ProducerDone without AddProducer");
+    if (state_->producers > 0) --state_->producers;
+  }
+  state_->changed.notify_all();  // the last producer: waiting Pops may end
 }
 
 SieveStats MemorySieve::Stats() const {
@@ -265,6 +293,7 @@ SieveStats MemorySieve::Stats() const {
     stats.refused = s.refused.load(std::memory_order_relaxed);
     stats.deferred = s.deferred;
     stats.closed = s.closed.load(std::memory_order_relaxed);
+    stats.producers = s.producers;
     stats.queue_memory_bytes = s.queue.MemoryBytes();
     stats.queue_disk_bytes = s.queue.DiskBytes();
     stats.spilled_segments = s.queue.SpilledSegments();

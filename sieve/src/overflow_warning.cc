@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
-#include "spdlog/spdlog.h"
+#include "log_emit.h"
 
 namespace sieve::internal {
 
@@ -13,8 +13,9 @@ std::string FormatOverflowWarning(double estimated_count, uint64_t capacity, dou
   return absl::StrFormat(
       "sieve: the filter holds about %.0f distinct URLs, more than its capacity of %d: its "
       "false-positive rate is now %.4g (sized for %.4g), so more new URLs are wrongly dropped "
-      "as seen. Re-run with a larger --expected (at least %.0f) or with the grow overflow "
-      "policy (--overflow grow).",
+      "as seen. Size the Sieve for more URLs (SieveOptions::expected_count at least %.0f) "
+      "or let the filter grow (SieveOptions::overflow_policy = OverflowPolicy::kGrow, the "
+      "\"grow\" overflow policy).",
       estimated_count, capacity, current_fp_rate, target_fp_rate, 2 * estimated_count);
 }
 
@@ -30,7 +31,7 @@ uint64_t OverflowWarner::Threshold(uint64_t warnings) const {
   return capacity_ << warnings;
 }
 
-void OverflowWarner::Check(uint64_t accepted, const SeenFilter& filter) {
+void OverflowWarner::Check(uint64_t accepted, const SeenFilter& filter, const LogSink& log) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!Due(accepted)) return;  // another thread checked meanwhile
   const uint64_t threshold = Threshold(warnings());
@@ -41,8 +42,9 @@ void OverflowWarner::Check(uint64_t accepted, const SeenFilter& filter) {
     next_check_.store(accepted + std::max<uint64_t>(threshold / 64, 1), std::memory_order_relaxed);
     return;
   }
-  spdlog::warn(FormatOverflowWarning(estimated, filter.Capacity(), filter.CurrentFpRate(),
-                                     filter.TargetFpRate()));
+  Emit(log, LogLevel::kWarning,
+       FormatOverflowWarning(estimated, filter.Capacity(), filter.CurrentFpRate(),
+                             filter.TargetFpRate()));
   const uint64_t warnings = warnings_.fetch_add(1, std::memory_order_relaxed) + 1;
   next_check_.store(Threshold(warnings), std::memory_order_relaxed);
 }

@@ -10,7 +10,7 @@
 // then is n^ read.
 //
 //   OverflowWarner warner(filter.Capacity(), /*warnings_so_far=*/0);
-//   if (warner.Due(accepted)) warner.Check(accepted, filter);
+//   if (warner.Due(accepted)) warner.Check(accepted, filter, options.log_sink);
 //
 // Threading: Due is lock-free; Check serializes itself.
 #ifndef SIEVE_SRC_OVERFLOW_WARNING_H_
@@ -22,6 +22,7 @@
 #include <string>
 
 #include "seen_filter.h"
+#include "sieve/log.h"
 
 namespace sieve::internal {
 
@@ -38,8 +39,9 @@ class OverflowWarner {
   bool Due(uint64_t accepted) const {
     return accepted >= next_check_.load(std::memory_order_relaxed);
   }
-  // Reads n^; if it passed the threshold, logs the warning and doubles the threshold.
-  void Check(uint64_t accepted, const SeenFilter& filter);
+  // Reads n^; if it passed the threshold, sends the warning to `log` (empty:
+  // StderrLogSink) and doubles the threshold.
+  void Check(uint64_t accepted, const SeenFilter& filter, const LogSink& log);
   uint64_t warnings() const { return warnings_.load(std::memory_order_relaxed); }
 
  private:

@@ -63,6 +63,7 @@ struct MemorySieve::State {
         const SieveCounters& counters);
 
   internal::SeenFilter filter;
+  const LogSink log;  // SieveOptions::log_sink (empty: the default sink)
   internal::OverflowWarner warner;
   std::array<std::mutex, kStripeCount> stripes;
   std::atomic<uint64_t> accepted;
@@ -93,6 +94,9 @@ struct MemorySieve::State {
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t lost ABSL_GUARDED_BY(mutex) = 0;
   uint64_t deferred ABSL_GUARDED_BY(mutex) = 0;  // not saved: a runtime figure
+  // AddProducer calls not yet matched by ProducerDone: while > 0 a Pop waits
+  // on an empty queue. Not saved: producers belong to a process.
+  uint64_t producers ABSL_GUARDED_BY(mutex) = 0;
 };
 
 }  // namespace sieve

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "file_io.h"
-#include "spdlog/spdlog.h"
+#include "log_emit.h"
 
 namespace sieve::internal {
 namespace {
@@ -138,16 +138,20 @@ void SpillQueue::SpillSegment(Segment segment) {
   if (absl::Status status = WriteSpillFile(segment, spilled); status.ok()) {
     disk_bytes_ += spilled.info.FileBytes();
     ++spilled_files_;
-    if (!spill_error_.ok())
-      spdlog::info("sieve: spilling to {} works again", private_dir_.string());
+    if (!spill_error_.ok()) {
+      Emit(options_.log, LogLevel::kInfo,
+           absl::StrCat("sieve: spilling to ", private_dir_.string(), " works again"));
+    }
     spill_error_ = absl::OkStatus();
   } else {
     // Keep the segment in memory rather than lose URLs; the budget is exceeded
     // and Health() says so until a spill succeeds again.
     ++spill_failures_;
     if (spill_error_.ok()) {
-      spdlog::error("sieve: cannot spill queued URLs, keeping them in memory: {}",
-                    status.ToString());
+      Emit(options_.log, LogLevel::kError,
+           absl::StrCat("sieve: cannot spill queued URLs to disk, keeping them in memory "
+                        "(over queue_memory_budget_bytes): ",
+                        status.ToString()));
     }
     spill_error_ = absl::Status(
         status.code(),

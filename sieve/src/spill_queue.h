@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "segment.h"
 #include "segment_file.h"
+#include "sieve/log.h"
 
 namespace sieve::internal {
 
@@ -47,6 +48,8 @@ struct SpillQueueOptions {
   // Parent of the queue's private directory (created on first spill, removed
   // with the queue). Must exist.
   std::filesystem::path spill_dir;
+  // Where a failed spill is reported (empty: StderrLogSink).
+  LogSink log = nullptr;
 };
 
 class SpillQueue {

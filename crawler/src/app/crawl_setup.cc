@@ -5,9 +5,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "crawler/link_filter.h"
 #include "crawler/url.h"
+#include "spdlog/spdlog.h"
 
 namespace crawler {
 
@@ -50,8 +52,38 @@ bool IsPrivateHost(std::string_view host_view) {
          (octet[0] == 169 && octet[1] == 254);
 }
 
+std::string SieveMessageInFlags(std::string_view message) {
+  return absl::StrReplaceAll(
+      absl::string_view(message.data(), message.size()),
+      {{"SieveOptions::overflow_policy = OverflowPolicy::kGrow, the \"grow\" overflow policy",
+        "--overflow grow"},
+       {"SieveOptions::expected_count", "--expected"},
+       {"queue_memory_budget_bytes", "--queue-memory"}});
+}
+
+sieve::LogSink CrawlSieveLogSink() {
+  return [](sieve::LogLevel level, std::string_view message) {
+    const std::string text = SieveMessageInFlags(message);
+    switch (level) {
+      case sieve::LogLevel::kDebug:
+        spdlog::debug(text);
+        break;
+      case sieve::LogLevel::kInfo:
+        spdlog::info(text);
+        break;
+      case sieve::LogLevel::kWarning:
+        spdlog::warn(text);
+        break;
+      case sieve::LogLevel::kError:
+        spdlog::error(text);
+        break;
+    }
+  };
+}
+
 sieve::SieveOptions SieveOptionsOf(const CrawlOptions& options) {
   sieve::SieveOptions s;
+  s.log_sink = CrawlSieveLogSink();
   s.expected_count = options.expected;
   s.fp_rate = options.fp_rate;
   s.queue_memory_budget_bytes = options.queue_memory;

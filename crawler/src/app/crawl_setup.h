@@ -11,6 +11,7 @@
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
 #include "crawler/options.h"
+#include "sieve/log.h"
 #include "sieve/options.h"
 
 namespace crawler {
@@ -24,6 +25,13 @@ absl::StatusOr<std::vector<std::string>> NormalizeSeeds(const std::vector<std::s
 // addresses and "localhost": block_private "auto" allows them only when a
 // seed is one.
 bool IsPrivateHost(std::string_view host);
+
+// The Sieve's messages (sieve/log.h) into the crawler's log (spdlog), with
+// the library's option names turned into the crawl flags that set them
+// ("SieveOptions::expected_count" -> "--expected").
+sieve::LogSink CrawlSieveLogSink();
+// The crawl flags' words for a Sieve message.
+std::string SieveMessageInFlags(std::string_view message);
 
 sieve::SieveOptions SieveOptionsOf(const CrawlOptions& options);
 FrontierOptions FrontierOptionsOf(const CrawlOptions& options);

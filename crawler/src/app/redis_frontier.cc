@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "app/crawl_setup.h"
 #include "crawler/host_queues.h"
 #include "sieve/redis_sieve.h"
 #include "spdlog/spdlog.h"
@@ -31,6 +32,7 @@ absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
   sieve::RedisSieveOptions base;
   base.expected_count = options.expected;
   base.fp_rate = options.fp_rate;
+  base.log_sink = CrawlSieveLogSink();
   // Host partitions: one process at a time fetches a host, so --per-host and
   // --delay hold fleet-wide; a host given back waits the longest configured
   // delay before another process may start on it.

@@ -49,6 +49,8 @@ class MemorySieve final : public Sieve {
   bool Defer(std::string_view url) override;
   void Close() override;
   bool IsFinished() const override;
+  void AddProducer() override;
+  void ProducerDone() override;
   SieveStats Stats() const override;
   absl::Status Health() const override;
   absl::Status Save(const std::filesystem::path& dir) const override;

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "bloom/params.h"
+#include "sieve/log.h"
 
 namespace sieve {
 
@@ -62,6 +63,11 @@ struct SieveOptions {
   bloom::Layout layout = bloom::Layout::kBlocked;
   // Ask for transparent huge pages for filters of 2 MiB and more.
   bool huge_pages = true;
+  // Where the Sieve's messages go: the over-capacity warning, spill and
+  // read-back failures, the filter's size (sieve/log.h says which, and the
+  // sink's threading rule). Empty: StderrLogSink (kInfo and up to stderr).
+  // Sieve::Open takes it from its `runtime` options.
+  LogSink log_sink = nullptr;
 };
 
 }  // namespace sieve

@@ -164,6 +164,9 @@ struct RedisSieveOptions {
   std::chrono::milliseconds stats_cache{std::chrono::seconds(2)};
   // How often a blocked Pop asks Redis again while other processes hold leases.
   std::chrono::milliseconds poll_interval{50};
+  // Where this client's messages go (sieve/log.h): failures, the capacity
+  // warning, retries (kDebug). Empty: StderrLogSink.
+  LogSink log_sink = nullptr;
   RedisRetryPolicy retry;
 };
 
@@ -195,6 +198,8 @@ class RedisSieve final : public Sieve {
   bool Defer(std::string_view url) override;
   void Close() override;
   bool IsFinished() const override;
+  void AddProducer() override;
+  void ProducerDone() override;
   SieveStats Stats() const override;
   absl::Status Save(const std::filesystem::path& dir) const override;
 

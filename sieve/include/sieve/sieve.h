@@ -21,6 +21,18 @@
 //   // Every thread's Pop returns nullopt once the queue is empty and no URL is
 //   // in flight: the crawl is complete.
 //
+// Consumers that start before their producers, or that are fed from outside
+// (another thread reading a feed, a socket, a Scrapy engine), register the
+// producers: while any is open, Pop waits on an empty queue instead of
+// returning, and it ends once every producer is done and the queue is
+// drained (and nothing is in flight).
+//
+//   sieve::Sieve::Producer feed(*sieve);          // before any consumer starts
+//   std::thread consumer([&] { while (auto url = sieve->Pop()) Fetch(*url); });
+//   for (const std::string& url : ReadFeed()) sieve->Push(url);
+//   feed.Done();                                   // or let it go out of scope
+//   consumer.join();                               // it drained the queue
+//
 // Per-URL payload: a pusher may attach opaque bytes to a URL (the crawler's
 // depth, parent and redirect count; an embedder's request metadata). They
 // travel with the URL in the queue, in memory, in spilled segments and in
@@ -56,6 +68,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "sieve/log.h"
 #include "sieve/options.h"
 #include "sieve/stats.h"
 
@@ -120,8 +133,9 @@ class Sieve {
 
   // The oldest queued URL and its payload; the URL is then in flight until
   // MarkDone(url). Blocks while the queue is empty and another URL is in
-  // flight (its page may yield more links). Returns nullopt once Close() was
-  // called, or once the queue is empty and nothing is in flight: the crawl is
+  // flight (its page may yield more links) or a producer is open
+  // (AddProducer). Returns nullopt once Close() was called, or once the queue
+  // is empty, nothing is in flight and no producer is open: the crawl is
   // complete.
   virtual std::optional<SieveEntry> PopEntry() = 0;
   // PopEntry without blocking: nullopt if nothing is queued right now.
@@ -152,8 +166,49 @@ class Sieve {
   // Wakes every blocked Pop (they return nullopt) and refuses further pushes
   // and pops. Queued and in-flight URLs stay and can be saved.
   virtual void Close() = 0;
-  // True once closed, or when the queue is empty and nothing is in flight.
+  // True once closed, or when the queue is empty, nothing is in flight and
+  // no producer is open.
   virtual bool IsFinished() const = 0;
+
+  // Producer counting, for consumers that must wait for URLs not pushed yet.
+  // AddProducer opens a producer: until the matching ProducerDone, a Pop on
+  // an empty queue waits (PopEntryFor until its timeout) rather than
+  // returning nullopt, and IsFinished is false. Call AddProducer before the
+  // consumers could see an empty queue (before starting them), and
+  // ProducerDone exactly once per AddProducer (on every path: the Producer
+  // handle below does it), or consumers wait forever (Close still ends them).
+  // Several producers may be open at once; the count is not saved in
+  // checkpoints. RedisSieve counts this client's producers only: its
+  // consumers wait while their own process has one open (or the fleet still
+  // has URLs queued or leased); other processes' producers are not seen.
+  virtual void AddProducer() = 0;
+  virtual void ProducerDone() = 0;
+
+  // An open producer for the lifetime of the handle (AddProducer in the
+  // constructor, ProducerDone in Done() or the destructor, whichever is
+  // first). Movable; the Sieve must outlive it.
+  class Producer {
+   public:
+    explicit Producer(Sieve& sieve) : sieve_(&sieve) { sieve_->AddProducer(); }
+    ~Producer() { Done(); }
+    Producer(Producer&& other) noexcept : sieve_(std::exchange(other.sieve_, nullptr)) {}
+    Producer& operator=(Producer&& other) noexcept {
+      if (this != &other) {
+        Done();
+        sieve_ = std::exchange(other.sieve_, nullptr);
+      }
+      return *this;
+    }
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+    // This producer pushed its last URL.
+    void Done() {
+      if (sieve_ != nullptr) std::exchange(sieve_, nullptr)->ProducerDone();
+    }
+
+   private:
+    Sieve* sieve_;
+  };
 
   virtual SieveStats Stats() const = 0;
 

@@ -27,6 +27,7 @@ struct SieveStats {
   // Pushes refused because their payload was over kMaxPayloadBytes.
   uint64_t refused = 0;
   bool closed = false;
+  uint64_t producers = 0;  // open producers (Sieve::AddProducer not yet done)
 
   // Filter. estimated_count is the filter's fill-based estimate n^ of distinct
   // URLs (bloom/filter.h: within 1-2% below 50% fill).

@@ -7,9 +7,9 @@
 #include <thread>
 #include <utility>
 
+#include "../log_emit.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "spdlog/spdlog.h"
 
 namespace sieve::internal {
 
@@ -62,7 +62,8 @@ RedisConnection::RedisConnection(const RedisSieveOptions& options)
     : host_(options.host),
       port_(options.port),
       io_timeout_(options.io_timeout),
-      retry_(options.retry) {}
+      retry_(options.retry),
+      log_(options.log_sink) {}
 
 RedisConnection::~RedisConnection() {
   if (context_ != nullptr) redisFree(context_);
@@ -171,8 +172,9 @@ absl::StatusOr<std::vector<RedisReply>> RedisConnection::Run(
     absl::StatusOr<std::vector<RedisReply>> replies = SendOnce(commands);
     if (!replies.ok()) {
       last = replies.status();
-      spdlog::debug("redis {}:{}: attempt {} failed: {}", host_, port_, attempt,
-                    std::string(last.message()));
+      Emit(log_, LogLevel::kDebug,
+           absl::StrCat("redis ", host_, ":", port_, ": attempt ", attempt,
+                        " failed: ", last.message()));
       continue;
     }
     bool noscript = std::any_of(replies->begin(), replies->end(),

@@ -73,6 +73,7 @@ class RedisConnection {
   int port_;
   std::chrono::milliseconds io_timeout_;
   RedisRetryPolicy retry_;
+  LogSink log_;
   redisContext* context_ = nullptr;
   bool connected_once_ = false;
   std::vector<std::string> scripts_;

@@ -9,12 +9,12 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "../log_emit.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "heartbeat.h"
 #include "redis_state.h"
 #include "scripts.h"
-#include "spdlog/spdlog.h"
 
 namespace sieve {
 namespace {
@@ -125,9 +125,11 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   }
   absl::StatusOr<bool> push_module = ShouldUsePushModule(c, options, *layout);
   if (!push_module.ok()) return push_module.status();
-  spdlog::debug("redis sieve '{}' at {}:{}: {} ({} shard keys), client {}, push by {}",
-                options.name, options.host, options.port, meta, layout->ShardCount(), state->owner,
-                *push_module ? "the crawlsieve module" : "the Lua script");
+  internal::Emit(
+      options.log_sink, LogLevel::kDebug,
+      absl::StrFormat("redis sieve '%s' at %s:%d: %s (%d shard keys), client %s, push by %s",
+                      options.name, options.host, options.port, meta, layout->ShardCount(),
+                      state->owner, *push_module ? "the crawlsieve module" : "the Lua script"));
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);

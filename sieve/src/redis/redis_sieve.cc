@@ -190,9 +190,22 @@ bool RedisSieve::IsFinished() const {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s)) return true;
-  if (!s.leased.empty() || !s.in_flight.empty()) return false;
+  if (!s.leased.empty() || !s.in_flight.empty() || s.producers > 0) return false;
   if (!AckAndLease(s, 0)) return true;  // failed: as closed
   return s.queued == 0 && s.leases == 0;
+}
+
+void RedisSieve::AddProducer() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  ++state_->producers;
+}
+
+void RedisSieve::ProducerDone() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->producers > 0) --state_->producers;
+  }
+  state_->closed_changed.notify_all();  // pollers look again at once
 }
 
 absl::Status RedisSieve::Save(const std::filesystem::path&) const {

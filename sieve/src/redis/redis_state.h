@@ -64,6 +64,7 @@ struct RedisSieve::State {
   bool push_module ABSL_GUARDED_BY(mutex) = false;
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
+  uint64_t producers ABSL_GUARDED_BY(mutex) = 0;  // this client's open producers
   // Leased from Redis by a pop round trip, not yet returned by Pop: (queue
   // element, host), the element as stored (queue_element.h: URL and
   // payload), the host as the pop script named it ("" without host_key).

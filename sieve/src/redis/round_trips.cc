@@ -6,11 +6,11 @@
 #include <string>
 #include <utility>
 
+#include "../log_emit.h"
 #include "../overflow_warning.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "push_wire.h"
-#include "spdlog/spdlog.h"
 
 namespace sieve::internal {
 namespace {
@@ -108,8 +108,9 @@ bool Usable(const State& s) { return !s.closed && s.failure.ok(); }
 void Fail(State& s, const absl::Status& status) {
   if (!s.failure.ok()) return;
   s.failure = status;
-  spdlog::error("redis sieve '{}': {}; this client stops (its leases expire and go to others)",
-                s.options.name, status.ToString());
+  Emit(s.options.log_sink, LogLevel::kError,
+       absl::StrCat("redis sieve '", s.options.name, "': ", status.ToString(),
+                    "; this client stops (its leases expire and go to others)"));
 }
 
 bool PushUrls(State& s, absl::Span<const std::string_view> urls,
@@ -133,10 +134,10 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
       return false;
     }
     if (s.push_module && ModuleIsGone(*replies)) {
-      spdlog::warn(
-          "redis sieve '{}': the server no longer has the crawlsieve module; pushing "
-          "through the Lua script",
-          s.options.name);
+      Emit(s.options.log_sink, LogLevel::kWarning,
+           absl::StrCat("redis sieve '", s.options.name,
+                        "': the server no longer has the crawlsieve module; pushing "
+                        "through the Lua script"));
       s.push_module = false;
       continue;  // the same URLs again, through the script
     }
@@ -276,9 +277,10 @@ void RefreshFleetFigures(State& s, bool force) {
                            static_cast<double>(1ULL << std::min<uint64_t>(s.overflow_warnings, 62));
   if (estimate > threshold) {
     ++s.overflow_warnings;
-    spdlog::warn("redis sieve '{}': {}", s.options.name,
-                 FormatOverflowWarning(estimate, s.layout.capacity(), s.layout.FpRate(estimate),
-                                       s.layout.target_fp_rate()));
+    Emit(s.options.log_sink, LogLevel::kWarning,
+         absl::StrCat("redis sieve '", s.options.name, "': ",
+                      FormatOverflowWarning(estimate, s.layout.capacity(),
+                                            s.layout.FpRate(estimate), s.layout.target_fp_rate())));
   }
 }
 
