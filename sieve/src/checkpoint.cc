@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "file_io.h"
+#include "fp_sample.h"
 #include "sieve/memory_sieve.h"
 #include "sieve_state.h"
 #include "validate_options.h"
@@ -142,9 +143,11 @@ absl::Status MemorySieve::Save(const fs::path& dir) const {
   // Every stripe, then the queue: no push is between filter and queue now.
   AllStripesLock stripes(state_->stripes);
   std::lock_guard<std::mutex> lock(state_->mutex);
-  return internal::WriteFileAtomically(
+  absl::Status saved = internal::WriteFileAtomically(
       CheckpointPath(dir),
       [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS { return WriteBody(*state_, out); });
+  if (!saved.ok()) return saved;
+  return internal::SaveSampleBeside(state_->sample, dir);
 }
 
 absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& dir,
@@ -171,11 +174,12 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     state = std::make_unique<State>(
         *std::move(filter),
         internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir},
-        counters);
+        counters, internal::SampleOptionsOf(runtime));
     std::lock_guard<std::mutex> lock(state->mutex);
     return ReadQueue(in, version, state->queue);
   });
   if (!status.ok()) return status;
+  internal::LoadSampleBeside(state->sample, dir);
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
+#include "fp_sample.h"
 #include "overflow_warning.h"
 #include "seen_filter.h"
 #include "sieve/memory_sieve.h"
@@ -59,9 +60,10 @@ struct SieveCounters {
 
 struct MemorySieve::State {
   State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
-        const SieveCounters& counters);
+        const SieveCounters& counters, const internal::FpSample::Options& sample_options = {});
 
   internal::SeenFilter filter;
+  internal::FpSample sample;  // the measured rate (fp_sample.h); its own file in checkpoints
   internal::OverflowWarner warner;
   std::array<std::mutex, kStripeCount> stripes;
   std::atomic<uint64_t> accepted;

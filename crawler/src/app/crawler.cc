@@ -25,6 +25,7 @@
 #include "app/checkpointer.h"
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
+#include "app/filter_report.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
@@ -378,6 +379,7 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.seen_estimate = sieve.estimated_count;
   p.filter_fill = sieve.fill_ratio;
   p.filter_fp_rate = sieve.current_fp_rate;
+  p.fp_measured = MeasuredLossOf(sieve);
   return p;
 }
 
@@ -400,14 +402,12 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   CrawlSummary summary = stats_.Snapshot();
   const sieve::SieveStats sieve = sieve_->Stats();
   summary.duration_s = CrawlSeconds();  // all runs of a resumed crawl
-  summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
+  FillFilterFields(sieve, summary);
   robots_.AddStats(&summary);
   const FrontierStats frontier = frontier_->Stats();
   summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);
   summary.over_host_limit = static_cast<int64_t>(frontier.over_host_limit);
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
-  summary.filter_fp_rate = sieve.current_fp_rate;
-  summary.filter_fill = sieve.fill_ratio;
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
   stats_.hosts().Fill(policy_->Dropped(), &summary);
