@@ -1,5 +1,5 @@
 // The crawl program's exit status from its summary (crawler/cli.h's table).
-#include "app/exit_status.h"
+#include "../../../crawler/src/app/exit_status.h"
 
 #include "crawler/cli.h"
 #include "gtest/gtest.h"
