@@ -44,6 +44,10 @@ ABSL_FLAG(std::string, replot, "",
           "read rows printed by an earlier --json run from this file (instead of measuring) "
           "and draw them with --plot");
 ABSL_FLAG(std::string, spill_dir, "", "the Sieve's spill directory (default: $TMPDIR)");
+ABSL_FLAG(double, fp_sample_max_urls, 131072,
+          "SieveOptions::fp_sample_max_urls (0: no sample, for the A/B of its cost)");
+ABSL_FLAG(bool, fp_rows, true,
+          "also print measured vs computed false-positive rate at p = 0.01 and 0.0001");
 
 namespace sieve_bench {
 namespace {
@@ -61,6 +65,8 @@ struct Row {
   double push_single_ns = 0;  // one Push call per URL
   double wrongly_dropped_rate = 0;
   double disk_bytes_per_url = 0;
+  uint64_t sample_bytes = 0;   // the Sieve's fp sample (fp_sample.h); 0 when off
+  uint64_t sample_one_in = 0;  // its S at the end
 };
 
 // Feeds URLs [0, n) to `consume` in chunks, timing only `consume`.
@@ -94,7 +100,63 @@ sieve::SieveOptions SieveOptionsFor(uint64_t n) {
   options.expected_count = expected > 0 ? static_cast<uint64_t>(expected) : n;
   options.fp_rate = absl::GetFlag(FLAGS_p);
   options.spill_dir = absl::GetFlag(FLAGS_spill_dir);
+  options.fp_sample_max_urls = static_cast<uint64_t>(absl::GetFlag(FLAGS_fp_sample_max_urls));
   return options;
+}
+
+// The rate the filter's formula predicts, averaged over a stream of n distinct
+// URLs (push j sees FpRateFor(URLs accepted so far)), in steps of n/1000.
+double ComputedAverageRate(const sieve::SieveOptions& o, uint64_t n) {
+  const bloom::FilterShape shape = *bloom::ShapeFor(o.layout, o.expected_count, o.fp_rate);
+  const uint64_t step = std::max<uint64_t>(n / 1000, 1);
+  double accepted = 0;
+  double dropped = 0;
+  for (uint64_t j = 0; j < n; j += step) {
+    const double rate = bloom::FpRateFor(o.layout, shape.bits, accepted, shape.hash_count);
+    dropped += rate * static_cast<double>(step);
+    accepted += (1 - rate) * static_cast<double>(step);
+  }
+  return dropped / static_cast<double>(n);
+}
+
+// Measured (the Sieve's exact sample) vs computed (the formula, averaged over
+// the stream) vs true (every generated URL is distinct, so every drop is a
+// false positive) at p, on n URLs into a Sieve sized for n.
+void PrintFpRow(uint64_t n, double p) {
+  sieve::SieveOptions options = SieveOptionsFor(n);
+  options.expected_count = n;
+  options.fp_rate = p;
+  auto sieve = *sieve::Sieve::Create(options);
+  TimedFeed(n, [&](const std::vector<std::string_view>& urls) { sieve->PushBatch(urls); });
+  const sieve::SieveStats stats = sieve->Stats();
+  const double truth = static_cast<double>(n - stats.accepted) / static_cast<double>(n);
+  if (!stats.fp_measured) {
+    std::printf("| %-6g | %11lu | (no sample: %s) |\n", p, static_cast<unsigned long>(n),
+                stats.fp_measured_unknown.c_str());
+    return;
+  }
+  const sieve::MeasuredFpRate& m = *stats.fp_measured;
+  std::printf(
+      "| %-6g | %11lu | %6lu | %7lu | %5lu | %.3e [%.3e, %.3e] | %.3e | %.3e | %8.0f [%.0f, %.0f] "
+      "| %8lu | %6.2f |\n",
+      p, static_cast<unsigned long>(n), static_cast<unsigned long>(m.sample_one_in),
+      static_cast<unsigned long>(m.sampled_new),
+      static_cast<unsigned long>(m.sampled_false_positives), m.rate, m.rate_low, m.rate_high,
+      ComputedAverageRate(options, n), truth, m.wrongly_dropped, m.wrongly_dropped_low,
+      m.wrongly_dropped_high, static_cast<unsigned long>(n - stats.accepted),
+      static_cast<double>(m.sample_bytes) / (1 << 20));
+}
+
+void PrintFpRows(uint64_t n) {
+  std::printf(
+      "\nmeasured vs computed false-positive rate, %lu distinct URLs into a Sieve sized for them "
+      "(SieveOptions::fp_sample_max_urls = %.0f):\n"
+      "| p      | N           | S      | sampled | f     | measured [95%%]                  "
+      "| computed  | true      | lost, estimated [95%%] | lost     | sample MiB |\n"
+      "|--------|-------------|--------|---------|-------|----------------------------------"
+      "|-----------|-----------|------------------------|----------|------------|\n",
+      static_cast<unsigned long>(n), absl::GetFlag(FLAGS_fp_sample_max_urls));
+  for (double p : {0.01, 0.0001}) PrintFpRow(n, p);
 }
 
 // The seen-set alone: the Sieve's filter, built as Sieve::Create builds it,
@@ -149,6 +211,10 @@ Row RunSieve(uint64_t n, double* mean_length) {
         (static_cast<double>(HeapInUseBytes() - heap0) + seen) / static_cast<double>(n);
     row.wrongly_dropped_rate = static_cast<double>(n - stats.accepted) / static_cast<double>(n);
     row.disk_bytes_per_url = static_cast<double>(stats.queue_disk_bytes) / static_cast<double>(n);
+    if (stats.fp_measured) {
+      row.sample_bytes = stats.fp_measured->sample_bytes;
+      row.sample_one_in = stats.fp_measured->sample_one_in;
+    }
   }
   if (static_cast<double>(n) <= absl::GetFlag(FLAGS_baseline_max)) {
     auto sieve = MakeSieve(n);
@@ -329,6 +395,13 @@ int Main() {
   for (uint64_t n : counts) {
     double mean_length = 0;
     emit(RunSieve(n, &mean_length));
+    if (!json) {
+      std::printf(
+          "|               | fp sample: %.2f MiB, 1 URL in %lu (fp_sample_max_urls %.0f) |\n",
+          static_cast<double>(rows.back().sample_bytes) / (1 << 20),
+          static_cast<unsigned long>(rows.back().sample_one_in),
+          absl::GetFlag(FLAGS_fp_sample_max_urls));
+    }
     if (static_cast<double>(n) <= absl::GetFlag(FLAGS_baseline_max)) {
       emit(RunBaseline<std::unordered_set<std::string>>("unordered_set", n));
       emit(RunBaseline<absl::flat_hash_set<std::string>>("flat_hash_set", n));
@@ -336,6 +409,7 @@ int Main() {
     if (!json) std::printf("|               | mean URL length %.1f bytes |\n", mean_length);
   }
   if (!absl::GetFlag(FLAGS_plot).empty()) Plot(rows, absl::GetFlag(FLAGS_plot));
+  if (!json && absl::GetFlag(FLAGS_fp_rows)) PrintFpRows(counts.back());
   return 0;
 }
 

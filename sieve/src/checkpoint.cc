@@ -45,6 +45,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint_manifest.h"
 #include "file_io.h"
+#include "fp_sample.h"
 #include "sieve/memory_sieve.h"
 #include "sieve_state.h"
 #include "validate_options.h"
@@ -239,6 +240,11 @@ absl::Status MemorySieve::Save(const fs::path& dir) const {
     AllStripesLock stripes(state_->stripes);
     std::lock_guard<std::mutex> lock(state_->mutex);
     manifest = WriteStateFiles(*state_, dir);
+    // The measured rate's sample, of the same moment (fp_sample.h; its own
+    // file, sieve.fp-sample, advisory: a missing or damaged one starts empty).
+    if (manifest.ok()) {
+      if (absl::Status s = internal::SaveSampleBeside(state_->sample, dir); !s.ok()) return s;
+    }
   }
   if (!manifest.ok()) return manifest.status();
   // The links and renames above must be durable before the manifest names them.
@@ -277,7 +283,8 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     absl::StatusOr<internal::SeenFilter> filter =
         internal::SeenFilter::Load(manifest.header.policy, in.stream());
     if (!filter.ok()) return filter.status();
-    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters);
+    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters,
+                                    internal::SampleOptionsOf(runtime));
     std::lock_guard<std::mutex> lock(state->mutex);
     return ReadLegacyQueue(in, manifest.header.version, state->queue);
   });
@@ -287,11 +294,13 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     absl::StatusOr<internal::SeenFilter> filter =
         LoadFilter(manifest.header.policy, dir, manifest.filter_part, chain);
     if (!filter.ok()) return filter.status();
-    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters);
+    state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters,
+                                    internal::SampleOptionsOf(runtime));
     state->filter_chain = std::move(chain);
     std::lock_guard<std::mutex> lock(state->mutex);
     if (absl::Status s = state->queue.Adopt(dir, manifest.segments); !s.ok()) return s;
   }
+  internal::LoadSampleBeside(state->sample, dir, runtime.log_sink);
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 

@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  // compiled in: the package asks for no xxHash (docs/embedding.md)
+#endif
 #include <xxhash.h>
 
 #include <cerrno>

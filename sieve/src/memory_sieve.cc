@@ -15,10 +15,12 @@
 namespace sieve {
 
 MemorySieve::State::State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
-                          const SieveCounters& counters)
+                          const SieveCounters& counters,
+                          const internal::FpSample::Options& sample_options)
     : filter(std::move(filter_in)),
       log(queue_options.log),
-      warner(filter.Capacity(), counters.overflow_warnings),
+      sample(sample_options),
+      warner(filter.InitialCapacity(), counters.overflow_warnings),
       accepted(counters.accepted),
       dropped(counters.dropped),
       queue(std::move(queue_options)),
@@ -41,7 +43,7 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Create(const SieveOpti
       std::make_unique<State>(*std::move(filter),
                               internal::SpillQueueOptions{resolved->queue_memory_budget_bytes,
                                                           resolved->spill_dir, resolved->log_sink},
-                              SieveCounters{});
+                              SieveCounters{}, internal::SampleOptionsOf(*resolved));
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 
@@ -55,7 +57,9 @@ namespace {
 bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload) {
   const bloom::Hash128 hash = bloom::HashKey(url);
   std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
-  if (!s.filter.InsertIfNew(hash)) {
+  const bool is_new = s.filter.InsertIfNew(hash);
+  s.sample.Observe(hash, is_new);
+  if (!is_new) {
     s.dropped.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
@@ -64,7 +68,7 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_v
     s.queue.Push(url, payload);
   }
   const uint64_t accepted = s.accepted.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(accepted)) {
+  if (s.warner.Due(accepted)) {
     s.warner.Check(accepted, s.filter, s.log);
   }
   return true;
@@ -97,8 +101,12 @@ constexpr size_t kBatchChunk = 512;
 size_t InsertAndEnqueueChunk(MemorySieve::State& s, absl::Span<const std::string_view> urls,
                              absl::Span<const std::string_view> payloads, absl::Span<bool> is_new) {
   size_t count = 0;
+  bloom::Hash128 hash_array[kBatchChunk];
+  const absl::Span<bloom::Hash128> hashes(hash_array, urls.size());
+  for (size_t i = 0; i < urls.size(); ++i) hashes[i] = bloom::HashKey(urls[i]);
   AllStripesLock stripes(s.stripes);
-  s.filter.InsertIfNewBatch(urls, is_new);
+  s.filter.InsertIfNewBatch(hashes, is_new);
+  s.sample.ObserveBatch(hashes, is_new);
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     for (size_t i = 0; i < urls.size(); ++i) {
@@ -152,7 +160,7 @@ size_t MemorySieve::PushBatch(absl::Span<const std::string_view> urls,
     if (!accepted.empty()) std::copy(is_new.begin(), is_new.end(), accepted.begin() + start);
   }
   const uint64_t total = s.accepted.load(std::memory_order_relaxed);
-  if (s.filter.policy() == OverflowPolicy::kWarn && s.warner.Due(total)) {
+  if (s.warner.Due(total)) {
     s.warner.Check(total, s.filter, s.log);
   }
   if (count > 0) s.changed.notify_all();
@@ -301,13 +309,9 @@ SieveStats MemorySieve::Stats() const {
   }
   stats.accepted = s.accepted.load(std::memory_order_relaxed);
   stats.dropped = s.dropped.load(std::memory_order_relaxed);
-  stats.estimated_count = s.filter.EstimatedCount();
-  stats.capacity = s.filter.Capacity();
-  stats.target_fp_rate = s.filter.TargetFpRate();
-  stats.current_fp_rate = s.filter.CurrentFpRate();
-  stats.fill_ratio = s.filter.FillRatio();
+  s.filter.FillStats(stats);
+  internal::FillSampleStats(s.sample, stats);
   stats.overflow_warnings = s.warner.warnings();
-  stats.filter_bytes = s.filter.MemoryBytes();
   return stats;
 }
 

@@ -1,22 +1,65 @@
 #include "overflow_warning.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_format.h"
 #include "log_emit.h"
 
 namespace sieve::internal {
+namespace {
 
-std::string FormatOverflowWarning(double estimated_count, uint64_t capacity, double current_fp_rate,
-                                  double target_fp_rate) {
+std::string Count(double n) {
+  return std::isfinite(n) ? absl::StrFormat("%.0f", n) : std::string("an unknown number of");
+}
+
+std::string Mib(uint64_t bytes) {
+  return absl::StrFormat("%.3g MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+}  // namespace
+
+OverflowFigures FiguresOf(const SeenFilter& filter) {
+  OverflowFigures f;
+  f.policy = filter.policy();
+  f.estimated_count = filter.EstimatedCount();
+  f.expected_count = filter.InitialCapacity();
+  const double rate = filter.CurrentFpRate();
+  f.current_fp_rate = std::isfinite(rate) ? std::clamp(rate, 0.0, 1.0) : 1.0;
+  f.target_fp_rate = filter.TargetFpRate();
+  f.memory_bytes = filter.MemoryBytes();
+  f.stages = filter.StageCount();
+  f.at_memory_cap = filter.AtMemoryCap();
+  return f;
+}
+
+std::string FormatOverflowWarning(const OverflowFigures& f) {
+  const std::string held = absl::StrFormat(
+      "sieve: the filter holds about %s distinct URLs, more than SieveOptions::expected_count = "
+      "%d",
+      Count(f.estimated_count), f.expected_count);
+  if (f.policy == OverflowPolicy::kGrow && f.at_memory_cap) {
+    return absl::StrFormat(
+        "%s; OverflowPolicy::kGrow reached SieveOptions::filter_memory_max_bytes: the filter "
+        "takes %s in %d stages and adds no more, so from here it fills as under "
+        "OverflowPolicy::kWarn: its false-positive rate is now %.4g and rises past %.4g, and "
+        "more new URLs are wrongly dropped as seen (this is said once)",
+        held, Mib(f.memory_bytes), f.stages, f.current_fp_rate, f.target_fp_rate);
+  }
+  if (f.policy == OverflowPolicy::kGrow) {
+    return absl::StrFormat(
+        "%s; OverflowPolicy::kGrow added stages: the filter now takes %s in %d stages and its "
+        "false-positive rate stays under %.4g (now %.4g). Memory doubles with each doubling of "
+        "the count; cap it with SieveOptions::filter_memory_max_bytes",
+        held, Mib(f.memory_bytes), f.stages, f.target_fp_rate, f.current_fp_rate);
+  }
   return absl::StrFormat(
-      "sieve: the filter holds about %.0f distinct URLs, more than its capacity of %d: its "
-      "false-positive rate is now %.4g (sized for %.4g), so more new URLs are wrongly dropped "
-      "as seen. Size the Sieve for more URLs (SieveOptions::expected_count at least %.0f) "
-      "or let the filter grow (SieveOptions::overflow_policy = OverflowPolicy::kGrow, the "
-      "\"grow\" overflow policy).",
-      estimated_count, capacity, current_fp_rate, target_fp_rate, 2 * estimated_count);
+      "%s; OverflowPolicy::kWarn keeps its memory at %s, so its false-positive rate is now "
+      "%.4g (sized for %.4g) and more new URLs are wrongly dropped as seen. Use a larger "
+      "SieveOptions::expected_count (at least %s) or OverflowPolicy::kGrow",
+      held, Mib(f.memory_bytes), f.current_fp_rate, f.target_fp_rate,
+      std::isfinite(f.estimated_count) ? Count(2 * f.estimated_count) : "10x as large");
 }
 
 OverflowWarner::OverflowWarner(uint64_t capacity, uint64_t warnings_so_far)
@@ -35,16 +78,23 @@ void OverflowWarner::Check(uint64_t accepted, const SeenFilter& filter, const Lo
   std::lock_guard<std::mutex> lock(mutex_);
   if (!Due(accepted)) return;  // another thread checked meanwhile
   const uint64_t threshold = Threshold(warnings());
-  const double estimated = filter.EstimatedCount();
-  if (estimated < static_cast<double>(threshold)) {
+  const OverflowFigures figures = FiguresOf(filter);
+  const bool cap_now = figures.at_memory_cap && !cap_reported_;
+  if (cap_now) {
+    cap_reported_ = true;
+    Emit(log, LogLevel::kWarning, FormatOverflowWarning(figures));
+  }
+  if (figures.estimated_count < static_cast<double>(threshold)) {
     // n^ lags the exact count slightly (or the fill is still below); look
     // again after 1/64 of the threshold more URLs rather than on every push.
     next_check_.store(accepted + std::max<uint64_t>(threshold / 64, 1), std::memory_order_relaxed);
     return;
   }
-  Emit(log, LogLevel::kWarning,
-       FormatOverflowWarning(estimated, filter.Capacity(), filter.CurrentFpRate(),
-                             filter.TargetFpRate()));
+  if (!cap_now) {
+    OverflowFigures shown = figures;
+    if (figures.at_memory_cap) shown.policy = OverflowPolicy::kWarn;  // it behaves as kWarn now
+    Emit(log, LogLevel::kWarning, FormatOverflowWarning(shown));
+  }
   const uint64_t warnings = warnings_.fetch_add(1, std::memory_order_relaxed) + 1;
   next_check_.store(Threshold(warnings), std::memory_order_relaxed);
 }

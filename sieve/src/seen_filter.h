@@ -26,6 +26,7 @@
 #include "bloom/hash.h"
 #include "bloom/scalable_filter.h"
 #include "sieve/options.h"
+#include "sieve/stats.h"
 
 namespace sieve::internal {
 
@@ -44,6 +45,7 @@ class SeenFilter {
   // InsertIfNew on each key in order (a key repeated in the batch is new only
   // the first time), with the keys' cache lines prefetched ahead of use.
   void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);
+  void InsertIfNewBatch(absl::Span<const bloom::Hash128> hashes, absl::Span<bool> out);
   absl::Status Save(std::ostream& out) const;
   // The policy kWarn filter (for deltas), or nullptr for policy kGrow.
   bloom::BloomFilter* fixed() { return std::get_if<bloom::BloomFilter>(&filter_); }
@@ -56,20 +58,33 @@ class SeenFilter {
   bool tracked_from_empty() const { return tracked_from_empty_; }
   void set_tracked_from_empty(bool value) { tracked_from_empty_ = value; }
 
+  // expected_count: what it was sized for (a grown filter's first stage).
+  uint64_t InitialCapacity() const;
   uint64_t Capacity() const;
+  size_t StageCount() const;  // 1 for kWarn
+  // kGrow with filter_memory_max_bytes: the stages allowed are all built and
+  // the last is full, so the filter now fills like kWarn.
+  bool AtMemoryCap() const;
   double TargetFpRate() const;
   double EstimatedCount() const;
   double CurrentFpRate() const;
   double FillRatio() const;
   uint64_t MemoryBytes() const;
+  // The filter's part of SieveStats, every number finite: a saturated filter
+  // (n^ infinite) gives estimated_count = nullopt, filter_saturated = true and
+  // current_fp_rate = 1.
+  void FillStats(SieveStats& stats) const;
 
  private:
   using Filter = std::variant<bloom::BloomFilter, bloom::ScalableBloomFilter>;
-  explicit SeenFilter(Filter filter, bool tracked_from_empty = false)
-      : filter_(std::move(filter)), tracked_from_empty_(tracked_from_empty) {}
+  explicit SeenFilter(Filter filter, bool tracked_from_empty = false, uint32_t max_stages = 0)
+      : filter_(std::move(filter)),
+        tracked_from_empty_(tracked_from_empty),
+        max_stages_(max_stages) {}
 
   Filter filter_;
   bool tracked_from_empty_;
+  uint32_t max_stages_;  // stages allowed by filter_memory_max_bytes; 0 = no cap
 };
 
 }  // namespace sieve::internal

@@ -18,6 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "filter_checkpoint.h"
+#include "fp_sample.h"
 #include "overflow_warning.h"
 #include "seen_filter.h"
 #include "sieve/memory_sieve.h"
@@ -60,10 +61,11 @@ struct SieveCounters {
 
 struct MemorySieve::State {
   State(internal::SeenFilter filter_in, internal::SpillQueueOptions queue_options,
-        const SieveCounters& counters);
+        const SieveCounters& counters, const internal::FpSample::Options& sample_options = {});
 
   internal::SeenFilter filter;
-  const LogSink log;  // SieveOptions::log_sink (empty: the default sink)
+  const LogSink log;          // SieveOptions::log_sink (empty: the default sink)
+  internal::FpSample sample;  // the measured rate (fp_sample.h); its own file in checkpoints
   internal::OverflowWarner warner;
   std::array<std::mutex, kStripeCount> stripes;
   std::atomic<uint64_t> accepted;

@@ -174,8 +174,8 @@ TEST(HostileTransport, BlockPrivateRefusesLoopbackByAddressAndByName) {
   const BinaryCrawl crawl =
       e2e::RunCrawlBinary("block-private", {site->RootUrl(), by_name, site->BaseUrl() + "/chain/0"},
                           {"--block-private", "on"});
-  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
-  EXPECT_EQ(site->TotalRequests(), 0u);  // nothing reached the server
+  EXPECT_EQ(crawl.run.exit_code, 3) << crawl.run.err;  // nothing fetched (crawler/cli.h)
+  EXPECT_EQ(site->TotalRequests(), 0u);                // nothing reached the server
   ASSERT_EQ(crawl.pages.size(), 3u);
   for (const auto& page : crawl.pages) EXPECT_EQ(page["error"], "private_address") << page.dump();
   EXPECT_EQ(crawl.summary["errors_by_kind"]["private_address"], 3);

@@ -75,7 +75,7 @@ TEST(CheckpointTest, RestoresOrderSeenSetAndStats) {
   EXPECT_EQ(after.popped, before.popped);
   EXPECT_EQ(after.capacity, 50000u);  // from the checkpoint, not from runtime options
   EXPECT_EQ(after.filter_bytes, before.filter_bytes);
-  EXPECT_DOUBLE_EQ(after.estimated_count, before.estimated_count);
+  EXPECT_EQ(after.estimated_count, before.estimated_count);
   EXPECT_DOUBLE_EQ(after.fill_ratio, before.fill_ratio);
 
   // Seen set: every URL pushed before is still seen; fresh ones are not

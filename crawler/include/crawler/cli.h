@@ -25,10 +25,24 @@
 
 namespace crawler {
 
-// Exit codes of the `crawl` program.
-inline constexpr int kExitOk = 0;            // crawl finished
+// Exit codes of the `crawl` program (docs/fp-rate.md has the table; a script
+// can tell each case apart).
+inline constexpr int kExitOk = 0;            // crawl finished and fetched something
 inline constexpr int kExitRuntimeError = 1;  // runtime failure
 inline constexpr int kExitUsageError = 2;    // usage or configuration error
+// The crawl ended but no URL got an HTTP response: every seed dead
+// (connection refused, DNS failure, timeout...). pages.jsonl holds the
+// records; stderr says why.
+inline constexpr int kExitNothingFetched = 3;
+// The crawl finished, but the Sieve's measured loss says more than
+// kLostUrlsThreshold of the new URLs were wrongly dropped as seen (the lower
+// end of its 95% interval is above it): --expected was too small for
+// --overflow warn, or --filter-memory-max capped the filter.
+inline constexpr int kExitUrlsLost = 4;
+// The share of new URLs (accepted + wrongly dropped) past which a crawl exits
+// with kExitUrlsLost: 1%, or twice --fp-rate when that is larger (a filter
+// sized for p loses about p by design).
+inline constexpr double kLostUrlsThreshold = 0.01;
 
 struct ParsedCommand {
   enum Kind { kRun, kHelp, kVersion };

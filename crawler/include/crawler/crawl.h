@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,11 @@ struct CrawlProgress {
   int64_t pages = 0;   // records written
   int64_t errors = 0;  // records with an error
   double elapsed_s = 0;
-  int64_t queued = 0;        // in the Sieve plus the host queues
-  int64_t in_flight = 0;     // being fetched
-  int64_t parsing = 0;       // fetched, waiting for or in a parser
-  double seen_estimate = 0;  // the Sieve's estimate of distinct URLs
+  int64_t queued = 0;     // in the Sieve plus the host queues
+  int64_t in_flight = 0;  // being fetched
+  int64_t parsing = 0;    // fetched, waiting for or in a parser
+  // The Sieve's estimate of distinct URLs; null when the filter is saturated.
+  std::optional<double> seen_estimate = 0.0;
   double filter_fill = 0;
   double filter_fp_rate = 0;
   // For bench/scale (issue #16): where the crawl's memory and disk go, from
@@ -53,11 +55,19 @@ struct CrawlProgress {
   // 0 when none yet.
   int64_t last_checkpoint_ms = 0;
   int64_t last_checkpoint_bytes = 0;
+  std::optional<MeasuredLoss> fp_measured;  // null when not measured
 };
 
 // "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2
 //  accepted 7100  passed over 0  filter_bytes 1198...  queue_ram 1234  queue_disk 0"
+// A saturated filter shows "seen ? (filter saturated)"; a measured loss adds
+// "  wrongly dropped ~120 [95..150] (measured p=0.021)" once a sampled URL was
+// wrongly dropped. Every number shown is finite and >= 0.
 std::string FormatProgress(const CrawlProgress& progress);
+
+// "wrongly dropped ~120 [95..150] (measured p=0.021 [0.017..0.026])", or "" when
+// nothing measured was dropped (negligible): the end-of-crawl line's part too.
+std::string FormatMeasuredLoss(const std::optional<MeasuredLoss>& measured);
 
 class Crawler {
  public:
@@ -97,7 +107,8 @@ absl::StatusOr<CrawlSummary> RunCrawl(const CrawlOptions& options);
 //   crawl url BASE HREF          what the crawler would enqueue, or why not
 //   crawl url --batch            BASE<TAB>HREF lines on stdin
 //   crawl links [--base URL] [FILE]   the links extracted from a page
-// Returns the exit code: 0 done, 1 runtime failure, 2 usage/configuration.
+// Returns the exit code (crawler/cli.h): 0 done, 1 runtime failure, 2
+// usage/configuration, 3 nothing could be fetched, 4 too many URLs lost.
 int CrawlProgramMain(int argc, const char* const* argv);
 
 }  // namespace crawler

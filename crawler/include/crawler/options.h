@@ -153,9 +153,14 @@ struct CrawlOptions {
   // copying them, so its cost does not grow with the queue. The crawl logs a
   // warning when they are on different filesystems.
   std::string spill_dir;
-  // When more URLs arrive than `expected`: "warn" (keep going, rate degrades,
-  // a warning says by how much) or "grow" (add a Bloom filter stage).
-  std::string overflow = "warn";
+  // When more URLs arrive than `expected`: "grow" (add Bloom filter stages:
+  // the rate stays under fp_rate, memory grows, a warning at each doubling
+  // says how much it takes) or "warn" (memory fixed, the rate degrades and new
+  // URLs are lost; a warning says by how much).
+  std::string overflow = "grow";
+  // With "grow": the most memory the seen-filter may take (0 = no cap). Past
+  // it the filter behaves as "warn", and a warning says so once.
+  uint64_t filter_memory_max = 0;
   // A to-visit queue shared by many crawl processes: "redis://HOST:PORT/NAME"
   // (sieve/redis_sieve.h; README "Crawling with several machines"). Empty =
   // the in-memory Sieve. With it, checkpoints are off and --resume refused.

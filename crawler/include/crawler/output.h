@@ -126,6 +126,22 @@ struct HostSummary {
   std::string dropped;        // why the host was dropped; "" (null in JSON) if not
 };
 
+// The Sieve's measured false-positive rate (sieve::MeasuredFpRate, docs/fp-rate.md),
+// as summary.json reports it. Every number is finite and >= 0.
+struct MeasuredLoss {
+  uint64_t sample_one_in = 1;            // S: 1 URL in S is in the exact sample
+  uint64_t sampled_urls = 0;             // n: distinct sampled URLs
+  uint64_t sampled_false_positives = 0;  // f: of those, wrongly dropped as seen
+  uint64_t sample_bytes = 0;
+  uint64_t accepted = 0;  // URLs the Sieve accepted (exact), the base of the loss's share
+  double rate = 0;        // f / n, with its 95% interval
+  double rate_low = 0;
+  double rate_high = 0;
+  double wrongly_dropped = 0;  // new URLs wrongly dropped so far, with its 95% interval
+  double wrongly_dropped_low = 0;
+  double wrongly_dropped_high = 0;
+};
+
 // What summary.json holds. Filter fields come from the Sieve's Stats().
 struct CrawlSummary {
   int64_t pages = 0;     // records written (every fetch attempt)
@@ -152,15 +168,23 @@ struct CrawlSummary {
   int64_t robots_blocked = 0;   // URLs not fetched: disallowed or robots.txt unreachable
   int64_t sitemap_fetches = 0;  // sitemap files requested (--sitemaps; not pages)
   int64_t sitemap_urls = 0;     // page URLs listed in them, before scope and dedup
-  int64_t seen_estimate = 0;    // the Sieve's estimate of distinct URLs accepted
-  int64_t queued_at_end = 0;    // URLs still queued (page limit or interrupt)
+  // The Sieve's estimate of distinct URLs accepted; null when the filter is
+  // saturated (every bit set: the estimate is infinite), then filter_saturated.
+  std::optional<int64_t> seen_estimate = 0;
+  bool filter_saturated = false;
+  int64_t queued_at_end = 0;  // URLs still queued (page limit or interrupt)
   int64_t filter_bytes = 0;
-  double filter_fp_rate = 0;  // current false-positive rate of the filter
+  double filter_fp_rate = 0;  // current false-positive rate of the filter, computed from its fill
   double filter_fill = 0;
   // The last checkpoint of this run (--state): wall time and bytes written
   // (hard-linked spilled segments not counted); 0 when none.
   int64_t last_checkpoint_ms = 0;
   int64_t last_checkpoint_bytes = 0;
+  // The rate measured on the Sieve's exact sample and the new URLs it says
+  // were wrongly dropped (docs/fp-rate.md); null when not measured.
+  std::optional<MeasuredLoss> fp_measured;
+  // Why a field is null: field name -> reason ("null_reasons" in summary.json).
+  std::map<std::string, std::string> null_reasons;
   bool interrupted = false;  // SIGINT/SIGTERM ended the crawl
   std::string stop_reason;   // "drained", "max-pages", "signal"
   // Per-host counters, busiest first, at most 10 000 (see app/host_stats.h);

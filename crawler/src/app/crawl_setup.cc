@@ -90,6 +90,7 @@ sieve::SieveOptions SieveOptionsOf(const CrawlOptions& options) {
   s.spill_dir = options.spill_dir;
   s.overflow_policy =
       options.overflow == "grow" ? sieve::OverflowPolicy::kGrow : sieve::OverflowPolicy::kWarn;
+  s.filter_memory_max_bytes = options.filter_memory_max;
   return s;
 }
 

@@ -26,6 +26,7 @@
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
 #include "app/dir_lock.h"
+#include "app/filter_report.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
@@ -414,6 +415,7 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.queue_disk_bytes = sieve.queue_disk_bytes;
   p.last_checkpoint_ms = checkpointer_->last_ms();
   p.last_checkpoint_bytes = checkpointer_->last_bytes();
+  p.fp_measured = MeasuredLossOf(sieve);
   return p;
 }
 
@@ -436,14 +438,12 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   CrawlSummary summary = stats_.Snapshot();
   const sieve::SieveStats sieve = sieve_->Stats();
   summary.duration_s = CrawlSeconds();  // all runs of a resumed crawl
-  summary.seen_estimate = static_cast<int64_t>(sieve.estimated_count);
+  FillFilterFields(sieve, summary);
   robots_.AddStats(&summary);
   const FrontierStats frontier = frontier_->Stats();
   summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);
   summary.over_host_limit = static_cast<int64_t>(frontier.over_host_limit);
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
-  summary.filter_fp_rate = sieve.current_fp_rate;
-  summary.filter_fill = sieve.fill_ratio;
   summary.last_checkpoint_ms = checkpointer_->last_ms();
   summary.last_checkpoint_bytes = checkpointer_->last_bytes();
   summary.interrupted = stop_reason == "signal";

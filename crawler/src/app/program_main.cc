@@ -1,10 +1,13 @@
 // The `crawl` program: subcommand dispatch, logging setup, seeds, signals and
-// the mapping from errors to exit codes (0 done, 1 runtime, 2 usage/config).
+// the mapping from errors to exit codes (crawler/cli.h: 0 done, 1 runtime,
+// 2 usage/config, 3 nothing fetched, 4 URLs lost).
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "app/debug_commands.h"
+#include "app/exit_status.h"
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
@@ -45,12 +48,15 @@ int ExitCodeOf(const absl::Status& status) {
 void LogSummary(const CrawlSummary& s, const std::string& out_dir) {
   int64_t errors = 0;
   for (const auto& [kind, n] : s.errors_by_kind) errors += n;
+  const std::string seen =
+      s.seen_estimate ? absl::StrCat("~", *s.seen_estimate) : std::string("? (filter saturated)");
+  const std::string loss = FormatMeasuredLoss(s.fp_measured);
   spdlog::info(
       "done ({}): {} fetches ({} 2xx, {} redirects, {} errors) in {:.1f} s, {:.1f} pages/s; "
-      "seen ~{}, filter {} bytes, p now {:.2g}",
+      "seen {}, filter {} bytes, p now {:.2g}{}{}",
       s.stop_reason, s.pages, s.pages_ok, s.redirects, errors, s.duration_s,
-      s.duration_s > 0 ? s.pages / s.duration_s : 0.0, s.seen_estimate, s.filter_bytes,
-      s.filter_fp_rate);
+      s.duration_s > 0 ? s.pages / s.duration_s : 0.0, seen, s.filter_bytes, s.filter_fp_rate,
+      loss.empty() ? "" : "; ", loss);
   spdlog::info("output: {}/pages.jsonl, {}/summary.json", out_dir, out_dir);
 }
 
@@ -75,7 +81,11 @@ int RunCrawlCommand(const CrawlOptions& options) {
     return kExitRuntimeError;
   }
   LogSummary(*summary, options.out_dir);
-  return kExitOk;
+  const ExitStatus status = CrawlExitStatus(*summary, options.fp_rate);
+  // On stderr whatever the log level: a script's user needs the reason.
+  if (status.code != kExitOk)
+    std::cerr << "crawl: " << status.reason << " (exit " << status.code << ")\n";
+  return status.code;
 }
 
 }  // namespace

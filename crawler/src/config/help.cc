@@ -56,8 +56,14 @@ std::string HelpText() {
          "\nCounts accept 1000000, 1_000_000 and 1e6; sizes 1048576, 64MiB, 10MB;\n"
          "durations 200ms, 1.5 (seconds), 1s, 2m.\n"
          "\nRelative paths (seeds, out, ...) are relative to the working directory.\n"
-         "\nExit status: 0 crawl finished, 1 runtime failure, 2 usage or configuration "
-         "error.\n");
+         "\nExit status:\n"
+         "  0  the crawl finished and fetched something\n"
+         "  1  runtime failure (output, checkpoint or frontier error)\n"
+         "  2  usage or configuration error\n"
+         "  3  the crawl ended but no URL could be fetched (every seed dead: connection\n"
+         "     refused, DNS failure, timeout); pages.jsonl has the records\n"
+         "  4  more than 1% (or 2x --fp-rate) of the new URLs were wrongly dropped as\n"
+         "     seen, by the measured rate's 95% interval: raise --expected\n");
   return text;
 }
 

@@ -1,6 +1,7 @@
 // summary.json: written once at the end, through a temporary file and a rename
 // so a reader never sees half a summary.
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,30 @@ nlohmann::ordered_json HostsToJson(const std::vector<HostSummary>& hosts) {
         h.dropped.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(h.dropped);
   }
   return out;
+}
+
+// A number, or null when it is not finite (the reader gets no inf or NaN).
+nlohmann::ordered_json Finite(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json();
+}
+
+template <typename T>
+nlohmann::ordered_json OrNull(const std::optional<T>& x) {
+  return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json MeasuredToJson(const MeasuredLoss& m) {
+  nlohmann::ordered_json j;
+  j["sample_one_in"] = m.sample_one_in;
+  j["sampled_urls"] = m.sampled_urls;
+  j["sampled_false_positives"] = m.sampled_false_positives;
+  j["sample_bytes"] = m.sample_bytes;
+  j["rate"] = Finite(m.rate);
+  j["rate_95"] = {Finite(m.rate_low), Finite(m.rate_high)};
+  j["wrongly_dropped"] = Finite(std::round(m.wrongly_dropped));
+  j["wrongly_dropped_95"] = {Finite(std::floor(m.wrongly_dropped_low)),
+                             Finite(std::ceil(m.wrongly_dropped_high))};
+  return j;
 }
 
 }  // namespace
@@ -60,17 +85,22 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["robots_blocked"] = s.robots_blocked;
   j["sitemap_fetches"] = s.sitemap_fetches;
   j["sitemap_urls"] = s.sitemap_urls;
-  j["seen_estimate"] = s.seen_estimate;
+  j["seen_estimate"] = OrNull(s.seen_estimate);
+  j["filter_saturated"] = s.filter_saturated;
   j["queued_at_end"] = s.queued_at_end;
   j["filter_bytes"] = s.filter_bytes;
-  j["filter_fp_rate"] = s.filter_fp_rate;
-  j["filter_fill"] = s.filter_fill;
+  j["filter_fp_rate"] = Finite(s.filter_fp_rate);
+  j["filter_fill"] = Finite(s.filter_fill);
+  j["fp_measured"] = s.fp_measured ? MeasuredToJson(*s.fp_measured) : nlohmann::ordered_json();
   j["last_checkpoint_ms"] = s.last_checkpoint_ms;
   j["last_checkpoint_bytes"] = s.last_checkpoint_bytes;
   j["interrupted"] = s.interrupted;
   j["stop_reason"] = s.stop_reason;
   j["hosts"] = HostsToJson(s.hosts);
   j["hosts_not_listed"] = s.hosts_not_listed;
+  nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
+  for (const auto& [field, reason] : s.null_reasons) reasons[field] = reason;
+  j["null_reasons"] = reasons;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

@@ -57,7 +57,19 @@ struct SieveOptions {
   // inside on first spill and removed with the Sieve). Empty: the system
   // temporary directory ($TMPDIR or /tmp). Created if missing.
   std::filesystem::path spill_dir;
+  // Past expected_count: kWarn keeps memory fixed and lets the rate rise;
+  // kGrow keeps the rate under fp_rate and lets memory grow (up to
+  // filter_memory_max_bytes). Either way a warning is logged when the count
+  // passes expected_count and at each doubling, saying what the filter costs
+  // now. The library's default stays kWarn (fixed memory, as before; the
+  // checkpoint golden bytes use it); the crawl program defaults to kGrow.
   OverflowPolicy overflow_policy = OverflowPolicy::kWarn;
+  // With kGrow: the most memory the filter may take, in bytes (0 = no cap).
+  // Stages are added while their total stays within it; once the last one
+  // allowed is full the filter keeps filling as under kWarn (its rate rises
+  // past fp_rate) and a warning says so once. The first stage (expected_count
+  // at fp_rate / 2) is always built, whatever the cap. Ignored with kWarn.
+  uint64_t filter_memory_max_bytes = 0;
   // The filter's layout: kBlocked (one cache miss per URL, ~10% more bits) or
   // kClassic (textbook, k misses per URL). See bloom/params.h.
   bloom::Layout layout = bloom::Layout::kBlocked;
@@ -68,6 +80,17 @@ struct SieveOptions {
   // sink's threading rule). Empty: StderrLogSink (kInfo and up to stderr).
   // Sieve::Open takes it from its `runtime` options.
   LogSink log_sink = nullptr;
+  // The exact sample of the URL stream behind Stats().fp_measured, the
+  // false-positive rate measured rather than computed (docs/fp-rate.md). It
+  // keeps at most this many URL keys (~18 bytes each: 2^17 -> <= 2.4 MB at
+  // any crawl size), sampling 1 URL in S, S doubling whenever the sample is
+  // full (S ~ 2^13 at 1e9 URLs). Bigger: a tighter interval (about
+  // +-2/sqrt(p * max) relative) and more pushes that touch the sample. 0: no
+  // sample (Stats().fp_measured stays nullopt).
+  uint64_t fp_sample_max_urls = uint64_t{1} << 17;
+  // S starts at 2^this (0: every URL until the sample is full). Fixing it
+  // high makes every process sample the same URLs from the first push.
+  uint32_t fp_sample_min_one_in_log2 = 0;
 };
 
 }  // namespace sieve

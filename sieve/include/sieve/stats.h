@@ -10,8 +10,33 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace sieve {
+
+// The false-positive rate measured on the exact sample of the URL stream
+// (sieve/src/fp_sample.h has the estimator and its accuracy). Every number is
+// finite and >= 0.
+struct MeasuredFpRate {
+  // S: a URL is sampled when its sample hash falls in the lowest 1/S of the
+  // hash range, so every process and run samples the same URLs; S doubles
+  // (keeping a subset) whenever the sample reaches its cap.
+  uint64_t sample_one_in = 1;
+  uint64_t sampled_new = 0;              // n: distinct sampled URLs (each was new once)
+  uint64_t sampled_false_positives = 0;  // f: of those, the first push the filter dropped
+  uint64_t sample_bytes = 0;             // memory of the sample
+  // p^ = f / n with its 95% Wilson score interval.
+  double rate = 0;
+  double rate_low = 0;
+  double rate_high = 0;
+  // New URLs wrongly dropped so far: accepted * p^ / (1 - p^), and the same
+  // formula at the interval's ends. Infinite ends (p^ = 1) are capped at
+  // 1e18, so every value is a finite number.
+  double wrongly_dropped = 0;
+  double wrongly_dropped_low = 0;
+  double wrongly_dropped_high = 0;
+};
 
 struct SieveStats {
   // Queue.
@@ -30,11 +55,13 @@ struct SieveStats {
   uint64_t producers = 0;  // open producers (Sieve::AddProducer not yet done)
 
   // Filter. estimated_count is the filter's fill-based estimate n^ of distinct
-  // URLs (bloom/filter.h: within 1-2% below 50% fill).
-  double estimated_count = 0;
+  // URLs (bloom/filter.h: within 1-2% below 50% fill); nullopt when the filter
+  // is saturated (every bit set: n^ is infinite, the fill says nothing).
+  std::optional<double> estimated_count = 0.0;
+  bool filter_saturated = false;   // n^ is infinite: a new URL is always dropped
   uint64_t capacity = 0;           // URLs the filter holds at its target rate
   double target_fp_rate = 0;       // p it was sized for
-  double current_fp_rate = 0;      // rate a new URL sees now, from n^
+  double current_fp_rate = 0;      // rate a new URL sees now, from n^; in [0, 1]
   double fill_ratio = 0;           // bits set / bits
   uint64_t overflow_warnings = 0;  // warnings logged (estimated count > capacity, x2, x4...)
 
@@ -46,6 +73,11 @@ struct SieveStats {
   // Spills that failed since creation (a full disk under spill_dir): their
   // segments stayed in memory, over the budget. Sieve::Health() says why.
   uint64_t spill_failures = 0;
+
+  // The measured rate; nullopt with the reason in fp_measured_unknown when
+  // there is none (no sampled URL yet; RedisSieve keeps no sample).
+  std::optional<MeasuredFpRate> fp_measured;
+  std::string fp_measured_unknown;
 };
 
 }  // namespace sieve

@@ -3,6 +3,7 @@
 #include "sieve/redis_sieve.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 
@@ -242,10 +243,20 @@ SieveStats RedisSieve::Stats() const {
   stats.deferred = s.deferred;
   stats.refused = s.refused;
   stats.closed = s.closed || !s.failure.ok();
-  stats.estimated_count = s.layout.EstimatedCount(s.bits_set);
+  // A saturated filter's n^ is infinite: unknown, not a number (stats.h).
+  const double estimated = s.layout.EstimatedCount(s.bits_set);
+  stats.filter_saturated = !std::isfinite(estimated);
+  if (stats.filter_saturated) {
+    stats.estimated_count = std::nullopt;
+  } else {
+    stats.estimated_count = std::max(0.0, estimated);
+  }
   stats.capacity = s.layout.capacity();
   stats.target_fp_rate = s.layout.target_fp_rate();
-  stats.current_fp_rate = s.layout.FpRate(stats.estimated_count);
+  const double rate = s.layout.FpRate(estimated);
+  stats.current_fp_rate = std::isfinite(rate) ? std::clamp(rate, 0.0, 1.0) : 1.0;
+  stats.fp_measured_unknown =
+      "a shared (Redis) frontier keeps no exact sample: the rate is not measured";
   stats.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(s.layout.bits());
   stats.overflow_warnings = s.overflow_warnings;
   stats.filter_bytes = s.layout.bits() / 8;

@@ -277,10 +277,14 @@ void RefreshFleetFigures(State& s, bool force) {
                            static_cast<double>(1ULL << std::min<uint64_t>(s.overflow_warnings, 62));
   if (estimate > threshold) {
     ++s.overflow_warnings;
+    OverflowFigures figures;  // a fixed filter shared in Redis: the kWarn case
+    figures.estimated_count = estimate;
+    figures.expected_count = s.layout.capacity();
+    figures.current_fp_rate = s.layout.FpRate(estimate);
+    figures.target_fp_rate = s.layout.target_fp_rate();
+    figures.memory_bytes = s.layout.bits() / 8;
     Emit(s.options.log_sink, LogLevel::kWarning,
-         absl::StrCat("redis sieve '", s.options.name, "': ",
-                      FormatOverflowWarning(estimate, s.layout.capacity(),
-                                            s.layout.FpRate(estimate), s.layout.target_fp_rate())));
+         absl::StrCat("redis sieve '", s.options.name, "': ", FormatOverflowWarning(figures)));
   }
 }
 

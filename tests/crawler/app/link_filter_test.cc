@@ -122,5 +122,38 @@ TEST(FormatProgress, ShowsTheScaleBenchFields) {  // bench/scale parses these
       << line;
 }
 
+TEST(FormatProgress, ASaturatedFilterShowsNoInfiniteOrNegativeNumber) {
+  CrawlProgress p;
+  p.pages = 460;
+  p.elapsed_s = 1;
+  p.seen_estimate = std::nullopt;
+  p.filter_fill = 1;
+  p.filter_fp_rate = 1;
+  MeasuredLoss m;
+  m.sampled_urls = 3000;
+  m.sampled_false_positives = 2540;
+  m.rate = 0.8467;
+  m.rate_low = 0.833;
+  m.rate_high = 0.859;
+  m.wrongly_dropped = 2540;
+  m.wrongly_dropped_low = 2540;
+  m.wrongly_dropped_high = 2540;
+  p.fp_measured = m;
+  const std::string line = FormatProgress(p);
+  EXPECT_NE(line.find("seen ? (filter saturated)"), std::string::npos) << line;
+  EXPECT_NE(line.find("wrongly dropped ~2540 [2540..2540]"), std::string::npos) << line;
+  EXPECT_EQ(line.find("inf"), std::string::npos) << line;
+  EXPECT_EQ(line.find("-"), std::string::npos) << line;
+}
+
+TEST(FormatProgress, ANegligibleLossIsNotShown) {
+  CrawlProgress p;
+  MeasuredLoss m;
+  m.sampled_urls = 3000;
+  p.fp_measured = m;
+  EXPECT_EQ(FormatProgress(p).find("wrongly dropped"), std::string::npos);
+  EXPECT_EQ(FormatMeasuredLoss(std::nullopt), "");
+}
+
 }  // namespace
 }  // namespace crawler

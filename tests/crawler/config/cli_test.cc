@@ -89,7 +89,9 @@ TEST(ParseCrawlCommand, EveryFlagWithASpaceSeparatedValue) {
                             "--spill-dir",
                             "sp",
                             "--overflow",
-                            "grow",
+                            "warn",
+                            "--filter-memory-max",
+                            "1GiB",
                             "--per-host",
                             "3",
                             "--delay",
@@ -127,7 +129,8 @@ TEST(ParseCrawlCommand, EveryFlagWithASpaceSeparatedValue) {
   EXPECT_EQ(o.max_url_length, 100u);
   EXPECT_EQ(o.queue_memory, 1u << 30);
   EXPECT_EQ(o.spill_dir, "sp");
-  EXPECT_EQ(o.overflow, "grow");
+  EXPECT_EQ(o.overflow, "warn");
+  EXPECT_EQ(o.filter_memory_max, 1u << 30);
   EXPECT_EQ(o.per_host, 3);
   EXPECT_EQ(o.delay_s, 0.2);
   EXPECT_FALSE(o.robots);
@@ -270,7 +273,7 @@ TEST(ParseCrawlCommand, BadValuesNameTheFlagAndTheValue) {
   EXPECT_EQ(ParseError({"--seeds", "s", "--queue-memory", "lots"}),
             "--queue-memory: 'lots' is not a size (e.g. 1048576, 64MiB, 10MB)");
   EXPECT_EQ(ParseError({"--seeds", "s", "--overflow", "drop"}),
-            "--overflow: 'drop' is not one of warn|grow");
+            "--overflow: 'drop' is not one of grow|warn");
   EXPECT_EQ(ParseError({"--seeds", "s", "--per-host", "0"}), "--per-host: 0 is not in [1, 1024]");
   EXPECT_EQ(ParseError({"--seeds", "s", "--delay", "-200ms"}), "--delay: -200ms is negative");
   EXPECT_EQ(ParseError({"--seeds", "s", "--robots", "yes"}), "--robots: 'yes' is not on or off");
@@ -340,7 +343,8 @@ TEST(HelpText, ListsEveryFlagAndTheDefaultsInUse) {
                            "--max-url-length N",
                            "--queue-memory SIZE",
                            "--spill-dir DIR",
-                           "--overflow warn|grow",
+                           "--overflow grow|warn",
+                           "--filter-memory-max SIZE",
                            "--per-host N",
                            "--delay DURATION",
                            "--robots on|off",
@@ -361,7 +365,12 @@ TEST(HelpText, ListsEveryFlagAndTheDefaultsInUse) {
   EXPECT_THAT(help, HasSubstr("[64MiB]"));
   EXPECT_THAT(help, HasSubstr("[1s]"));
   EXPECT_THAT(help, HasSubstr("[crawl/0.1]"));
-  EXPECT_THAT(help, HasSubstr("Exit status: 0"));
+  EXPECT_THAT(help, HasSubstr("Exit status:"));
+  for (const char* code :
+       {"  0  the crawl finished", "  1  runtime failure", "  2  usage",
+        "  3  the crawl ended but no URL could be fetched", "  4  more than 1%"}) {
+    EXPECT_THAT(help, HasSubstr(code));
+  }
   EXPECT_THAT(help, Not(IsEmpty()));
 }
 

@@ -99,7 +99,8 @@ TEST(ShippedConfig, SetsEveryKeyOverNonDefaultValues) {
   changed.block_private = "on";
   changed.queue_memory = 7;
   changed.spill_dir = "x";
-  changed.overflow = "grow";
+  changed.overflow = "warn";
+  changed.filter_memory_max = 7;
   changed.out_dir = "x";
   changed.state_dir = "x";
   changed.resume = true;
@@ -149,7 +150,8 @@ block_private = "off"
 [queue]
 memory = 1048576
 spill_dir = "/tmp/spill"
-overflow = "grow"
+overflow = "warn"
+filter_memory_max = "1MiB"
 [output]
 dir = "out"
 [state]
@@ -189,7 +191,8 @@ quiet = true
   EXPECT_EQ(loaded->block_private, "off");
   EXPECT_EQ(loaded->queue_memory, 1048576u);
   EXPECT_EQ(loaded->spill_dir, "/tmp/spill");
-  EXPECT_EQ(loaded->overflow, "grow");
+  EXPECT_EQ(loaded->overflow, "warn");
+  EXPECT_EQ(loaded->filter_memory_max, 1u << 20);
   EXPECT_EQ(loaded->out_dir, "out");
   EXPECT_EQ(loaded->state_dir, "st");
   EXPECT_TRUE(loaded->resume);
@@ -288,7 +291,7 @@ TEST(LoadConfigFile, BadValuesNameTheKeyTheValueAndTheFile) {
   EXPECT_EQ(ErrorOf(dir, "[fetch]\nuser_agent = \"a\\r\\nX: y\"\n"),
             "crawl.toml: fetch.user_agent: 'a\\r\\nX: y' contains a control character (line 2)");
   EXPECT_EQ(ErrorOf(dir, "[queue]\noverflow = \"explode\"\n"),
-            "crawl.toml: queue.overflow: 'explode' is not one of warn|grow (line 2)");
+            "crawl.toml: queue.overflow: 'explode' is not one of grow|warn (line 2)");
   EXPECT_EQ(ErrorOf(dir, "[log]\nlevel = \"loud\"\n"),
             "crawl.toml: log.level: 'loud' is not one of trace|debug|info|warn|error|off (line 2)");
 }

@@ -28,7 +28,8 @@ CrawlOptions Unusual() {
   o.timeout_s = 12.345678;
   o.queue_memory = (3u << 20) + 1;
   o.robots = false;
-  o.overflow = "grow";
+  o.overflow = "warn";
+  o.filter_memory_max = 3u << 20;
   o.out_dir = "/tmp/out dir";
   o.state_dir = "/tmp/out dir/state";
   o.spill_dir = "/tmp/out dir/spill";

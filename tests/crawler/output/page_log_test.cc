@@ -169,5 +169,43 @@ TEST(WriteSummary, WritesParsableSummaryWithRate) {
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "summary.json.tmp"));
 }
 
+TEST(WriteSummary, ASaturatedFilterIsNullWithItsReasonNeverANegativeNumber) {
+  CrawlSummary s;
+  s.seen_estimate = std::nullopt;
+  s.filter_saturated = true;
+  s.filter_fp_rate = 1;
+  s.null_reasons["seen_estimate"] = "the filter is saturated";
+  s.null_reasons["fp_measured"] = "not measured";
+  const auto j = nlohmann::json::parse(CrawlSummaryToJson(s));
+  EXPECT_TRUE(j["seen_estimate"].is_null());
+  EXPECT_EQ(j["filter_saturated"], true);
+  EXPECT_TRUE(j["fp_measured"].is_null());
+  EXPECT_EQ(j["null_reasons"]["seen_estimate"], "the filter is saturated");
+  EXPECT_EQ(j["null_reasons"]["fp_measured"], "not measured");
+}
+
+TEST(WriteSummary, MeasuredLossHasItsIntervals) {
+  CrawlSummary s;
+  MeasuredLoss m;
+  m.sample_one_in = 8;
+  m.sampled_urls = 1000;
+  m.sampled_false_positives = 20;
+  m.rate = 0.02;
+  m.rate_low = 0.013;
+  m.rate_high = 0.0307;
+  m.wrongly_dropped = 160.4;
+  m.wrongly_dropped_low = 104.2;
+  m.wrongly_dropped_high = 246.1;
+  s.fp_measured = m;
+  const auto j = nlohmann::json::parse(CrawlSummaryToJson(s));
+  EXPECT_EQ(j["fp_measured"]["sample_one_in"], 8);
+  EXPECT_DOUBLE_EQ(j["fp_measured"]["rate"].get<double>(), 0.02);
+  EXPECT_DOUBLE_EQ(j["fp_measured"]["wrongly_dropped"].get<double>(), 160);
+  EXPECT_DOUBLE_EQ(j["fp_measured"]["wrongly_dropped_95"][0].get<double>(), 104);
+  EXPECT_DOUBLE_EQ(j["fp_measured"]["wrongly_dropped_95"][1].get<double>(), 247);
+  EXPECT_TRUE(j["null_reasons"].is_object());
+  EXPECT_TRUE(j["null_reasons"].empty());
+}
+
 }  // namespace
 }  // namespace crawler

@@ -1,0 +1,216 @@
+#include "fp_sample.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "file_io.h"
+#include "log_emit.h"
+
+namespace sieve::internal {
+namespace {
+
+constexpr std::string_view kMagic = "SIEVEFPS";
+constexpr uint32_t kVersion = 1;
+constexpr double kZ95 = 1.959963984540054;
+
+uint64_t MaxKeyFor(uint32_t one_in_log2) {
+  return one_in_log2 >= 64 ? 0 : std::numeric_limits<uint64_t>::max() >> one_in_log2;
+}
+
+// A p / (1 - p), clamped to [0, cap]: the new URLs lost when a share p of them
+// was dropped and `accepted` were kept.
+double LostAtRate(double accepted, double p, double cap) {
+  if (p >= 1) return cap;
+  return std::clamp(accepted * p / (1 - p), 0.0, cap);
+}
+
+void WriteKeys(std::ostream& out, const absl::flat_hash_set<uint64_t>& keys) {
+  std::vector<uint64_t> sorted(keys.begin(), keys.end());
+  std::sort(sorted.begin(), sorted.end());  // same set, same bytes
+  WriteU64(out, sorted.size());
+  for (uint64_t k : sorted) WriteU64(out, k);
+}
+
+absl::Status ReadKeys(BodyReader& in, uint64_t max_key, absl::flat_hash_set<uint64_t>& keys) {
+  uint64_t count = 0;
+  if (absl::Status s = in.ReadU64(count); !s.ok()) return s;
+  if (count > in.Remaining() / 8) return absl::DataLossError("fp sample: bad key count");
+  keys.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t k = 0;
+    if (absl::Status s = in.ReadU64(k); !s.ok()) return s;
+    if (k > max_key) return absl::DataLossError("fp sample: key outside its share");
+    keys.insert(k);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+RateInterval WilsonInterval(uint64_t f, uint64_t n) {
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(f) / nn;
+  const double z2 = kZ95 * kZ95;
+  const double denominator = 1 + z2 / nn;
+  const double center = (p + z2 / (2 * nn)) / denominator;
+  const double half = kZ95 * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / denominator;
+  // At f = 0 (f = n) the lower (upper) end is 0 (1) exactly, not rounding noise.
+  return {p, f == 0 ? 0.0 : std::max(0.0, center - half),
+          f == n ? 1.0 : std::min(1.0, center + half)};
+}
+
+FpSample::FpSample(const Options& options)
+    : enabled_(options.max_urls > 0),
+      max_urls_(std::max<uint64_t>(options.max_urls, 1)),
+      max_key_(MaxKeyFor(options.min_one_in_log2)),
+      one_in_log2_(options.min_one_in_log2) {}
+
+void FpSample::ObserveBatch(absl::Span<const bloom::Hash128> hashes,
+                            absl::Span<const bool> said_new) {
+  for (size_t i = 0; i < hashes.size(); ++i) Observe(hashes[i], said_new[i]);
+}
+
+void FpSample::ObserveSampled(uint64_t key, bool filter_said_new) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (key > max_key_.load(std::memory_order_relaxed)) return;  // halved meanwhile
+  if (!sampled_.insert(key).second) return;  // truly seen before: the filter said seen too
+  if (!filter_said_new) false_positives_.insert(key);
+  if (sampled_.size() > max_urls_) HalveLocked();
+}
+
+void FpSample::HalveLocked() {
+  while (sampled_.size() > max_urls_ && one_in_log2_ < 64) {
+    ++one_in_log2_;
+    const uint64_t max_key = MaxKeyFor(one_in_log2_);
+    max_key_.store(max_key, std::memory_order_relaxed);
+    absl::erase_if(sampled_, [&](uint64_t k) { return k > max_key; });
+    absl::erase_if(false_positives_, [&](uint64_t k) { return k > max_key; });
+  }
+}
+
+std::optional<MeasuredFpRate> FpSample::Measure(uint64_t accepted, uint64_t dropped) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sampled_.empty()) return std::nullopt;
+  MeasuredFpRate m;
+  m.sample_one_in = one_in_log2_ >= 64 ? 0 : uint64_t{1} << one_in_log2_;
+  m.sampled_new = sampled_.size();
+  m.sampled_false_positives = false_positives_.size();
+  m.sample_bytes = (sampled_.capacity() + false_positives_.capacity()) * (sizeof(uint64_t) + 1);
+  const RateInterval r = WilsonInterval(m.sampled_false_positives, m.sampled_new);
+  m.rate = r.rate;
+  m.rate_low = r.low;
+  m.rate_high = r.high;
+  const double a = static_cast<double>(accepted);
+  const double cap = static_cast<double>(dropped);
+  m.wrongly_dropped = LostAtRate(a, r.rate, cap);
+  m.wrongly_dropped_low = LostAtRate(a, r.low, cap);
+  m.wrongly_dropped_high = LostAtRate(a, r.high, cap);
+  // Every accepted URL was sampled (S = 1): the count is exact, not estimated.
+  if (m.sample_one_in == 1) {
+    m.wrongly_dropped = m.wrongly_dropped_low = m.wrongly_dropped_high =
+        static_cast<double>(m.sampled_false_positives);
+  }
+  return m;
+}
+
+uint64_t FpSample::one_in() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return one_in_log2_ >= 64 ? 0 : uint64_t{1} << one_in_log2_;
+}
+
+uint64_t FpSample::MemoryBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return (sampled_.capacity() + false_positives_.capacity()) * (sizeof(uint64_t) + 1);
+}
+
+absl::Status SaveSampleBeside(const FpSample& sample, const std::filesystem::path& dir) {
+  if (!sample.enabled()) return absl::OkStatus();
+  return sample.SaveFile(FpSamplePath(dir));
+}
+
+void LoadSampleBeside(FpSample& sample, const std::filesystem::path& dir, const LogSink& log) {
+  if (!sample.enabled()) return;
+  absl::Status loaded = sample.LoadFile(FpSamplePath(dir));
+  if (!loaded.ok() && !absl::IsNotFound(loaded)) {
+    Emit(log, LogLevel::kWarning,
+         absl::StrCat("sieve: ", loaded.ToString(),
+                      "; the measured false-positive rate starts again from here"));
+  }
+}
+
+FpSample::Options SampleOptionsOf(const SieveOptions& options) {
+  FpSample::Options sample;
+  sample.max_urls = options.fp_sample_max_urls;
+  sample.min_one_in_log2 = std::min<uint32_t>(options.fp_sample_min_one_in_log2, 63);
+  return sample;
+}
+
+void FillSampleStats(const FpSample& sample, SieveStats& stats) {
+  stats.fp_measured = sample.Measure(stats.accepted, stats.dropped);
+  if (stats.fp_measured) return;
+  stats.fp_measured_unknown = sample.enabled()
+                                  ? "no URL of the sample has been pushed yet"
+                                  : "the sample is off (SieveOptions::fp_sample_max_urls = 0)";
+}
+
+absl::Status FpSample::SaveFile(const std::filesystem::path& path) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return WriteFileAtomically(path, [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    out.write(kMagic.data(), kMagic.size());
+    WriteU32(out, kVersion);
+    WriteU32(out, one_in_log2_);
+    WriteU64(out, max_urls_);
+    WriteKeys(out, sampled_);
+    WriteKeys(out, false_positives_);
+    return out ? absl::OkStatus() : absl::InternalError("fp sample: write failed");
+  });
+}
+
+absl::Status FpSample::LoadFile(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return absl::NotFoundError(absl::StrCat("no fp sample at ", path.string()));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  absl::Status status =
+      ReadChecksummedFile(path, [&](BodyReader& in) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        std::string magic;
+        if (absl::Status s = in.ReadBytes(kMagic.size(), magic); !s.ok()) return s;
+        if (magic != kMagic) return absl::DataLossError("not an fp sample (bad magic)");
+        uint32_t version = 0;
+        uint32_t one_in_log2 = 0;
+        uint64_t max_urls = 0;
+        if (absl::Status s = in.ReadU32(version); !s.ok()) return s;
+        if (version != kVersion) {
+          return absl::UnimplementedError(absl::StrCat("fp sample version ", version,
+                                                       " is not supported (this build reads ",
+                                                       kVersion, ")"));
+        }
+        if (absl::Status s = in.ReadU32(one_in_log2); !s.ok()) return s;
+        if (absl::Status s = in.ReadU64(max_urls); !s.ok()) return s;
+        if (one_in_log2 > 64) return absl::DataLossError("fp sample: bad share");
+        const uint64_t max_key = MaxKeyFor(one_in_log2);
+        sampled_.clear();
+        false_positives_.clear();
+        if (absl::Status s = ReadKeys(in, max_key, sampled_); !s.ok()) return s;
+        if (absl::Status s = ReadKeys(in, max_key, false_positives_); !s.ok()) return s;
+        one_in_log2_ = std::max(one_in_log2_, one_in_log2);
+        max_key_.store(MaxKeyFor(one_in_log2_), std::memory_order_relaxed);
+        absl::erase_if(sampled_, [&](uint64_t k) { return k > max_key_.load(); });
+        absl::erase_if(false_positives_, [&](uint64_t k) { return k > max_key_.load(); });
+        return absl::OkStatus();
+      });
+  if (!status.ok()) {
+    sampled_.clear();  // no half-read sample
+    false_positives_.clear();
+    return absl::Status(status.code(), absl::StrCat(path.string(), ": ", status.message()));
+  }
+  HalveLocked();
+  return absl::OkStatus();
+}
+
+}  // namespace sieve::internal
