@@ -69,6 +69,16 @@ constexpr OptionSpec OneOf(OptionSpec spec, std::string_view choices) {
   return spec;
 }
 
+constexpr OptionSpec Items(OptionSpec spec, ListItem item) {
+  spec.item = item;
+  return spec;
+}
+
+constexpr OptionSpec Secret(OptionSpec spec) {
+  spec.secret = true;
+  return spec;
+}
+
 constexpr double kIntMax = std::numeric_limits<int>::max();
 
 using O = CrawlOptions;
@@ -141,6 +151,13 @@ const std::array kRows = {
                                  Kind::kChoice,
                                  "refuse private/loopback addresses (auto: unless a seed is one)"),
           "auto|on|off"),
+    Secret(Row<&O::proxy>("fetch", "proxy", "proxy", "URL", Kind::kText,
+                          "proxy for every request: http://, https://, socks5://, socks5h://")),
+    Row<&O::no_proxy_env>("fetch", "no_proxy_env", "no-proxy-env", "", Kind::kSwitch,
+                          "ignore http_proxy, https_proxy, all_proxy and no_proxy"),
+    Secret(Items(Row<&O::headers>("fetch", "headers", "header", "'NAME: VALUE'", Kind::kTextList,
+                                  "extra request header (repeatable; [[hosts]] headers per host)"),
+                 ListItem::kHeader)),
     Bounded(Row<&O::queue_memory>("queue", "memory", "queue-memory", "SIZE", Kind::kBytes,
                                   "RAM for the to-visit queue before it spills to disk"),
             1),
