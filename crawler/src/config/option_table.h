@@ -57,7 +57,7 @@ struct OptionSpec {
   double min = 0;
   double max = kUnbounded;
   bool above_min = false;
-  std::string_view choices = {};  // kChoice: "warn|grow"
+  std::string_view choices = {};     // kChoice: "warn|grow"
   ListItem item = ListItem::kRegex;  // kTextList: what each item is
   // Printed as "[redacted]" by OptionsAsLines (the WARC warcinfo record):
   // the value may carry a secret (a proxy's USER:PASS, an Authorization header).
