@@ -194,4 +194,54 @@ TEST(RequestOptions, Issue19AuthReachesOnlyItsHostAndNoOutput) {
   EXPECT_EQ(output.find(basic), std::string::npos);
 }
 
+// Issue #19: one cookie jar per crawl. /set sets a cookie and links to
+// /check, which records the Cookie header it gets; --save-cookies writes the
+// jar (Netscape format), --load-cookies reads one, --cookies off sends none.
+class CookieSite {
+ public:
+  CookieSite() : site_(SmallSite(1)) {
+    site_->Handle("/set", [](const httplib::Request&, httplib::Response& response) {
+      response.set_header("Set-Cookie", "session=abc123; Path=/");
+      response.set_content("<html><a href=\"/check\">next</a></html>", "text/html");
+    });
+    site_->Handle("/check", probe_.Handler("Cookie"));
+  }
+  testsite::TestSite& site() { return *site_; }
+  std::vector<std::string> Seen() const { return probe_.Seen(); }
+
+ private:
+  std::unique_ptr<testsite::TestSite> site_;
+  HeaderProbe probe_;
+};
+
+TEST(RequestOptions, Issue19CookiesSetAreSentBackAndSaved) {
+  CookieSite on;
+  crawler::CrawlOptions options = e2e::FastOptions("cookies-on");
+  options.save_cookies = options.out_dir + "/jar.txt";
+  ASSERT_TRUE(e2e::Crawl(options, {on.site().BaseUrl() + "/set"}).ok());
+  EXPECT_EQ(on.Seen(), std::vector<std::string>{"session=abc123"});
+  std::ifstream jar(options.save_cookies);
+  const std::string saved((std::istreambuf_iterator<char>(jar)), std::istreambuf_iterator<char>());
+  EXPECT_NE(saved.find("# Netscape HTTP Cookie File"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("\tsession\tabc123"), std::string::npos) << saved;
+
+  CookieSite off;
+  crawler::CrawlOptions no_jar = e2e::FastOptions("cookies-off");
+  no_jar.cookies = false;
+  ASSERT_TRUE(e2e::Crawl(no_jar, {off.site().BaseUrl() + "/set"}).ok());
+  EXPECT_EQ(off.Seen(), std::vector<std::string>{"<none>"});
+}
+
+TEST(RequestOptions, Issue19LoadCookiesSendsThemFromTheFirstRequest) {
+  CookieSite site;
+  const std::string dir = e2e::FreshDir("cookies-load-file");
+  const std::string file =
+      e2e::WriteFile(dir, "cookies.txt",
+                     "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tconsent\tyes\n");
+  crawler::CrawlOptions options = e2e::FastOptions("cookies-load");
+  options.load_cookies = file;
+  ASSERT_TRUE(e2e::Crawl(options, {site.site().BaseUrl() + "/check"}).ok());
+  EXPECT_EQ(site.Seen(), std::vector<std::string>{"consent=yes"});
+}
+
 }  // namespace

@@ -103,6 +103,15 @@ struct FetchOptions {
   // Extra request headers on every request, "Name: value"; a header named
   // like one curl sends (User-Agent, Accept) replaces it; "Name:" removes it.
   std::vector<std::string> headers;
+  // One cookie jar for the Fetcher's transfers (a curl share): cookies a
+  // server sets are sent back on later requests, as a browser would. Bound:
+  // what servers set; curl keeps at most 50 cookies per domain it stores.
+  bool cookies = true;
+  // Netscape cookie file (curl's and wget's format) read into the jar at
+  // Create; empty = none. Ignored when !cookies.
+  std::string load_cookies;
+  // Where Shutdown writes the jar in the same format; empty = nowhere.
+  std::string save_cookies;
   // Per-URL additions, or empty for none. Called on a fetcher thread for each
   // request, possibly concurrently: must be thread-safe and fast.
   std::function<RequestExtras(const std::string& url)> extras;

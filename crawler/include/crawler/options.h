@@ -147,6 +147,12 @@ struct CrawlOptions {
   // Extra request headers "Name: value" on every request (--header,
   // repeatable); [[hosts]] adds per-host ones. Redacted in the warcinfo record.
   std::vector<std::string> headers;
+  // One cookie jar per crawl: cookies servers set are sent back (--cookies
+  // on|off). load_cookies: a Netscape cookie file (wget's, curl's) read at
+  // the start; save_cookies: the jar written there at the end.
+  bool cookies = true;
+  std::string load_cookies;
+  std::string save_cookies;
   // [[hosts]] overrides of per_host and delay, headers and credentials
   // (array of tables; see HostRule).
   std::vector<HostRule> hosts;

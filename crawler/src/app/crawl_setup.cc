@@ -133,6 +133,9 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.proxy_env = !options.no_proxy_env;
   f.headers = options.headers;
   f.extras = RequestExtrasOf(options.hosts);
+  f.cookies = options.cookies;
+  f.load_cookies = options.load_cookies;
+  f.save_cookies = options.save_cookies;
   if (options.block_private == "on") {
     f.block_private = true;
   } else if (options.block_private == "off") {

@@ -94,7 +94,8 @@ CURLcode Transfer::Configure() {
   set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   set(CURLOPT_FOLLOWLOCATION, 0L);  // the crawler follows, through the Sieve
   set(CURLOPT_USERAGENT, o.user_agent.c_str());
-  set(CURLOPT_ACCEPT_ENCODING, "");  // every decoder curl has: gzip, deflate, br, zstd
+  if (o.cookies) set(CURLOPT_COOKIEFILE, "");  // "" turns the engine on; the jar is the share's
+  set(CURLOPT_ACCEPT_ENCODING, "");            // every decoder curl has: gzip, deflate, br, zstd
   set(CURLOPT_CONNECTTIMEOUT_MS, ToMillis(o.connect_timeout_s));
   set(CURLOPT_TIMEOUT_MS, ToMillis(o.total_timeout_s));
   set(CURLOPT_LOW_SPEED_LIMIT, o.low_speed_bytes);
