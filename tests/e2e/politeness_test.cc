@@ -139,6 +139,38 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
   EXPECT_LT(ten_hosts_s, 0.3 * one_host_s) << ten_hosts_s << " s vs " << one_host_s << " s";
 }
 
+// Issue #19: robots.txt's Crawl-delay holds from a host's second page on.
+// The policy used to ask for it only on every 16th start, so the URLs parked
+// while robots.txt was fetched all left at once (a 9-page site never saw it).
+// robots.txt is the host's first request; the first page keeps the delay
+// after it too (its start is not in pages.jsonl: the slack for its set-up is
+// a second kHandOff).
+TEST(Politeness, Issue19CrawlDelayHoldsFromTheSecondPage) {
+  testsite::SiteOptions site_options;
+  site_options.pages = 6;
+  site_options.links_per_page = 5;
+  site_options.page_bytes = 512;
+  site_options.robots_txt = "User-agent: *\nCrawl-delay: 0.3\n";
+  auto site = testsite::TestSite::Start(site_options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  crawler::CrawlOptions options = PoliteOptions("politeness-crawl-delay");
+  options.delay_s = 0;
+  options.per_host = 4;
+  options.robots = true;
+  ASSERT_TRUE(e2e::Crawl(options, {(*site)->RootUrl()}).ok());
+  std::vector<testsite::RequestRecord> log = ByStart((*site)->RequestLog());
+  ASSERT_EQ(log.size(), 7u);
+  ASSERT_EQ(log[0].path, "/robots.txt");
+  EXPECT_GE(log[1].start_time - log[0].start_time, std::chrono::milliseconds(300) - 2 * kHandOff);
+  log.erase(log.begin());
+  const std::vector<nlohmann::json> pages = e2e::ReadPages(options.out_dir);
+  for (size_t i = 1; i < log.size(); ++i) {
+    EXPECT_GE(log[i].start_time - log[i - 1].start_time,
+              std::chrono::milliseconds(300) - kHandOff - SetUpTime(**site, log[i - 1], pages))
+        << "page request " << i << " (" << log[i].path << ")";
+  }
+}
+
 TEST(Politeness, Issue5RetryAfterPausesTheHost) {
   auto site = StartPolitenessSite(4);
   ASSERT_NE(site, nullptr);

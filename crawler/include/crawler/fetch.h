@@ -42,10 +42,23 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace crawler {
+
+// What a request to one URL adds to the request every URL gets: the
+// [[hosts]] headers and credentials of the URL's host (FetchOptions::extras).
+// The password is handed to curl only; nothing here is ever logged.
+struct RequestExtras {
+  std::vector<std::string> headers;  // "Name: value", after FetchOptions::headers
+  std::string user;                  // empty: no HTTP authentication
+  std::string password;
+  // "basic", "digest" or "any" (curl picks what the server's 401 offers; one
+  // extra round trip). Basic sends the password in clear text over http.
+  std::string auth = "basic";
+};
 
 struct FetchOptions {
   // Fetcher threads, each with its own curl multi handle and connection cache.
@@ -80,6 +93,28 @@ struct FetchOptions {
   // Fill FetchResult::request_headers (for WARC request records). Off by
   // default: it turns on curl's debug callback, a call per chunk received.
   bool keep_request_headers = false;
+  // Proxy for every request: "http://HOST:PORT", "https://...", "socks5://...",
+  // "socks5h://..." (the proxy resolves names), with optional USER:PASS@.
+  // Empty: the environment decides when proxy_env (http_proxy, https_proxy,
+  // all_proxy, no_proxy, as curl reads them), else no proxy. Note that
+  // block_private then checks the proxy's address, not the site's.
+  std::string proxy;
+  bool proxy_env = true;
+  // Extra request headers on every request, "Name: value"; a header named
+  // like one curl sends (User-Agent, Accept) replaces it; "Name:" removes it.
+  std::vector<std::string> headers;
+  // One cookie jar for the Fetcher's transfers (a curl share): cookies a
+  // server sets are sent back on later requests, as a browser would. Bound:
+  // what servers set; curl keeps at most 50 cookies per domain it stores.
+  bool cookies = true;
+  // Netscape cookie file (curl's and wget's format) read into the jar at
+  // Create; empty = none. Ignored when !cookies.
+  std::string load_cookies;
+  // Where Shutdown writes the jar in the same format; empty = nowhere.
+  std::string save_cookies;
+  // Per-URL additions, or empty for none. Called on a fetcher thread for each
+  // request, possibly concurrently: must be thread-safe and fast.
+  std::function<RequestExtras(const std::string& url)> extras;
 };
 
 struct FetchRequest {

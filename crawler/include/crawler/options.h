@@ -44,6 +44,16 @@ struct HostRule {
   std::string pattern;
   int per_host = 0;     // 0 = the global per_host
   double delay_s = -1;  // < 0 = the global delay
+  // Request headers "Name: value" for this host's requests, after --header.
+  std::vector<std::string> headers;
+  // HTTP authentication for this host's requests only (never for a redirect
+  // target elsewhere: each request is matched by its own URL). Empty user =
+  // none. auth: "basic", "digest" or "any". The password never reaches a log,
+  // pages.jsonl, the warcinfo record or a WARC request record (there the
+  // Authorization value is "[redacted]").
+  std::string user;
+  std::string password;
+  std::string auth = "basic";
   bool operator==(const HostRule&) const = default;
 };
 
@@ -140,7 +150,25 @@ struct CrawlOptions {
   // Refuse private, loopback and link-local addresses: "on", "off", or "auto"
   // (refused unless a seed itself is such an address, so local tests work).
   std::string block_private = "auto";
-  // [[hosts]] overrides of per_host and delay (array of tables; see HostRule).
+  // Proxy for every request (http://, https://, socks5://, socks5h://; may
+  // carry USER:PASS@, redacted in the warcinfo record). Empty: the standard
+  // environment variables (http_proxy, https_proxy, all_proxy, no_proxy)
+  // decide, as for curl and wget, unless no_proxy_env.
+  std::string proxy;
+  // Ignore the proxy environment variables (the crawl goes direct unless
+  // `proxy` is set).
+  bool no_proxy_env = false;
+  // Extra request headers "Name: value" on every request (--header,
+  // repeatable); [[hosts]] adds per-host ones. Redacted in the warcinfo record.
+  std::vector<std::string> headers;
+  // One cookie jar per crawl: cookies servers set are sent back (--cookies
+  // on|off). load_cookies: a Netscape cookie file (wget's, curl's) read at
+  // the start; save_cookies: the jar written there at the end.
+  bool cookies = true;
+  std::string load_cookies;
+  std::string save_cookies;
+  // [[hosts]] overrides of per_host and delay, headers and credentials
+  // (array of tables; see HostRule).
   std::vector<HostRule> hosts;
 
   // ---- [queue] ----

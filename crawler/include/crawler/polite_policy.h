@@ -82,8 +82,11 @@ struct PolitePolicyOptions {
   std::vector<HostOverride> rules;          // first match wins
   // Crawl-delay of an authority's robots.txt in seconds, nullopt when unknown
   // or absent (RobotsCache::CrawlDelay). Empty function: not asked. Known
-  // values are cached per authority; unknown ones are asked again every 16th
-  // start (robots.txt may arrive after the first fetch was scheduled).
+  // values are cached per authority; unknown ones are asked again at every
+  // start and at the end of every fetch (robots.txt arrives after the first
+  // fetch was scheduled). A delay first learned at the end of a fetch spaces
+  // the next start from that fetch's start (FetchOutcome::elapsed), so the
+  // page after robots.txt keeps it too.
   std::function<std::optional<double>(const std::string& authority)> crawl_delay;
   // A Crawl-delay above this is taken as this: "Crawl-delay: 86400" would
   // otherwise take a day per page.
@@ -128,7 +131,6 @@ class PolitePolicy : public HostPolicy {
   struct HostState {
     int rule = -1;  // index into options_.rules; -1 = none
     std::optional<absl::Duration> crawl_delay;
-    int crawl_delay_asks = 0;
     int failures = 0;  // consecutive 5xx / connection failures
     // End of the back-off the last counted failure started. Failures that
     // end before it were in flight when it began (several connections to a
@@ -142,6 +144,10 @@ class PolitePolicy : public HostPolicy {
   HostState& StateLocked(const std::string& authority);  // requires mu_
   absl::Duration CrawlDelayLocked(const std::string& authority, HostState& state);
   absl::Duration Backoff(int consecutive) const;
+  // The earliest next start when this outcome's end taught the host's
+  // Crawl-delay; `now` when it was known before or there is none.
+  absl::Time FirstLearnedDelayEnd(const std::string& authority, HostState& state,
+                                  const FetchOutcome& outcome, absl::Time now);
   absl::Time OnFailureLocked(const std::string& authority, HostState& state,
                              const FetchOutcome& outcome, absl::Time now);
 

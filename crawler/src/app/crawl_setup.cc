@@ -1,6 +1,8 @@
 #include "app/crawl_setup.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -8,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "crawler/link_filter.h"
+#include "crawler/polite_policy.h"
 #include "crawler/url.h"
 #include "spdlog/spdlog.h"
 
@@ -105,6 +108,48 @@ FrontierOptions FrontierOptionsOf(const CrawlOptions& options) {
   return f;
 }
 
+namespace {
+
+// Whether requests go through a proxy: --proxy, or (unless --no-proxy-env) a
+// proxy environment variable curl reads.
+bool UsesProxy(const CrawlOptions& options) {
+  if (!options.proxy.empty()) return true;
+  if (options.no_proxy_env) return false;
+  for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return true;
+  }
+  return false;
+}
+
+std::function<RequestExtras(const std::string& url)> RequestExtrasOf(
+    const std::vector<HostRule>& hosts) {
+  std::vector<HostRule> rules;
+  for (const HostRule& rule : hosts) {
+    if (!rule.headers.empty() || !rule.user.empty()) rules.push_back(rule);
+  }
+  if (rules.empty()) return nullptr;
+  // The first rule with headers or credentials whose pattern matches wins,
+  // as for per_host and delay.
+  return [rules = std::move(rules)](const std::string& url) {
+    RequestExtras extras;
+    absl::StatusOr<Url> parsed = Url::Parse(url);
+    if (!parsed.ok()) return extras;
+    const std::string authority = parsed->Authority();
+    for (const HostRule& rule : rules) {
+      if (!HostPatternMatches(rule.pattern, authority)) continue;
+      extras.headers = rule.headers;
+      extras.user = rule.user;
+      extras.password = rule.password;
+      extras.auth = rule.auth;
+      break;
+    }
+    return extras;
+  };
+}
+
+}  // namespace
+
 FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::string>& seeds) {
   FetchOptions f;
   // Two multi-interface threads (the default) keep hundreds of transfers
@@ -117,9 +162,18 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.low_speed_time_s = std::min(f.low_speed_time_s, options.timeout_s);
   f.max_body = options.max_body;
   f.keep_request_headers = !options.warc_prefix.empty();  // WARC request records
+  f.proxy = options.proxy;
+  f.proxy_env = !options.no_proxy_env;
+  f.headers = options.headers;
+  f.extras = RequestExtrasOf(options.hosts);
+  f.cookies = options.cookies;
+  f.load_cookies = options.load_cookies;
+  f.save_cookies = options.save_cookies;
   if (options.block_private == "on") {
     f.block_private = true;
   } else if (options.block_private == "off") {
+    f.block_private = false;
+  } else if (UsesProxy(options)) {  // "auto": the address checked would be the proxy's
     f.block_private = false;
   } else {  // "auto": refuse private addresses unless the crawl starts at one
     f.block_private = std::none_of(seeds.begin(), seeds.end(), [](const std::string& seed) {

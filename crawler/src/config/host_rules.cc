@@ -61,6 +61,28 @@ absl::StatusOr<HostRule> RuleOf(const std::string& path, const std::string& wher
       } else {
         rule.delay_s = std::get<double>(*value);
       }
+    } else if (name == "headers") {
+      const auto* array = node.as_array();
+      if (array == nullptr) return bad("expected an array of strings");
+      const OptionSpec* spec = FindByKey("fetch", "headers");
+      rule.headers.clear();
+      for (const toml::node& item : *array) {
+        const auto* text = item.as_string();
+        if (text == nullptr) return bad("expected an array of strings");
+        absl::StatusOr<OptionValue> value = ParseOptionText(*spec, text->get());
+        if (!value.ok()) return bad(std::string(value.status().message()));
+        rule.headers.push_back(text->get());
+      }
+    } else if (name == "user" || name == "password" || name == "auth") {
+      const auto* text = node.as_string();
+      if (text == nullptr) return bad("expected a string");
+      std::string& field = name == "user"       ? rule.user
+                           : name == "password" ? rule.password
+                                                : rule.auth;
+      field = text->get();
+      if (name == "auth" && field != "basic" && field != "digest" && field != "any") {
+        return bad("expected basic, digest or any");
+      }
     } else {
       return absl::InvalidArgumentError(
           Cat(path, ": unknown key '", where, ".", name, "'", LineOf(node)));

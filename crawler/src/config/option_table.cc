@@ -69,6 +69,16 @@ constexpr OptionSpec OneOf(OptionSpec spec, std::string_view choices) {
   return spec;
 }
 
+constexpr OptionSpec Items(OptionSpec spec, ListItem item) {
+  spec.item = item;
+  return spec;
+}
+
+constexpr OptionSpec Secret(OptionSpec spec) {
+  spec.secret = true;
+  return spec;
+}
+
 constexpr double kIntMax = std::numeric_limits<int>::max();
 
 using O = CrawlOptions;
@@ -148,6 +158,19 @@ const std::array kRows = {
                                  Kind::kChoice,
                                  "refuse private/loopback addresses (auto: unless a seed is one)"),
           "auto|on|off"),
+    Secret(Row<&O::proxy>("fetch", "proxy", "proxy", "URL", Kind::kText,
+                          "proxy for every request: http://, https://, socks5://, socks5h://")),
+    Row<&O::no_proxy_env>("fetch", "no_proxy_env", "no-proxy-env", "", Kind::kSwitch,
+                          "ignore http_proxy, https_proxy, all_proxy and no_proxy"),
+    Secret(Items(Row<&O::headers>("fetch", "headers", "header", "'NAME: VALUE'", Kind::kTextList,
+                                  "extra request header (repeatable; [[hosts]] headers per host)"),
+                 ListItem::kHeader)),
+    Row<&O::cookies>("fetch", "cookies", "cookies", "on|off", Kind::kOnOff,
+                     "one cookie jar per crawl: send back the cookies servers set"),
+    Row<&O::load_cookies>("fetch", "load_cookies", "load-cookies", "FILE", Kind::kText,
+                          "read cookies from FILE (Netscape format) at the start"),
+    Row<&O::save_cookies>("fetch", "save_cookies", "save-cookies", "FILE", Kind::kText,
+                          "write the cookie jar to FILE (Netscape format) at the end"),
     Bounded(Row<&O::queue_memory>("queue", "memory", "queue-memory", "SIZE", Kind::kBytes,
                                   "RAM for the to-visit queue before it spills to disk"),
             1),

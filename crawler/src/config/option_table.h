@@ -33,6 +33,12 @@ enum class Kind {
   kScope,     // Scope
 };
 
+// What each item of a kTextList is, and how it is checked.
+enum class ListItem {
+  kRegex,   // an RE2 pattern (--allow, --deny)
+  kHeader,  // an HTTP request header "Name: value" (--header)
+};
+
 // A parsed value before it is stored into its field.
 using OptionValue =
     std::variant<bool, uint64_t, int64_t, double, std::string, std::vector<std::string>, Scope>;
@@ -51,7 +57,11 @@ struct OptionSpec {
   double min = 0;
   double max = kUnbounded;
   bool above_min = false;
-  std::string_view choices = {};  // kChoice: "warn|grow"
+  std::string_view choices = {};     // kChoice: "warn|grow"
+  ListItem item = ListItem::kRegex;  // kTextList: what each item is
+  // Printed as "[redacted]" by OptionsAsLines (the WARC warcinfo record):
+  // the value may carry a secret (a proxy's USER:PASS, an Authorization header).
+  bool secret = false;
   OptionValue (*get)(const CrawlOptions&) = nullptr;
   void (*set)(CrawlOptions&, const OptionValue&) = nullptr;
 

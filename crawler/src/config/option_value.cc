@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -65,6 +66,27 @@ absl::StatusOr<OptionValue> ParseRegex(std::string_view text) {
   return OptionValue(std::vector<std::string>{std::string(text)});
 }
 
+// "Name: value": a token (RFC 9110 5.1) before the colon; no control
+// characters anywhere (a CR or LF would inject headers).
+absl::StatusOr<OptionValue> ParseHeader(std::string_view text) {
+  const size_t colon = text.find(':');
+  constexpr std::string_view kTokenSymbols = "!#$%&'*+-.^_`|~";
+  bool token = colon != std::string_view::npos && colon > 0;
+  for (size_t i = 0; token && i < colon; ++i) {
+    const char c = text[i];
+    token = absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+            kTokenSymbols.find(c) != std::string_view::npos;
+  }
+  if (!token) return Invalid(text, "a header 'Name: value'");
+  for (char c : text) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          Cat("'", absl::CEscape(Absl(text)), "' contains a control character"));
+    }
+  }
+  return OptionValue(std::vector<std::string>{std::string(text)});
+}
+
 absl::StatusOr<OptionValue> ParseChoice(const OptionSpec& spec, std::string_view text) {
   for (absl::string_view choice : absl::StrSplit(Absl(spec.choices), '|')) {
     if (text == Std(choice)) return OptionValue(std::string(text));
@@ -100,7 +122,7 @@ absl::StatusOr<OptionValue> ParseByKind(const OptionSpec& spec, std::string_view
     case Kind::kText:
       return OptionValue(std::string(text));
     case Kind::kTextList:
-      return ParseRegex(text);
+      return spec.item == ListItem::kHeader ? ParseHeader(text) : ParseRegex(text);
     case Kind::kChoice:
       return ParseChoice(spec, text);
     case Kind::kScope: {

@@ -11,7 +11,8 @@ namespace crawler {
 std::string OptionsAsLines(const CrawlOptions& options) {
   std::string out;
   for (const config_internal::OptionSpec& spec : config_internal::OptionTable()) {
-    const std::string value = FormatOptionValue(spec, spec.get(options));
+    std::string value = FormatOptionValue(spec, spec.get(options));
+    if (spec.secret && !value.empty()) value = "[redacted]";
     out.append(spec.flag);
     out.append(": ");
     out.append(absl::StrReplaceAll(value, {{"\r\n", " "}, {"\n", " "}, {"\r", " "}}));

@@ -1,6 +1,7 @@
 // ValidateCrawlOptions: every field against its row's bounds (for options
 // built in code, not parsed), then the checks that involve two fields.
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "config/option_table.h"
 #include "config/strings.h"
 #include "crawler/options.h"
@@ -32,6 +33,15 @@ absl::Status CheckRow(const OptionSpec& spec, const CrawlOptions& options) {
   return absl::InvalidArgumentError(Cat("--", spec.flag, ": ", status.message()));
 }
 
+bool HasProxyScheme(std::string_view proxy) {
+  for (std::string_view scheme :
+       {"http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"}) {
+    if (absl::StartsWithIgnoreCase(config_internal::Absl(proxy), config_internal::Absl(scheme)))
+      return true;
+  }
+  return false;
+}
+
 absl::Status CheckCombinations(const CrawlOptions& options) {
   if (options.resume && options.fresh) {
     return absl::InvalidArgumentError(
@@ -47,6 +57,17 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
   if (options.fp_rate < kMinFpRate) {
     return absl::InvalidArgumentError(Cat("--fp-rate: ", options.fp_rate, " is below ", kMinFpRate,
                                           ", the smallest rate the seen-set filter is sized for"));
+  }
+  if (!options.proxy.empty() && !HasProxyScheme(options.proxy)) {
+    return absl::InvalidArgumentError(
+        Cat("--proxy: '", options.proxy,
+            "' must start with http://, https://, socks4://, socks4a://, socks5:// or socks5h://"));
+  }
+  for (const HostRule& rule : options.hosts) {
+    if (!rule.user.empty() && rule.auth != "basic" && rule.auth != "digest" && rule.auth != "any") {
+      return absl::InvalidArgumentError(Cat("hosts rule '", rule.pattern, "': auth '", rule.auth,
+                                            "' is not one of basic|digest|any"));
+    }
   }
   if (options.connections < options.per_host) {
     return absl::InvalidArgumentError(Cat("--per-host: ", options.per_host,

@@ -4,7 +4,7 @@
 
 namespace crawler::fetch_internal {
 
-absl::StatusOr<std::unique_ptr<CurlShare>> CurlShare::Create() {
+absl::StatusOr<std::unique_ptr<CurlShare>> CurlShare::Create(bool cookies) {
   std::unique_ptr<CurlShare> share(new CurlShare());
   share->share_ = curl_share_init();
   if (share->share_ == nullptr) return absl::InternalError("curl_share_init failed");
@@ -13,6 +13,8 @@ absl::StatusOr<std::unique_ptr<CurlShare>> CurlShare::Create() {
   for (curl_lock_data data : {CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_SSL_SESSION}) {
     if (code == CURLSHE_OK) code = curl_share_setopt(h, CURLSHOPT_SHARE, data);
   }
+  if (code == CURLSHE_OK && cookies)
+    code = curl_share_setopt(h, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
   if (code == CURLSHE_OK) code = curl_share_setopt(h, CURLSHOPT_LOCKFUNC, &CurlShare::Lock);
   if (code == CURLSHE_OK) code = curl_share_setopt(h, CURLSHOPT_UNLOCKFUNC, &CurlShare::Unlock);
   if (code == CURLSHE_OK) code = curl_share_setopt(h, CURLSHOPT_USERDATA, share.get());

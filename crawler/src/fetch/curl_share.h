@@ -23,7 +23,8 @@ namespace crawler::fetch_internal {
 
 class CurlShare {
  public:
-  static absl::StatusOr<std::unique_ptr<CurlShare>> Create();
+  // `cookies`: also one cookie jar for all transfers (FetchOptions::cookies).
+  static absl::StatusOr<std::unique_ptr<CurlShare>> Create(bool cookies);
   ~CurlShare();
   CurlShare(const CurlShare&) = delete;
   CurlShare& operator=(const CurlShare&) = delete;

@@ -36,6 +36,14 @@ absl::Status ValidateOptions(const FetchOptions& o) {
         "fetch: low_speed_bytes must be >= 0 and low_speed_time_s > 0");
   }
   if (o.max_body == 0) return absl::InvalidArgumentError("fetch: max_body must be > 0");
+  if (o.cookies && !o.load_cookies.empty()) {
+    std::FILE* f = std::fopen(o.load_cookies.c_str(), "r");
+    if (f == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fetch: cannot read the cookie file ", o.load_cookies));
+    }
+    std::fclose(f);
+  }
   if (!o.ca_file.empty()) {
     std::FILE* f = std::fopen(o.ca_file.c_str(), "r");
     if (f == nullptr)
@@ -53,9 +61,14 @@ class Fetcher::Impl {
       : options_(options), callback_(std::move(on_done)) {}
 
   absl::Status Start() {
-    absl::StatusOr<std::unique_ptr<CurlShare>> share = CurlShare::Create();
+    absl::StatusOr<std::unique_ptr<CurlShare>> share = CurlShare::Create(options_.cookies);
     if (!share.ok()) return share.status();
     share_ = *std::move(share);
+    if (options_.cookies && !options_.load_cookies.empty()) {
+      if (!JarCommand(CURLOPT_COOKIEFILE, options_.load_cookies, "RELOAD")) {
+        return absl::InternalError("fetch: curl could not load the cookie file");
+      }
+    }
     context_ = {.options = &options_,
                 .share = share_->handle(),
                 .connections_opened = &counters_.connections_opened};
@@ -91,9 +104,26 @@ class Fetcher::Impl {
     const auto deadline = FetchWorker::Clock::now() + grace;
     for (auto& worker : workers_) worker->Stop(deadline);
     for (auto& worker : workers_) worker->Join();
+    if (options_.cookies && !options_.save_cookies.empty() && !cookies_saved_) {
+      cookies_saved_ = true;
+      JarCommand(CURLOPT_COOKIEJAR, options_.save_cookies, "FLUSH");
+    }
   }
 
  private:
+  // Loads (RELOAD, with CURLOPT_COOKIEFILE) or writes (FLUSH, with
+  // CURLOPT_COOKIEJAR) the shared jar through a handle of its own.
+  bool JarCommand(CURLoption file_option, const std::string& path, const char* command) {
+    CURL* easy = curl_easy_init();
+    if (easy == nullptr) return false;
+    bool ok = curl_easy_setopt(easy, CURLOPT_SHARE, share_->handle()) == CURLE_OK &&
+              curl_easy_setopt(easy, file_option, path.c_str()) == CURLE_OK &&
+              curl_easy_setopt(easy, CURLOPT_COOKIELIST, command) == CURLE_OK;
+    curl_easy_setopt(easy, CURLOPT_COOKIEJAR, nullptr);  // cleanup must not write again
+    curl_easy_cleanup(easy);
+    return ok;
+  }
+
   FetchWorker& WorkerFor(std::string_view url) {
     std::vector<WorkerLoad> loads;
     loads.reserve(workers_.size());
@@ -110,6 +140,7 @@ class Fetcher::Impl {
   TransferContext context_;
   std::vector<std::unique_ptr<FetchWorker>> workers_;
   std::atomic<bool> accepting_{true};
+  bool cookies_saved_ = false;  // guarded by shutdown_mu_
   std::mutex shutdown_mu_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "fetch/address_policy.h"
+#include "fetch/redact_credentials.h"
 
 namespace crawler::fetch_internal {
 namespace {
@@ -40,6 +41,7 @@ absl::StatusOr<std::unique_ptr<Transfer>> Transfer::Create(const TransferContext
 
 Transfer::~Transfer() {
   if (easy_ != nullptr) curl_easy_cleanup(easy_);
+  curl_slist_free_all(header_list_);
 }
 
 Transfer* Transfer::FromEasy(CURL* easy) {
@@ -58,6 +60,8 @@ bool Transfer::Prepare(FetchRequest request) {
   error_buffer_[0] = '\0';
   started_ = std::chrono::steady_clock::now();
   curl_easy_reset(easy_);
+  curl_slist_free_all(header_list_);
+  header_list_ = nullptr;
   // Checked here as well as by CURLOPT_PROTOCOLS_STR: curl guesses a scheme
   // for "example.org/x" and reads "mailto:a@b" as host "mailto", and neither
   // is something a crawler should fetch.
@@ -90,9 +94,9 @@ CURLcode Transfer::Configure() {
   set(CURLOPT_PROTOCOLS_STR, "http,https");
   set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   set(CURLOPT_FOLLOWLOCATION, 0L);  // the crawler follows, through the Sieve
-  set(CURLOPT_PROXY, "");           // never an environment proxy: the crawl goes direct
   set(CURLOPT_USERAGENT, o.user_agent.c_str());
-  set(CURLOPT_ACCEPT_ENCODING, "");  // every decoder curl has: gzip, deflate, br, zstd
+  if (o.cookies) set(CURLOPT_COOKIEFILE, "");  // "" turns the engine on; the jar is the share's
+  set(CURLOPT_ACCEPT_ENCODING, "");            // every decoder curl has: gzip, deflate, br, zstd
   set(CURLOPT_CONNECTTIMEOUT_MS, ToMillis(o.connect_timeout_s));
   set(CURLOPT_TIMEOUT_MS, ToMillis(o.total_timeout_s));
   set(CURLOPT_LOW_SPEED_LIMIT, o.low_speed_bytes);
@@ -113,6 +117,8 @@ CURLcode Transfer::Configure() {
   set(CURLOPT_HEADERDATA, this);
   set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::OnOpenSocket);
   set(CURLOPT_OPENSOCKETDATA, this);
+  if (code == CURLE_OK) code = ConfigureProxy();
+  if (code == CURLE_OK) code = ConfigureRequestExtras();
   if (o.keep_request_headers) {
     // curl exposes the request it sent only to a debug callback, which it
     // calls only in verbose mode; the callback replaces the stderr output.
@@ -120,6 +126,42 @@ CURLcode Transfer::Configure() {
     set(CURLOPT_DEBUGDATA, this);
     set(CURLOPT_VERBOSE, 1L);
   }
+  return code;
+}
+
+CURLcode Transfer::ConfigureProxy() {
+  const FetchOptions& o = *context_.options;
+  if (!o.proxy.empty()) {
+    CURLcode code = curl_easy_setopt(easy_, CURLOPT_PROXY, o.proxy.c_str());
+    // An explicit proxy without the environment: no_proxy is not read either.
+    if (code == CURLE_OK && !o.proxy_env) code = curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
+    return code;
+  }
+  // Unset, curl reads http_proxy, https_proxy, all_proxy and no_proxy itself;
+  // "" means no proxy at all.
+  return o.proxy_env ? CURLE_OK : curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+}
+
+CURLcode Transfer::ConfigureRequestExtras() {
+  const FetchOptions& o = *context_.options;
+  extras_ = o.extras ? o.extras(result_.url) : RequestExtras{};
+  const std::vector<std::string>* lists[] = {&o.headers, &extras_.headers};
+  for (const std::vector<std::string>* list : lists) {
+    for (const std::string& header : *list) {
+      curl_slist* grown = curl_slist_append(header_list_, header.c_str());
+      if (grown == nullptr) return CURLE_OUT_OF_MEMORY;
+      header_list_ = grown;
+    }
+  }
+  CURLcode code = CURLE_OK;
+  if (header_list_ != nullptr) code = curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
+  if (code != CURLE_OK || extras_.user.empty()) return code;
+  const long method = extras_.auth == "digest" ? CURLAUTH_DIGEST
+                      : extras_.auth == "any"  ? CURLAUTH_ANY
+                                               : CURLAUTH_BASIC;
+  code = curl_easy_setopt(easy_, CURLOPT_HTTPAUTH, method);
+  if (code == CURLE_OK) code = curl_easy_setopt(easy_, CURLOPT_USERNAME, extras_.user.c_str());
+  if (code == CURLE_OK) code = curl_easy_setopt(easy_, CURLOPT_PASSWORD, extras_.password.c_str());
   return code;
 }
 
@@ -194,6 +236,7 @@ void Transfer::ReadInfo() {
 
 FetchResult Transfer::Finish(CURLcode code) {
   ReadInfo();
+  RedactCredentials(result_.request_headers);
   if (result_.error.empty()) result_.error = ErrorKind(code, cause_, error_buffer_);
   if (result_.final_url.empty()) result_.final_url = result_.url;
   result_.fetch_ms =

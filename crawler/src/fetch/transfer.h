@@ -59,8 +59,15 @@ class Transfer {
   static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);
   static curl_socket_t OnOpenSocket(void* self, curlsocktype purpose, curl_sockaddr* address);
 
+  CURLcode ConfigureProxy();
+  CURLcode ConfigureRequestExtras();
+
   const TransferContext context_;
   CURL* easy_ = nullptr;
+  // The request's header list; curl reads it until the transfer ends, so it
+  // lives until the next Prepare or the destructor.
+  curl_slist* header_list_ = nullptr;
+  RequestExtras extras_;  // the current request's; curl keeps pointers into it
   FetchResult result_;
   AbortCause cause_;
   uint64_t max_body_ = 0;  // this request's body cap (FetchRequest::max_body or the options')

@@ -11,10 +11,6 @@
 namespace crawler {
 namespace {
 
-// Unknown Crawl-delays are asked again on every kCrawlDelayRecheck-th start:
-// RobotsCache::CrawlDelay locks, and robots.txt usually arrives early.
-constexpr int kCrawlDelayRecheck = 16;
-
 std::string DescribeFailure(const FetchOutcome& outcome) {
   if (!outcome.error_kind.empty()) return outcome.error_kind;
   return absl::StrCat("http ", outcome.status);
@@ -78,7 +74,10 @@ absl::Duration PolitePolicy::CrawlDelayLocked(const std::string& authority, Host
   if (!options_.crawl_delay || state.crawl_delay.has_value()) {
     return state.crawl_delay.value_or(absl::ZeroDuration());
   }
-  if (state.crawl_delay_asks++ % kCrawlDelayRecheck != 0) return absl::ZeroDuration();
+  // Asked on every start until known (issue #19): the URLs parked while
+  // robots.txt is fetched all start right after it arrives, so skipping asks
+  // let a host's first pages go out unspaced. The ask is one cache lookup,
+  // small next to a fetch.
   const std::optional<double> seconds = options_.crawl_delay(authority);
   if (!seconds.has_value()) return absl::ZeroDuration();
   state.crawl_delay =
@@ -149,7 +148,17 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
     return now + Backoff(++state.throttled);
   }
   state.throttled = 0;
-  return now;
+  return std::max(now, FirstLearnedDelayEnd(authority, state, outcome, now));
+}
+
+absl::Time PolitePolicy::FirstLearnedDelayEnd(const std::string& authority, HostState& state,
+                                              const FetchOutcome& outcome, absl::Time now) {
+  // A Crawl-delay first known at the end of a fetch (robots.txt's own) was
+  // not known when that fetch started: the next start keeps it from there.
+  if (state.crawl_delay.has_value()) return now;
+  const absl::Duration delay = CrawlDelayLocked(authority, state);
+  if (delay <= absl::ZeroDuration()) return now;
+  return now - outcome.elapsed + delay;
 }
 
 const std::string* PolitePolicy::DropReason(const std::string& authority) {

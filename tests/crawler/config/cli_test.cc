@@ -184,6 +184,25 @@ TEST(ParseCrawlCommand, AllowAndDenyRepeatAndAppend) {
   EXPECT_THAT(o.deny, ElementsAre("x", "y"));
 }
 
+// Issue #19: --proxy, --no-proxy-env and a repeatable --header, each checked.
+TEST(ParseCrawlCommand, Issue19ProxyAndHeaders) {
+  CrawlOptions o = ParseOk({"--seeds", "s", "--proxy", "socks5h://127.0.0.1:1080", "--no-proxy-env",
+                            "--header", "X-A: 1", "--header=Accept-Language: en"});
+  EXPECT_EQ(o.proxy, "socks5h://127.0.0.1:1080");
+  EXPECT_TRUE(o.no_proxy_env);
+  EXPECT_THAT(o.headers, ElementsAre("X-A: 1", "Accept-Language: en"));
+  EXPECT_FALSE(ParseOk({"--seeds", "s"}).no_proxy_env);  // the environment counts by default
+  EXPECT_EQ(ParseError({"--seeds", "s", "--header", "X-A"}),
+            "--header: 'X-A' is not a header 'Name: value'");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--header", "Bad Name: 1"}),
+            "--header: 'Bad Name: 1' is not a header 'Name: value'");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--header", "X: a\r\nY: b"}),
+            "--header: 'X: a\\r\\nY: b' contains a control character");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--proxy", "ftp://p:21"}),
+            "--proxy: 'ftp://p:21' must start with http://, https://, socks4://, socks4a://, "
+            "socks5:// or socks5h://");
+}
+
 TEST(ParseCrawlCommand, FlagsOverrideTheConfigFileInAnyOrder) {
   testing::TempDir dir;
   std::string config = dir.Write("my.toml", R"(

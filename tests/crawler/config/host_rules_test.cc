@@ -19,6 +19,14 @@ using ::testing::HasSubstr;
 using testing::ErrorOf;
 using testing::LoadText;
 
+HostRule Rule(std::string pattern, int per_host, double delay_s) {
+  HostRule rule;
+  rule.pattern = std::move(pattern);
+  rule.per_host = per_host;
+  rule.delay_s = delay_s;
+  return rule;
+}
+
 TEST(HostRules, LoadsEveryFormInFileOrder) {
   testing::TempDir dir;
   absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(
@@ -40,10 +48,34 @@ delay = 3
 )");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ASSERT_EQ(loaded->hosts.size(), 3u);
-  EXPECT_EQ(loaded->hosts[0], (HostRule{"*.example.org", 4, 0.25}));
-  EXPECT_EQ(loaded->hosts[1], (HostRule{"127.0.0.1:8080", 0, 0.5}));
-  EXPECT_EQ(loaded->hosts[2], (HostRule{"slow.net", 0, 3.0}));
+  EXPECT_EQ(loaded->hosts[0], Rule("*.example.org", 4, 0.25));
+  EXPECT_EQ(loaded->hosts[1], Rule("127.0.0.1:8080", 0, 0.5));
+  EXPECT_EQ(loaded->hosts[2], Rule("slow.net", 0, 3.0));
   EXPECT_EQ(loaded->per_host, 2);
+}
+
+// Issue #19: per-host request headers and HTTP credentials.
+TEST(HostRules, Issue19HeadersAndCredentials) {
+  testing::TempDir dir;
+  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(
+[[hosts]]
+pattern = "intranet.example"
+headers = ["Accept-Language: en", "X-Token: t"]
+user = "me"
+password = "secret"
+auth = "digest"
+)");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->hosts.size(), 1u);
+  EXPECT_EQ(loaded->hosts[0].headers,
+            (std::vector<std::string>{"Accept-Language: en", "X-Token: t"}));
+  EXPECT_EQ(loaded->hosts[0].user, "me");
+  EXPECT_EQ(loaded->hosts[0].password, "secret");
+  EXPECT_EQ(loaded->hosts[0].auth, "digest");
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nheaders = [\"no colon\"]\n"),
+              HasSubstr("hosts[0].headers: 'no colon' is not a header 'Name: value'"));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nauth = \"ntlm\"\n"),
+              HasSubstr("hosts[0].auth: expected basic, digest or any"));
 }
 
 TEST(HostRules, ShippedFileHasNoActiveRules) {

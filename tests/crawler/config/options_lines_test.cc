@@ -39,6 +39,21 @@ TEST(OptionsAsLines, ALineBreakInAValueCannotStartAnotherField) {
   for (const std::string& line : lines) EXPECT_FALSE(line.starts_with("WARC-Type")) << line;
 }
 
+// Issue #19: a proxy's USER:PASS and header values (an Authorization) stay
+// out of the warcinfo record.
+TEST(OptionsAsLines, Issue19ProxyAndHeadersAreRedacted) {
+  CrawlOptions options;
+  options.proxy = "http://me:secret@proxy:3128";
+  options.headers = {"Authorization: Bearer tok"};
+  const std::string text = OptionsAsLines(options);
+  const std::vector<std::string> lines = Lines(text);
+  EXPECT_THAT(lines, Contains("proxy: [redacted]"));
+  EXPECT_THAT(lines, Contains("header: [redacted]"));
+  EXPECT_EQ(text.find("secret"), std::string::npos);
+  EXPECT_EQ(text.find("tok"), std::string::npos);
+  EXPECT_THAT(Lines(OptionsAsLines(CrawlOptions{})), Contains("proxy: "));
+}
+
 TEST(OptionsAsLines, ParsedFlagsComeBackAsGiven) {
   const char* argv[] = {"--seeds", "s.txt", "--warc", "out/a", "--warc-max-size", "5MiB"};
   absl::StatusOr<ParsedCommand> parsed = ParseCrawlCommand(6, argv);

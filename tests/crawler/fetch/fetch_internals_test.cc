@@ -10,6 +10,7 @@
 
 #include "../../../crawler/src/fetch/address_policy.h"
 #include "../../../crawler/src/fetch/error_kind.h"
+#include "../../../crawler/src/fetch/redact_credentials.h"
 #include "crawler/fetch.h"
 
 namespace crawler::fetch_internal {
@@ -108,6 +109,20 @@ TEST(ErrorKindTest, AnythingElseCarriesCurlsMessage) {
             std::string("other: ") + curl_easy_strerror(CURLE_WRITE_ERROR));
   EXPECT_EQ(ErrorKind(CURLE_BAD_CONTENT_ENCODING, {}, "Error while processing content unencoding"),
             "other: Error while processing content unencoding");
+}
+
+// Issue #19: the request block kept for WARC request records loses its
+// credentials; the scheme word and every other line stay.
+TEST(RedactCredentials, AuthorizationValuesOnly) {
+  std::string block =
+      "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic Y3Jhd2xlcjpwdw==\r\n"
+      "proxy-authorization: Digest username=\"u\", response=\"9f\"\r\n"
+      "X-Authorization-Note: kept\r\nAuthorization:tokenonly\r\n\r\n";
+  RedactCredentials(block);
+  EXPECT_EQ(block,
+            "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic [redacted]\r\n"
+            "proxy-authorization: Digest [redacted]\r\n"
+            "X-Authorization-Note: kept\r\nAuthorization:[redacted]\r\n\r\n");
 }
 
 }  // namespace

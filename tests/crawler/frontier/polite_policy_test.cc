@@ -122,7 +122,10 @@ TEST(PolitePolicy, Issue5CrawlDelayHonoredOnlyWhenLarger) {
   EXPECT_EQ(asks, after_first);  // a known value is cached, not asked again
 }
 
-TEST(PolitePolicy, UnknownCrawlDelayIsAskedAgainLater) {
+// Issue #19: the delay holds from the first start after robots.txt arrived
+// (it used to be asked only every 16th start, so a host's first pages went
+// out unspaced).
+TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
   bool known = false;
   int asks = 0;
   PolitePolicyOptions options;
@@ -133,13 +136,31 @@ TEST(PolitePolicy, UnknownCrawlDelayIsAskedAgainLater) {
   };
   auto policy = Make(options);
   EXPECT_EQ(policy->StartInterval("http://a"), absl::ZeroDuration());
+  EXPECT_EQ(policy->StartInterval("http://a"), absl::ZeroDuration());
   known = true;  // robots.txt arrived
-  absl::Duration interval = absl::ZeroDuration();
-  for (int i = 0; i < 20 && interval == absl::ZeroDuration(); ++i) {
-    interval = policy->StartInterval("http://a");
-  }
-  EXPECT_EQ(interval, absl::Seconds(2));
-  EXPECT_LE(asks, 3);  // not on every start
+  EXPECT_EQ(policy->StartInterval("http://a"), absl::Seconds(2));
+  EXPECT_EQ(policy->StartInterval("http://a"), absl::Seconds(2));
+  EXPECT_EQ(asks, 3);  // a known delay is cached
+}
+
+// Issue #19: robots.txt's own fetch ends with the delay known; the next start
+// is a delay after that fetch began, not at once.
+TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
+  bool known = false;
+  PolitePolicyOptions options;
+  options.delay = absl::ZeroDuration();
+  options.crawl_delay = [&](const std::string&) -> std::optional<double> {
+    return known ? std::optional<double>(2.0) : std::nullopt;
+  };
+  auto policy = Make(options);
+  EXPECT_EQ(policy->StartInterval("http://a"), absl::ZeroDuration());
+  known = true;
+  FetchOutcome robots = Answer(200);
+  robots.elapsed = absl::Milliseconds(500);
+  EXPECT_EQ(policy->NextFetchTime("http://a", robots, kPolicyT0),
+            kPolicyT0 + absl::Milliseconds(1500));
+  // Known before this fetch: its start was already spaced.
+  EXPECT_EQ(policy->NextFetchTime("http://a", robots, kPolicyT0), kPolicyT0);
 }
 
 TEST(PolitePolicy, Issue5RetryAfterPausesTheHostCapped) {
