@@ -95,7 +95,13 @@ py::dict StatsDict(const sieve::SieveStats& s) {
   d["refused"] = s.refused;
   d["producers"] = s.producers;
   d["closed"] = s.closed;
-  d["estimated_count"] = s.estimated_count;
+  // None when the filter is saturated (filter_saturated): no estimate.
+  if (s.estimated_count.has_value()) {
+    d["estimated_count"] = *s.estimated_count;
+  } else {
+    d["estimated_count"] = pybind11::none();
+  }
+  d["filter_saturated"] = s.filter_saturated;
   d["capacity"] = s.capacity;
   d["target_fp_rate"] = s.target_fp_rate;
   d["current_fp_rate"] = s.current_fp_rate;

@@ -304,7 +304,8 @@ void sieve_get_stats(const sieve_t* sieve, sieve_stats* out) {
   out->refused = s.refused;
   out->producers = s.producers;
   out->closed = s.closed ? 1 : 0;
-  out->estimated_count = s.estimated_count;
+  out->estimated_count = s.estimated_count.value_or(0.0);
+  out->filter_saturated = s.filter_saturated ? 1 : 0;
   out->capacity = s.capacity;
   out->target_fp_rate = s.target_fp_rate;
   out->current_fp_rate = s.current_fp_rate;

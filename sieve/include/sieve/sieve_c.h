@@ -163,7 +163,11 @@ typedef struct sieve_stats {
   uint64_t queued, in_flight, accepted, dropped, popped, done, deferred, lost, refused;
   uint64_t producers;
   int closed;
+  /* The filter's estimated count of distinct URLs; 0 with filter_saturated
+     set when the filter is saturated and has no estimate (never negative or
+     infinite). */
   double estimated_count;
+  int filter_saturated;
   uint64_t capacity;
   double target_fp_rate, current_fp_rate, fill_ratio;
   uint64_t overflow_warnings;
