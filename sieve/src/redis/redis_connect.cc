@@ -8,8 +8,8 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "../log_emit.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "heartbeat.h"
