@@ -20,7 +20,7 @@ namespace {
 
 constexpr size_t kRecordsPerChunk = (size_t{1} << 20) / DeltaFormat::kRecordBytes;
 
-struct Header {
+struct DeltaHeader {
   uint32_t version = 0;
   uint32_t layout = 0;
   uint32_t hash_id = 0;
@@ -31,7 +31,7 @@ struct Header {
   uint64_t block_count = 0;
 };
 
-std::string EncodeHeader(const Header& h) {
+std::string EncodeDeltaHeader(const DeltaHeader& h) {
   std::string bytes(DeltaFormat::kMagic, sizeof(DeltaFormat::kMagic));
   byte_io::Put(bytes, h.version);
   byte_io::Put(bytes, h.layout);
@@ -45,21 +45,21 @@ std::string EncodeHeader(const Header& h) {
   return bytes;
 }
 
-absl::Status DataLoss(absl::string_view what) {
+absl::Status DeltaDataLoss(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("bloom: cannot apply filter delta: ", what));
 }
 
 // Reads and checks the header: foreign file, newer version, corruption,
 // then parameters that no filter could have.
-absl::StatusOr<Header> ReadHeader(std::istream& in) {
+absl::StatusOr<DeltaHeader> ReadDeltaHeader(std::istream& in) {
   char bytes[DeltaFormat::kHeaderBytes];
-  if (!byte_io::ReadExactly(in, bytes, 12)) return DataLoss("truncated header");
+  if (!byte_io::ReadExactly(in, bytes, 12)) return DeltaDataLoss("truncated header");
   if (std::memcmp(bytes, DeltaFormat::kMagic, sizeof(DeltaFormat::kMagic)) != 0) {
     return absl::InvalidArgumentError(
         "bloom: cannot apply filter delta: not a crawl filter delta (bad magic)");
   }
   size_t offset = 8;
-  Header h;
+  DeltaHeader h;
   h.version = byte_io::Get<uint32_t>(bytes, &offset);
   if (h.version > DeltaFormat::kVersion) {
     return absl::UnimplementedError(absl::StrCat("bloom: cannot apply filter delta: version ",
@@ -67,7 +67,7 @@ absl::StatusOr<Header> ReadHeader(std::istream& in) {
                                                  DeltaFormat::kVersion, ")"));
   }
   if (!byte_io::ReadExactly(in, bytes + 12, DeltaFormat::kHeaderBytes - 12)) {
-    return DataLoss("truncated header");
+    return DeltaDataLoss("truncated header");
   }
   h.layout = byte_io::Get<uint32_t>(bytes, &offset);
   h.hash_id = byte_io::Get<uint32_t>(bytes, &offset);
@@ -77,9 +77,9 @@ absl::StatusOr<Header> ReadHeader(std::istream& in) {
   h.fp_rate = byte_io::Get<double>(bytes, &offset);
   h.block_count = byte_io::Get<uint64_t>(bytes, &offset);
   const uint64_t stored_checksum = byte_io::Get<uint64_t>(bytes, &offset);
-  if (h.version == 0) return DataLoss("version 0");
+  if (h.version == 0) return DeltaDataLoss("version 0");
   if (stored_checksum != byte_io::Checksum(bytes, DeltaFormat::kHeaderBytes - 8)) {
-    return DataLoss("header checksum mismatch (corrupted file)");
+    return DeltaDataLoss("header checksum mismatch (corrupted file)");
   }
   if (h.hash_id != kHashId) {
     return absl::InvalidArgumentError(absl::StrCat("bloom: cannot apply filter delta: hash id ",
@@ -92,19 +92,19 @@ absl::StatusOr<Header> ReadHeader(std::istream& in) {
   if (!layout_ok || h.hash_count < 1 || h.hash_count > kMaxHashCount || h.bits == 0 ||
       h.bits > kMaxBits || h.bits % unit != 0 ||
       h.block_count > (h.bits / 64 + kWordsPerDirtyBlock - 1) / kWordsPerDirtyBlock) {
-    return DataLoss("inconsistent parameters in header");
+    return DeltaDataLoss("inconsistent parameters in header");
   }
   return h;
 }
 
 // Reads the records into `words` (OR), checking order, range and checksum.
 // Returns the number of bits turned on.
-absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const Header& h, uint64_t* words,
+absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const DeltaHeader& h, uint64_t* words,
                                       uint64_t word_count) {
   const int64_t remaining = byte_io::RemainingBytes(in);
   const uint64_t declared = h.block_count * DeltaFormat::kRecordBytes + 8;
   if (remaining >= 0 && static_cast<uint64_t>(remaining) < declared) {
-    return DataLoss(
+    return DeltaDataLoss(
         absl::StrCat("truncated: header declares ", declared, " more bytes, file has ", remaining));
   }
   std::vector<char> chunk(std::min<uint64_t>(h.block_count, kRecordsPerChunk) *
@@ -115,7 +115,7 @@ absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const Header& h, uint64_
   for (uint64_t done = 0; done < h.block_count;) {
     const uint64_t records = std::min<uint64_t>(kRecordsPerChunk, h.block_count - done);
     if (!byte_io::ReadExactly(in, chunk.data(), records * DeltaFormat::kRecordBytes)) {
-      return DataLoss("truncated records");
+      return DeltaDataLoss("truncated records");
     }
     checksum.Update(chunk.data(), records * DeltaFormat::kRecordBytes);
     for (uint64_t r = 0; r < records; ++r) {
@@ -123,13 +123,13 @@ absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const Header& h, uint64_
       const uint32_t block = byte_io::Get<uint32_t>(chunk.data(), &offset);
       const uint64_t first = uint64_t{block} * kWordsPerDirtyBlock;
       if (static_cast<int64_t>(block) <= previous || first >= word_count) {
-        return DataLoss(absl::StrCat("block index ", block, " out of order or out of range"));
+        return DeltaDataLoss(absl::StrCat("block index ", block, " out of order or out of range"));
       }
       previous = block;
       for (uint64_t w = 0; w < kWordsPerDirtyBlock; ++w) {
         const uint64_t mask = byte_io::Get<uint64_t>(chunk.data(), &offset);
         if (first + w >= word_count) {
-          if (mask != 0) return DataLoss("bits set past the end of the filter");
+          if (mask != 0) return DeltaDataLoss("bits set past the end of the filter");
           continue;
         }
         if (mask != 0) turned_on += probes::SetBits(words + first + w, mask);
@@ -138,10 +138,11 @@ absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const Header& h, uint64_
     done += records;
   }
   char trailer[8];
-  if (!byte_io::ReadExactly(in, trailer, sizeof(trailer))) return DataLoss("truncated checksum");
+  if (!byte_io::ReadExactly(in, trailer, sizeof(trailer)))
+    return DeltaDataLoss("truncated checksum");
   size_t offset = 0;
   if (byte_io::Get<uint64_t>(trailer, &offset) != checksum.Digest()) {
-    return DataLoss("records checksum mismatch (corrupted file)");
+    return DeltaDataLoss("records checksum mismatch (corrupted file)");
   }
   return turned_on;
 }
@@ -153,7 +154,7 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
     return absl::FailedPreconditionError("bloom: cannot save a delta: dirty tracking is off");
   }
   const DirtyBlocks& dirty = *filter.dirty_;
-  Header h;
+  DeltaHeader h;
   h.version = kVersion;
   h.layout = static_cast<uint32_t>(filter.layout_);
   h.hash_id = kHashId;
@@ -162,7 +163,7 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
   h.expected_count = filter.expected_count_;
   h.fp_rate = filter.fp_rate_;
   h.block_count = dirty.Count();
-  const std::string header = EncodeHeader(h);
+  const std::string header = EncodeDeltaHeader(h);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
 
   const uint64_t* words = filter.storage_->words();
@@ -193,7 +194,7 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
 }
 
 absl::Status DeltaFormat::Apply(BloomFilter& filter, std::istream& in) {
-  absl::StatusOr<Header> h = ReadHeader(in);
+  absl::StatusOr<DeltaHeader> h = ReadDeltaHeader(in);
   if (!h.ok()) return h.status();
   if (h->layout != static_cast<uint32_t>(filter.layout_) || h->hash_count != filter.hash_count_ ||
       h->bits != filter.bits_) {
@@ -210,7 +211,7 @@ absl::Status DeltaFormat::Apply(BloomFilter& filter, std::istream& in) {
 }
 
 absl::StatusOr<BloomFilter> DeltaFormat::LoadFresh(std::istream& in) {
-  absl::StatusOr<Header> h = ReadHeader(in);
+  absl::StatusOr<DeltaHeader> h = ReadDeltaHeader(in);
   if (!h.ok()) return h.status();
   absl::StatusOr<BloomFilter> filter = BloomFilter::CreateWithShape(
       static_cast<Layout>(h->layout), FilterShape{h->bits, h->hash_count}, h->expected_count,

@@ -32,24 +32,24 @@ namespace sieve::internal {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr size_t kIoChunk = size_t{1} << 20;
+constexpr size_t kFilterIoChunk = size_t{1} << 20;
 constexpr absl::string_view kBaseSuffix = ".base";
 constexpr absl::string_view kDeltaSuffix = ".delta";
 constexpr absl::string_view kTempSuffix = ".tmp";
 
-absl::Status ErrnoError(absl::string_view what, const fs::path& path) {
+absl::Status FilterErrnoError(absl::string_view what, const fs::path& path) {
   return absl::InternalError(absl::StrCat(what, " ", path.string(), ": ", std::strerror(errno)));
 }
 
 // Closes the descriptor on scope exit.
-class Fd {
+class FilterFd {
  public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
+  explicit FilterFd(int fd) : fd_(fd) {}
+  ~FilterFd() {
     if (fd_ >= 0) ::close(fd_);
   }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
+  FilterFd(const FilterFd&) = delete;
+  FilterFd& operator=(const FilterFd&) = delete;
   int get() const { return fd_; }
   bool Close() {
     const int fd = std::exchange(fd_, -1);
@@ -74,7 +74,7 @@ Xxh3State NewXxh3() {
 // Output to a descriptor through a 1 MiB buffer, hashing and counting bytes.
 class HashingWriter : public std::streambuf {
  public:
-  explicit HashingWriter(int fd) : fd_(fd), buffer_(kIoChunk), state_(NewXxh3()) {
+  explicit HashingWriter(int fd) : fd_(fd), buffer_(kFilterIoChunk), state_(NewXxh3()) {
     setp(buffer_.data(), buffer_.data() + buffer_.size());
   }
   bool failed() const { return failed_; }
@@ -120,7 +120,7 @@ class HashingWriter : public std::streambuf {
 // which the manifest's size has already done).
 class HashingReader : public std::streambuf {
  public:
-  explicit HashingReader(int fd) : fd_(fd), buffer_(kIoChunk), state_(NewXxh3()) {}
+  explicit HashingReader(int fd) : fd_(fd), buffer_(kFilterIoChunk), state_(NewXxh3()) {}
   bool failed() const { return failed_; }
   uint64_t bytes() const { return bytes_; }
   uint64_t digest() const { return XXH3_64bits_digest(state_.get()); }
@@ -151,9 +151,9 @@ class HashingReader : public std::streambuf {
 };
 
 absl::Status FsyncPath(const fs::path& path, int flags) {
-  Fd fd(::open(path.c_str(), flags | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError("cannot open", path);
-  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync", path);
+  FilterFd fd(::open(path.c_str(), flags | O_CLOEXEC));
+  if (fd.get() < 0) return FilterErrnoError("cannot open", path);
+  if (::fsync(fd.get()) != 0) return FilterErrnoError("cannot fsync", path);
   return absl::OkStatus();
 }
 
@@ -173,17 +173,18 @@ absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view s
   file.name = NewFileName(suffix);
   const fs::path path = dir / file.name;
   const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
-  Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return ErrnoError("cannot create", temporary);
+  FilterFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return FilterErrnoError("cannot create", temporary);
   HashingWriter buffer(fd.get());
   std::ostream out(&buffer);
   absl::Status written = write(out);
   out.flush();
-  if (written.ok() && (buffer.failed() || !out)) written = ErrnoError("cannot write", temporary);
-  if (written.ok() && ::fsync(fd.get()) != 0) written = ErrnoError("cannot fsync", temporary);
-  if (written.ok() && !fd.Close()) written = ErrnoError("cannot close", temporary);
+  if (written.ok() && (buffer.failed() || !out))
+    written = FilterErrnoError("cannot write", temporary);
+  if (written.ok() && ::fsync(fd.get()) != 0) written = FilterErrnoError("cannot fsync", temporary);
+  if (written.ok() && !fd.Close()) written = FilterErrnoError("cannot close", temporary);
   if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
-    written = ErrnoError("cannot rename to", path);
+    written = FilterErrnoError("cannot rename to", path);
   }
   if (!written.ok()) {
     std::error_code ignored;
@@ -210,7 +211,7 @@ absl::Status PlaceFile(const fs::path& chain_dir, const FilterFile& file, const 
     fs::remove(target, error);
   }
   if (::link(source.c_str(), target.c_str()) == 0) return absl::OkStatus();
-  if (errno != EXDEV) return ErrnoError("cannot link to", target);
+  if (errno != EXDEV) return FilterErrnoError("cannot link to", target);
   const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
   fs::copy_file(source, temporary, fs::copy_options::overwrite_existing, error);
   if (error)
@@ -218,7 +219,7 @@ absl::Status PlaceFile(const fs::path& chain_dir, const FilterFile& file, const 
         absl::StrCat("cannot copy ", source.string(), ": ", error.message()));
   if (absl::Status s = FsyncPath(temporary, O_RDONLY); !s.ok()) return s;
   if (std::rename(temporary.c_str(), target.c_str()) != 0)
-    return ErrnoError("cannot rename to", target);
+    return FilterErrnoError("cannot rename to", target);
   return absl::OkStatus();
 }
 
@@ -314,7 +315,7 @@ std::string Magic(int fd) {
 absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
                       absl::FunctionRef<absl::Status(int fd, std::istream&)> parse) {
   const fs::path path = dir / file.name;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  FilterFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     return absl::NotFoundError(
         absl::StrCat("cannot open filter file ", path.string(), ": ", std::strerror(errno)));

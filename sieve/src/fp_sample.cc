@@ -13,7 +13,7 @@
 namespace sieve::internal {
 namespace {
 
-constexpr std::string_view kMagic = "SIEVEFPS";
+constexpr std::string_view kSampleMagic = "SIEVEFPS";
 constexpr uint32_t kVersion = 1;
 constexpr double kZ95 = 1.959963984540054;
 
@@ -160,7 +160,7 @@ void FillSampleStats(const FpSample& sample, SieveStats& stats) {
 absl::Status FpSample::SaveFile(const std::filesystem::path& path) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return WriteFileAtomically(path, [&](std::ostream& out) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    out.write(kMagic.data(), kMagic.size());
+    out.write(kSampleMagic.data(), kSampleMagic.size());
     WriteU32(out, kVersion);
     WriteU32(out, one_in_log2_);
     WriteU64(out, max_urls_);
@@ -179,8 +179,8 @@ absl::Status FpSample::LoadFile(const std::filesystem::path& path) {
   absl::Status status =
       ReadChecksummedFile(path, [&](BodyReader& in) ABSL_NO_THREAD_SAFETY_ANALYSIS {
         std::string magic;
-        if (absl::Status s = in.ReadBytes(kMagic.size(), magic); !s.ok()) return s;
-        if (magic != kMagic) return absl::DataLossError("not an fp sample (bad magic)");
+        if (absl::Status s = in.ReadBytes(kSampleMagic.size(), magic); !s.ok()) return s;
+        if (magic != kSampleMagic) return absl::DataLossError("not an fp sample (bad magic)");
         uint32_t version = 0;
         uint32_t one_in_log2 = 0;
         uint64_t max_urls = 0;

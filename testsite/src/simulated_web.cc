@@ -21,28 +21,28 @@
 namespace testsite {
 namespace {
 
-constexpr int kListenBacklog = 4096;
-constexpr size_t kKeepAliveMaxRequests = 1000000;
-constexpr auto kStartTimeout = std::chrono::seconds(10);
+constexpr int kWebListenBacklog = 4096;
+constexpr size_t kWebKeepAliveMaxRequests = 1000000;
+constexpr auto kWebStartTimeout = std::chrono::seconds(10);
 constexpr char kRobotsTxt[] = "User-agent: *\nAllow: /\n";
 constexpr char kNotFound[] = "<html><body><h1>404 Not Found</h1></body></html>\n";
 
 // As in test_site.cc: a client hanging up mid-body must not kill the process.
-void BlockSigpipeInThisThread() {
+void BlockSigpipeInWebThread() {
   sigset_t sigpipe;
   sigemptyset(&sigpipe);
   sigaddset(&sigpipe, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
 }
 
-class ListeningServer : public httplib::Server {
+class WebListeningServer : public httplib::Server {
  public:
   bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
 };
 
 // Sends `body` as is: cpp-httplib compresses only plain set_content bodies,
 // and brotli would cost more than rendering the page.
-void SetBody(httplib::Response& response, int status, std::string body, const char* type) {
+void SetWebBody(httplib::Response& response, int status, std::string body, const char* type) {
   response.status = status;
   auto shared = std::make_shared<const std::string>(std::move(body));
   response.set_content_provider(shared->size(), type,
@@ -85,7 +85,7 @@ class SimulatedWeb::Impl {
   std::vector<std::atomic<uint64_t>> requested_;
   std::vector<std::atomic<uint64_t>> linked_;
   absl::Status socket_setup_;  // written by the socket-options callback, before bind
-  ListeningServer server_;
+  WebListeningServer server_;
   std::thread listen_thread_;
   std::once_flag stop_once_;
 };
@@ -94,7 +94,7 @@ absl::Status SimulatedWeb::Impl::Start() {
   const WebOptions& options = graph_.options();
   const auto threads = static_cast<size_t>(options.threads);
   server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server_.set_keep_alive_max_count(kKeepAliveMaxRequests);
+  server_.set_keep_alive_max_count(kWebKeepAliveMaxRequests);
   server_.set_keep_alive_timeout(options.keep_alive_timeout_s);
   server_.set_tcp_nodelay(true);
   server_.set_socket_options([this](socket_t socket) {
@@ -113,14 +113,14 @@ absl::Status SimulatedWeb::Impl::Start() {
   if (port_ <= 0) {
     return absl::UnavailableError(absl::StrCat("testsite: cannot listen on port ", options.port));
   }
-  if (!server_.RaiseBacklog(kListenBacklog)) {
+  if (!server_.RaiseBacklog(kWebListenBacklog)) {
     return absl::InternalError("testsite: cannot raise the listen backlog");
   }
   listen_thread_ = std::thread([this] {
-    BlockSigpipeInThisThread();  // the worker threads inherit the mask
+    BlockSigpipeInWebThread();  // the worker threads inherit the mask
     server_.listen_after_bind();
   });
-  const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  const auto deadline = std::chrono::steady_clock::now() + kWebStartTimeout;
   while (!server_.is_running()) {
     if (std::chrono::steady_clock::now() > deadline) {
       return absl::DeadlineExceededError("testsite: server did not start");
@@ -169,18 +169,18 @@ void SimulatedWeb::Impl::Serve(const httplib::Request& request, httplib::Respons
   if (host) NoteHost(*host, requested_, distinct_hosts_);
   if (host && path == "/robots.txt") {
     robots_.fetch_add(1, std::memory_order_relaxed);
-    if (graph_.HasRobotsTxt(*host)) return SetBody(response, 200, kRobotsTxt, "text/plain");
-    return SetBody(response, 404, kNotFound, kHtml);
+    if (graph_.HasRobotsTxt(*host)) return SetWebBody(response, 200, kRobotsTxt, "text/plain");
+    return SetWebBody(response, 404, kNotFound, kHtml);
   }
   const std::optional<uint64_t> page = path == "/" ? 0 : ParseNumberedPath(path, "/p/", ".html");
   if (!host || !page || *page >= graph_.HostPages(*host) || (*page == 0 && path != "/")) {
     not_found_.fetch_add(1, std::memory_order_relaxed);
-    return SetBody(response, 404, kNotFound, kHtml);
+    return SetWebBody(response, 404, kNotFound, kHtml);
   }
   pages_.fetch_add(1, std::memory_order_relaxed);
   const std::vector<WebLink> links = graph_.Links(*host, *page);
   for (const WebLink& link : links) NoteHost(link.host, linked_, linked_hosts_);
-  SetBody(response, 200, RenderWebPage(graph_, *host, *page, links, port_), kHtml);
+  SetWebBody(response, 200, RenderWebPage(graph_, *host, *page, links, port_), kHtml);
 }
 
 // --- SimulatedWeb: a thin door onto Impl.

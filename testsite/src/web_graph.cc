@@ -12,8 +12,8 @@ namespace testsite {
 namespace {
 
 // Random streams per (host, page); see SeededRandom.
-constexpr uint64_t kLinkStream = 1;
-constexpr uint64_t kStreamsPerHost = 4;
+constexpr uint64_t kWebLinkStream = 1;
+constexpr uint64_t kGraphStreamsPerHost = 4;
 // Hosts whose in-link weight is their exact size (a table of cumulative sizes).
 constexpr uint64_t kHeadHosts = 4096;
 // Draws of an off-host link that may land on the page's own host before the
@@ -82,7 +82,7 @@ std::vector<WebLink> WebGraph::Links(uint64_t host, uint64_t page) const {
       static_cast<uint64_t>(std::llround(static_cast<double>(total) * options_.on_host_share)));
   const uint64_t size = HostPages(host);
   const uint64_t fanout = std::max<uint64_t>(1, on_host / 2);
-  SeededRandom random(options_.seed, page, host * kStreamsPerHost + kLinkStream);
+  SeededRandom random(options_.seed, page, host * kGraphStreamsPerHost + kWebLinkStream);
   std::vector<WebLink> links;
   links.reserve(total);
   for (uint64_t k = 0; k < fanout && links.size() < on_host; ++k) {

@@ -10,20 +10,20 @@ namespace testsite {
 namespace {
 
 constexpr uint64_t kTextStream = 2;
-constexpr uint64_t kStreamsPerHost = 4;  // as in web_graph.cc
-constexpr size_t kBytesPerLink = 64;     // for the reserve only
+constexpr uint64_t kPageStreamsPerHost = 4;  // as in web_graph.cc
+constexpr size_t kBytesPerLink = 64;         // for the reserve only
 
-constexpr std::array<std::string_view, 16> kWords = {
+constexpr std::array<std::string_view, 16> kWebWords = {
     "crawler", "queue", "filter", "host", "page", "link", "fetch", "frontier",
     "the",     "of",    "and",    "a",    "to",   "in",   "is",    "with"};
 
 void AppendFiller(const WebGraph& graph, uint64_t host, uint64_t page, std::string& html) {
-  SeededRandom random(graph.options().seed, page, host * kStreamsPerHost + kTextStream);
+  SeededRandom random(graph.options().seed, page, host * kPageStreamsPerHost + kTextStream);
   const auto bytes = static_cast<size_t>(graph.options().page_bytes);
   const size_t end = html.size() + bytes;
   html += "<p>";
   while (html.size() < end) {
-    const std::string_view word = kWords[random.Below(kWords.size())];
+    const std::string_view word = kWebWords[random.Below(kWebWords.size())];
     html.append(word.data(), word.size());
     html += ' ';
   }

@@ -1,6 +1,6 @@
 // TrapGuard (issue 21, item 5): each defence cuts what it must and nothing a
 // real site has. Our own choices, not a standard: see docs/reliability.md.
-#include "app/trap_guard.h"
+#include "../../../crawler/src/app/trap_guard.h"
 
 #include <gtest/gtest.h>
 
