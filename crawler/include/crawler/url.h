@@ -129,6 +129,8 @@ absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOpti
 // page or a redirect wrote are neither queued, sent nor recorded (issue 21,
 // item 9). Anything without "://" comes back unchanged.
 std::string WithoutUserinfo(std::string_view href);
+// WithoutUserinfo in place: `href` loses its userinfo, if any (no allocation).
+void EraseUserinfo(std::string& href);
 
 // Resolves `href` (a link as written in a page) against `base` as a browser
 // does and returns what the crawler would enqueue (NormalizeForSeen of the

@@ -24,8 +24,9 @@ std::string ErrorsText(const CrawlSummary& s) {
 
 }  // namespace
 
-ExitStatus CrawlExitStatus(const CrawlSummary& s, double fp_rate) {
-  if (!AnyResponse(s) && s.stop_reason != "signal") {
+ExitStatus CrawlExitStatus(const CrawlSummary& s, double fp_rate, bool shared_frontier) {
+  const bool handed_nothing = shared_frontier && s.pages == 0;
+  if (!AnyResponse(s) && s.stop_reason != "signal" && !handed_nothing) {
     return {kExitNothingFetched, absl::StrCat("no URL could be fetched (", ErrorsText(s),
                                               "); see pages.jsonl for each seed's error")};
   }

@@ -17,8 +17,13 @@ struct ExitStatus {
 
 // kExitNothingFetched when no record got an HTTP response (status_counts has
 // only 0), then kExitUrlsLost when the measured loss's lower 95% bound is over
-// max(kLostUrlsThreshold, 2 fp_rate) of the new URLs, else kExitOk.
-ExitStatus CrawlExitStatus(const CrawlSummary& summary, double fp_rate);
+// max(kLostUrlsThreshold, 2 fp_rate) of the new URLs, else kExitOk. With a
+// shared frontier (`shared_frontier`, --frontier), a process that wrote no
+// record at all was handed no URL (the fleet's other processes held the
+// hosts): kExitOk, not kExitNothingFetched; one whose own fetches all failed
+// still gets kExitNothingFetched.
+ExitStatus CrawlExitStatus(const CrawlSummary& summary, double fp_rate,
+                           bool shared_frontier = false);
 
 }  // namespace crawler
 

@@ -81,7 +81,8 @@ int RunCrawlCommand(const CrawlOptions& options) {
     return kExitRuntimeError;
   }
   LogSummary(*summary, options.out_dir);
-  const ExitStatus status = CrawlExitStatus(*summary, options.fp_rate);
+  const ExitStatus status =
+      CrawlExitStatus(*summary, options.fp_rate, /*shared_frontier=*/!options.frontier.empty());
   // On stderr whatever the log level: a script's user needs the reason.
   if (status.code != kExitOk)
     std::cerr << "crawl: " << status.reason << " (exit " << status.code << ")\n";

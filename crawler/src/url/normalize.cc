@@ -55,7 +55,7 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
 }
 
 absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options) {
-  href = WithoutUserinfo(href);
+  EraseUserinfo(href);  // in place: no allocation for the usual URL without one
   const size_t scheme_end = href.find(':');
   NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
   // A stripped path may have become a dot segment ("/a/.;jsessionid=1" is
@@ -79,17 +79,21 @@ absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& option
 
 }  // namespace url_internal
 
-std::string WithoutUserinfo(std::string_view href) {
+void EraseUserinfo(std::string& href) {
   // The serializer percent-encodes '@' inside userinfo, so the authority's
   // last '@' ends it.
-  std::string out(href);
-  const size_t start = out.find("://");
-  if (start == std::string::npos) return out;
+  const size_t start = href.find("://");
+  if (start == std::string::npos) return;
   const size_t host = start + 3;
-  const size_t authority_end = std::min(out.find_first_of("/?#", host), out.size());
-  const size_t at = out.rfind('@', authority_end);
-  if (at == std::string::npos || at < host || at >= authority_end) return out;
-  out.erase(host, at + 1 - host);
+  const size_t authority_end = std::min(href.find_first_of("/?#", host), href.size());
+  const size_t at = href.rfind('@', authority_end);
+  if (at == std::string::npos || at < host || at >= authority_end) return;
+  href.erase(host, at + 1 - host);
+}
+
+std::string WithoutUserinfo(std::string_view href) {
+  std::string out(href);
+  EraseUserinfo(out);
   return out;
 }
 

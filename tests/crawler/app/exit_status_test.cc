@@ -33,6 +33,17 @@ TEST(CrawlExitStatus, NoResponseAtAllIsThreeAndNamesTheErrors) {
   EXPECT_NE(status.reason.find("connect x1"), std::string::npos) << status.reason;
 }
 
+TEST(CrawlExitStatus, AFleetProcessHandedNoUrlIsZeroButOneWhoseFetchesFailedIsThree) {
+  CrawlSummary none;  // no record at all: the fleet's others held every host
+  EXPECT_EQ(CrawlExitStatus(none, 0.01, /*shared_frontier=*/true).code, kExitOk);
+  EXPECT_EQ(CrawlExitStatus(none, 0.01, /*shared_frontier=*/false).code, kExitNothingFetched);
+  CrawlSummary failed;
+  failed.pages = 2;
+  failed.status_counts[0] = 2;
+  failed.errors_by_kind["connect"] = 2;
+  EXPECT_EQ(CrawlExitStatus(failed, 0.01, /*shared_frontier=*/true).code, kExitNothingFetched);
+}
+
 TEST(CrawlExitStatus, LossOverTheThresholdByTheLowerBoundIsFour) {
   CrawlSummary s = Fetched();
   MeasuredLoss m;
