@@ -164,7 +164,7 @@ def test_default_log_is_the_logging_module(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="crawl_sieve"):
         for i in range(150):
             sieve.push(url(i))
-    assert any("capacity" in r.getMessage() for r in caplog.records)
+    assert any("SieveOptions::expected_count" in r.getMessage() for r in caplog.records)
 
 
 def test_stats_is_a_dict_of_numbers(tmp_path):
