@@ -39,8 +39,19 @@ absl::StatusOr<std::unique_ptr<Transfer>> Transfer::Create(const TransferContext
   return transfer;
 }
 
+// libcurl 7.88 keeps CURLOPT_COOKIEFILE's names in a list that
+// curl_easy_reset forgets without freeing (one node leaked per request, seen
+// by LeakSanitizer); a NULL COOKIEFILE frees it, and with the jar in the
+// share it keeps the cookies.
+static void ForgetCookieFiles(CURL* easy) {
+  curl_easy_setopt(easy, CURLOPT_COOKIEFILE, static_cast<char*>(nullptr));
+}
+
 Transfer::~Transfer() {
-  if (easy_ != nullptr) curl_easy_cleanup(easy_);
+  if (easy_ != nullptr) {
+    ForgetCookieFiles(easy_);
+    curl_easy_cleanup(easy_);
+  }
   curl_slist_free_all(header_list_);
 }
 
@@ -59,6 +70,7 @@ bool Transfer::Prepare(FetchRequest request) {
   cause_ = AbortCause{};
   error_buffer_[0] = '\0';
   started_ = std::chrono::steady_clock::now();
+  ForgetCookieFiles(easy_);
   curl_easy_reset(easy_);
   curl_slist_free_all(header_list_);
   header_list_ = nullptr;
