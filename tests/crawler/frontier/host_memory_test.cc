@@ -86,14 +86,18 @@ TEST(HostMemory, NothingKeptPerHostWithoutAPerHostLimit) {
   ::testing::Test::RecordProperty("bytes_per_host", absl::StrCat(per_host));
   // Idle authorities are swept from the host queues and the policy; what
   // remains is allocator and table-growth noise (12 bytes/host measured).
+#ifndef CRAWL_SANITIZED  // the sanitizers' allocators do not report to mallinfo2
   EXPECT_LT(per_host, 20.0);
+#endif
 }
 
 TEST(HostMemory, PerHostLimitCostsAFewDozenBytesPerHost) {
   const double per_host = BytesPerHostAfterCrawl(100);
   ::testing::Test::RecordProperty("bytes_per_host", absl::StrCat(per_host));
+#ifndef CRAWL_SANITIZED       // the sanitizers' allocators do not report to mallinfo2
   EXPECT_LT(per_host, 48.0);  // HostLimitCounts: 17 bytes a slot at 50-88% load, + noise
   EXPECT_GT(per_host, 8.0);   // it does count them
+#endif
 }
 
 TEST(HostLimitCounts, ExactUpToTheCapThenSharedAndNeverUnder) {
