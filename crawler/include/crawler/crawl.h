@@ -82,7 +82,10 @@ class Crawler {
   Crawler& operator=(const Crawler&) = delete;
 
   // Crawls until done, writes summary.json and returns what it holds. Fails
-  // only on an output write error.
+  // on an output write error, and after writing summary.json (stop_reason
+  // "error") when a checkpoint fails or the URL queue breaks
+  // (Sieve::Health: it cannot spill, or lost a spilled segment); then no
+  // final checkpoint is taken, so the last good one stays for --resume.
   absl::StatusOr<CrawlSummary> Run();
 
   // Stop taking new URLs; in-flight transfers get a few seconds, then are

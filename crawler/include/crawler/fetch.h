@@ -161,7 +161,10 @@ struct FetchResult {
   uint64_t wire_bytes = 0;  // header + body bytes as received (before decoding)
   std::chrono::system_clock::time_point started_at;  // when the transfer started (not queued)
   double fetch_ms = 0;                               // start to completion
-  std::string error;                                 // empty when OK; else one of the kinds above
+  // Start to the request going out (libcurl's pretransfer time: connect and
+  // TLS done); 0 when no request was sent.
+  double sent_ms = 0;
+  std::string error;  // empty when OK; else one of the kinds above
 };
 
 // True for the media types we parse for links: text/html and

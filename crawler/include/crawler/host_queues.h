@@ -64,6 +64,11 @@ struct FetchOutcome {
   int status = 0;          // HTTP status, 0 when no response
   bool failed = false;     // transport error (timeout, reset, ...)
   absl::Duration elapsed;  // transfer time
+  // From the fetch's start to its request going out (connect, TLS and
+  // libcurl's queueing done); zero when no request was sent. The server
+  // sees the fetch at about start + sent_after, so spacing counted from
+  // there holds at the server however long the set-up took (issue #19).
+  absl::Duration sent_after;
   // The fetch error's kind ("timeout", "connect", "reset", "dns", ...; see
   // fetch.h), "" when a response arrived whole.
   std::string error_kind;
@@ -82,7 +87,8 @@ class HostPolicy {
   // Minimum time between the starts of two fetches of `authority`.
   virtual absl::Duration StartInterval(const std::string& authority) = 0;
   // Called when a fetch of `authority` ended at `now`: the earliest time the
-  // next one may start (now for "no extra wait"; later to back off). A slot
+  // next one may start (now for "no extra wait"; later to back off or to
+  // space the next start from this fetch's request, `sent_after`). A slot
   // given back unfetched comes with an empty FetchOutcome (status 0, not
   // failed, no error kind).
   virtual absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,

@@ -186,7 +186,9 @@ struct CrawlSummary {
   // Why a field is null: field name -> reason ("null_reasons" in summary.json).
   std::map<std::string, std::string> null_reasons;
   bool interrupted = false;  // SIGINT/SIGTERM ended the crawl
-  std::string stop_reason;   // "drained", "max-pages", "signal"
+  // "drained", "max-pages", "signal", or "error" (a failed checkpoint or a
+  // broken URL queue; the message is on stderr and in the exit status).
+  std::string stop_reason;
   // Per-host counters, busiest first, at most 10 000 (see app/host_stats.h);
   // hosts_not_listed counts the others.
   std::vector<HostSummary> hosts;

@@ -144,10 +144,11 @@ class PolitePolicy : public HostPolicy {
   HostState& StateLocked(const std::string& authority);  // requires mu_
   absl::Duration CrawlDelayLocked(const std::string& authority, HostState& state);
   absl::Duration Backoff(int consecutive) const;
-  // The earliest next start when this outcome's end taught the host's
-  // Crawl-delay; `now` when it was known before or there is none.
-  absl::Time FirstLearnedDelayEnd(const std::string& authority, HostState& state,
-                                  const FetchOutcome& outcome, absl::Time now);
+  absl::Duration StartIntervalLocked(const std::string& authority, HostState& state);
+  // The earliest next start after an answered fetch: a start interval after
+  // its request went out (`now` when none was sent or there is no interval).
+  absl::Time AfterRequestSent(const std::string& authority, HostState& state,
+                              const FetchOutcome& outcome, absl::Time now);
   absl::Time OnFailureLocked(const std::string& authority, HostState& state,
                              const FetchOutcome& outcome, absl::Time now);
 

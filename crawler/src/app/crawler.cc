@@ -86,6 +86,8 @@ class Crawler::Impl {
   void WaitForEvent();
   void ReportProgress(bool final_line);
   CrawlSummary Summarize(const std::string& stop_reason);
+  // The Sieve's Health, asked at most once a second (OK in between).
+  absl::Status SieveHealthIfDue();
   void RecordDropped(const CrawlUrl& url);  // host dropped: record, do not fetch
   absl::Status SyncArchive() { return warc_ != nullptr ? warc_->Sync() : absl::OkStatus(); }
   double CrawlSeconds() const {
@@ -106,7 +108,11 @@ class Crawler::Impl {
   std::unique_ptr<WarcSink> warc_;  // --warc; null without it
   CrawlStats stats_;
   std::unique_ptr<Checkpointer> checkpointer_;  // checkpoint and resume (--state)
-  absl::Status checkpoint_failed_;
+  // What stops the crawl without a final checkpoint, so the last good one
+  // stays: a checkpoint that failed, or a Sieve that broke its contract
+  // (Sieve::Health: its queue cannot spill, or lost a segment).
+  absl::Status fatal_;
+  absl::Time last_health_check_ = absl::Now();
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
   RobotsParts robots_;                   // robots.txt gate; passes everything with --robots off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
@@ -340,11 +346,11 @@ void Crawler::Impl::WaitForEvent() {
 absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   std::string stop_reason = "drained";
   // The first checkpoint now: an unwritable --state fails before any fetch.
-  checkpoint_failed_ = checkpointer_->Take(log_.get(), CrawlSeconds());
-  if (!checkpoint_failed_.ok()) return checkpoint_failed_;
+  fatal_ = checkpointer_->Take(log_.get(), CrawlSeconds());
+  if (!fatal_.ok()) return fatal_;
   for (;;) {
     if (stop_.load()) {
-      stop_reason = "signal";
+      stop_reason = fatal_.ok() ? "signal" : "error";
       break;
     }
     SubmitReady();
@@ -358,10 +364,10 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     }
     WaitForEvent();
     ReportProgress(false);
-    checkpoint_failed_ = checkpointer_->TakeIfDue(log_.get(), CrawlSeconds());
-    if (!checkpoint_failed_.ok()) {
-      spdlog::error("{}; stopping, the last good checkpoint stays",
-                    std::string(checkpoint_failed_.message()));
+    fatal_ = checkpointer_->TakeIfDue(log_.get(), CrawlSeconds());
+    if (fatal_.ok()) fatal_ = SieveHealthIfDue();
+    if (!fatal_.ok()) {
+      spdlog::error("{}; stopping, the last good checkpoint stays", std::string(fatal_.message()));
       RequestStop();
     }
   }
@@ -378,18 +384,30 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   if (!flushed.ok()) return flushed;
   absl::Status written = WriteSummary(options_.out_dir, summary);
   if (!written.ok()) return written;
-  if (checkpoint_failed_.ok()) {
-    checkpoint_failed_ = checkpointer_->Take(log_.get(), CrawlSeconds());  // the clean stop's
+  if (fatal_.ok()) {
+    fatal_ = checkpointer_->Take(log_.get(), CrawlSeconds());  // the clean stop's
   }
-  if (!checkpoint_failed_.ok()) {
+  if (!fatal_.ok()) {
     log_->Close().IgnoreError();
-    return checkpoint_failed_;
+    return fatal_;
   }
   absl::Status warc_closed = warc_ != nullptr ? warc_->Close() : absl::OkStatus();
   if (!warc_closed.ok()) return warc_closed;
   absl::Status closed = log_->Close();
   if (!closed.ok()) return closed;
   return summary;
+}
+
+absl::Status Crawler::Impl::SieveHealthIfDue() {
+  // Once a second: Health takes the Sieve's lock, and a queue that cannot
+  // spill grows RAM by --queue-memory's worth in about as long as it takes
+  // to fill it, which is minutes, not milliseconds.
+  const absl::Time now = absl::Now();
+  if (now - last_health_check_ < absl::Seconds(1)) return absl::OkStatus();
+  last_health_check_ = now;
+  absl::Status health = sieve_->Health();
+  if (health.ok()) return health;
+  return absl::Status(health.code(), absl::StrCat("the URL queue: ", health.message()));
 }
 
 CrawlProgress Crawler::Impl::Progress() const {

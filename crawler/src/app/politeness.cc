@@ -48,6 +48,7 @@ FetchOutcome FetchOutcomeOf(const FetchResult& result, absl::Time now) {
   outcome.failed = !result.error.empty();
   outcome.error_kind = ErrorKind(result.error);
   outcome.elapsed = absl::Milliseconds(result.fetch_ms);
+  outcome.sent_after = absl::Milliseconds(result.sent_ms);
   if (outcome.status == 429 || outcome.status == 503) {
     outcome.retry_after = RetryAfterFromHeaders(result.headers, now);
   }

@@ -24,6 +24,7 @@ FetchOutcome OutcomeOf(const FetchResult& result) {
   outcome.status = static_cast<int>(result.status);
   outcome.failed = !result.error.empty() && result.error != kFetchBodyTooLarge;
   outcome.elapsed = absl::Milliseconds(result.fetch_ms);
+  outcome.sent_after = absl::Milliseconds(result.sent_ms);
   return outcome;
 }
 

@@ -246,6 +246,21 @@ void Transfer::ReadInfo() {
                        static_cast<uint64_t>(std::max(0L, header_wire));
 }
 
+// libcurl's clock starts when the multi handle takes the transfer, a little
+// after `started_`; its pretransfer time is counted from there. Counted back
+// from the end instead (total - pretransfer before it), the sending time
+// never comes out earlier than it was, which would shorten politeness gaps.
+double Transfer::SentMs(double fetch_ms) const {
+  curl_off_t pretransfer_us = 0;
+  curl_off_t total_us = 0;
+  curl_easy_getinfo(easy_, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+  curl_easy_getinfo(easy_, CURLINFO_TOTAL_TIME_T, &total_us);
+  if (pretransfer_us <= 0) return 0;  // no request went out
+  const double after_sending_ms =
+      static_cast<double>(std::max<curl_off_t>(0, total_us - pretransfer_us)) / 1000.0;
+  return std::max(0.0, fetch_ms - after_sending_ms);
+}
+
 FetchResult Transfer::Finish(CURLcode code) {
   ReadInfo();
   RedactCredentials(result_.request_headers);
@@ -254,6 +269,7 @@ FetchResult Transfer::Finish(CURLcode code) {
   result_.fetch_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
           .count();
+  result_.sent_ms = SentMs(result_.fetch_ms);
   return std::move(result_);
 }
 

@@ -54,6 +54,7 @@ class Transfer {
   explicit Transfer(const TransferContext& context) : context_(context) {}
   CURLcode Configure();
   void ReadInfo();
+  double SentMs(double fetch_ms) const;  // FetchResult::sent_ms
   static size_t OnBody(char* data, size_t size, size_t count, void* self);
   static size_t OnHeader(char* data, size_t size, size_t count, void* self);
   static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);

@@ -87,7 +87,10 @@ absl::Duration PolitePolicy::CrawlDelayLocked(const std::string& authority, Host
 
 absl::Duration PolitePolicy::StartInterval(const std::string& authority) {
   std::lock_guard<std::mutex> lock(mu_);
-  HostState& state = StateLocked(authority);
+  return StartIntervalLocked(authority, StateLocked(authority));
+}
+
+absl::Duration PolitePolicy::StartIntervalLocked(const std::string& authority, HostState& state) {
   absl::Duration delay = options_.delay;
   if (state.rule >= 0 && options_.rules[state.rule].delay.has_value()) {
     delay = *options_.rules[state.rule].delay;
@@ -148,17 +151,21 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
     return now + Backoff(++state.throttled);
   }
   state.throttled = 0;
-  return std::max(now, FirstLearnedDelayEnd(authority, state, outcome, now));
+  return std::max(now, AfterRequestSent(authority, state, outcome, now));
 }
 
-absl::Time PolitePolicy::FirstLearnedDelayEnd(const std::string& authority, HostState& state,
-                                              const FetchOutcome& outcome, absl::Time now) {
-  // A Crawl-delay first known at the end of a fetch (robots.txt's own) was
-  // not known when that fetch started: the next start keeps it from there.
-  if (state.crawl_delay.has_value()) return now;
-  const absl::Duration delay = CrawlDelayLocked(authority, state);
-  if (delay <= absl::ZeroDuration()) return now;
-  return now - outcome.elapsed + delay;
+absl::Time PolitePolicy::AfterRequestSent(const std::string& authority, HostState& state,
+                                          const FetchOutcome& outcome, absl::Time now) {
+  // The interval between starts (HostQueues spaces those) holds at the
+  // crawler; a fetch whose connect or TLS took long reaches the server that
+  // much later, closer to the next. Counting again from the request's
+  // sending keeps the gap at the server. It also applies a Crawl-delay
+  // first known at this fetch's end (robots.txt's own), which the start of
+  // this fetch could not know.
+  if (outcome.sent_after <= absl::ZeroDuration()) return now;
+  const absl::Duration interval = StartIntervalLocked(authority, state);
+  if (interval <= absl::ZeroDuration()) return now;
+  return now - outcome.elapsed + outcome.sent_after + interval;
 }
 
 const std::string* PolitePolicy::DropReason(const std::string& authority) {

@@ -144,7 +144,7 @@ TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
 }
 
 // Issue #19: robots.txt's own fetch ends with the delay known; the next start
-// is a delay after that fetch began, not at once.
+// is a delay after that fetch's request went out, not at once.
 TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
   bool known = false;
   PolitePolicyOptions options;
@@ -157,10 +157,28 @@ TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
   known = true;
   FetchOutcome robots = Answer(200);
   robots.elapsed = absl::Milliseconds(500);
+  robots.sent_after = absl::Milliseconds(100);  // sent at T0 - 400 ms
   EXPECT_EQ(policy->NextFetchTime("http://a", robots, kPolicyT0),
-            kPolicyT0 + absl::Milliseconds(1500));
-  // Known before this fetch: its start was already spaced.
-  EXPECT_EQ(policy->NextFetchTime("http://a", robots, kPolicyT0), kPolicyT0);
+            kPolicyT0 + absl::Milliseconds(1600));
+}
+
+// Issue #19: a fetch whose set-up (connect, TLS) took long reached the server
+// late; the next start is spaced from its request, so the gap holds at the
+// server. No request sent (refused, given back): no spacing from it.
+TEST(PolitePolicy, Issue19TheNextStartIsSpacedFromTheRequestSent) {
+  PolitePolicyOptions options;
+  options.delay = absl::Milliseconds(300);
+  auto policy = Make(options);
+  FetchOutcome slow_connect = Answer(200);
+  slow_connect.elapsed = absl::Milliseconds(400);
+  slow_connect.sent_after = absl::Milliseconds(250);  // sent at T0 - 150 ms
+  EXPECT_EQ(policy->NextFetchTime("http://a", slow_connect, kPolicyT0),
+            kPolicyT0 + absl::Milliseconds(150));
+  FetchOutcome quick = Answer(200);
+  quick.elapsed = absl::Milliseconds(400);
+  quick.sent_after = absl::Milliseconds(1);  // sent 399 ms ago: the gap is over
+  EXPECT_EQ(policy->NextFetchTime("http://a", quick, kPolicyT0), kPolicyT0);
+  EXPECT_EQ(policy->NextFetchTime("http://a", FetchOutcome{}, kPolicyT0), kPolicyT0);
 }
 
 TEST(PolitePolicy, Issue5RetryAfterPausesTheHostCapped) {
