@@ -119,9 +119,9 @@ struct FetchOptions {
   // value ("" when absent); null = every type is (--accept-type,
   // --reject-type: MediaTypeFilter::Accepts). A refused response is aborted
   // when its first body bytes arrive, before any is kept: error
-  // "type_rejected", status and content_type set, body empty; a refused
-  // response without a body ends the same way. Called on fetcher threads,
-  // possibly concurrently: must be thread-safe and fast.
+  // "type_rejected", status and content_type set, body empty. A response
+  // without a body is judged only when it names a type (a 204 is not). Called
+  // on fetcher threads, possibly concurrently: must be thread-safe and fast.
   std::function<bool(std::string_view content_type)> accept_type;
 };
 

@@ -59,7 +59,8 @@ class Transfer {
   static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);
   static curl_socket_t OnOpenSocket(void* self, curlsocktype purpose, curl_sockaddr* address);
 
-  bool TypeRefused();
+  // Whether accept_type refuses this response (asked once; see transfer.cc).
+  bool TypeRefused(bool body_arrived);
   CURLcode ConfigureProxy();
   CURLcode ConfigureRequestExtras();
 

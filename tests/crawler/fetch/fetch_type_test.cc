@@ -33,6 +33,8 @@ class FetchTypeTest : public ::testing::Test {
     server_.server().Get("/untyped", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("raw bytes", "");
     });
+    server_.server().Get("/no-content",
+                         [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
     server_.Start();
   }
 
@@ -88,6 +90,12 @@ TEST_F(FetchTypeTest, MissingContentTypeReachesTheFilterAsEmpty) {
   const FetchResult r = FetchOne(options, server_.Url("/untyped"));
   EXPECT_EQ(r.error, kFetchTypeRejected);
   EXPECT_EQ(seen, "");
+}
+
+TEST_F(FetchTypeTest, NoContentWithoutATypeIsNotJudged) {
+  const FetchResult r = FetchOne(HtmlOnly(), server_.Url("/no-content"));
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.status, 204);
 }
 
 TEST_F(FetchTypeTest, AnyTypeRequestsAreNotJudged) {
