@@ -115,6 +115,14 @@ struct FetchOptions {
   // Per-URL additions, or empty for none. Called on a fetcher thread for each
   // request, possibly concurrently: must be thread-safe and fast.
   std::function<RequestExtras(const std::string& url)> extras;
+  // Whether a 2xx response's body is wanted, from its Content-Type header
+  // value ("" when absent); null = every type is (--accept-type,
+  // --reject-type: MediaTypeFilter::Accepts). A refused response is aborted
+  // when its first body bytes arrive, before any is kept: error
+  // "type_rejected", status and content_type set, body empty. A response
+  // without a body is judged only when it names a type (a 204 is not). Called
+  // on fetcher threads, possibly concurrently: must be thread-safe and fast.
+  std::function<bool(std::string_view content_type)> accept_type;
 };
 
 struct FetchRequest {
@@ -124,6 +132,9 @@ struct FetchRequest {
   // robots.txt has its own (RFC 9309 2.5 asks for at least 500 KiB, whatever
   // --max-body says for pages).
   uint64_t max_body = 0;
+  // Not subject to FetchOptions::accept_type: robots.txt and sitemaps, which
+  // the crawl reads whatever the type filter says about pages.
+  bool any_type = false;
 };
 
 // Error kinds in FetchResult::error. Anything else is "other: <curl message>".
@@ -143,6 +154,9 @@ inline constexpr std::string_view kFetchBadResponse = "bad_response";
 inline constexpr std::string_view kFetchPrivateAddress = "private_address";
 inline constexpr std::string_view kFetchHttp2 = "http2";      // HTTP/2 framing error
 inline constexpr std::string_view kFetchAborted = "aborted";  // abandoned by Shutdown
+// The response's Content-Type was refused by FetchOptions::accept_type: the
+// transfer was aborted after the headers, its body not downloaded.
+inline constexpr std::string_view kFetchTypeRejected = "type_rejected";
 
 struct FetchResult {
   uint64_t tag = 0;

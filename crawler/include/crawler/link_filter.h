@@ -10,7 +10,8 @@
 //
 // Checks, in order: length (--max-url-length), depth (--max-depth), scope
 // (--scope against the seeds' hosts or registrable domains), --allow/--deny
-// (RE2, partial match against the whole URL).
+// (RE2, partial match against the whole URL), then --reject-ext (the path's
+// extension, crawler/type_filter.h).
 //
 // Threading: Check is const and safe to call concurrently (RE2 is thread-safe).
 #ifndef CRAWLER_LINK_FILTER_H_
@@ -31,9 +32,18 @@ class RE2;
 
 namespace crawler {
 
-enum class LinkVerdict { kFollow, kTooLong, kOverDepth, kOffScope, kNotAllowed, kDenied };
+enum class LinkVerdict {
+  kFollow,
+  kTooLong,
+  kOverDepth,
+  kOffScope,
+  kNotAllowed,
+  kDenied,
+  kRejectedExtension,
+};
 
-// "follow", "too-long", "over-depth", "off-scope", "not-allowed", "denied".
+// "follow", "too-long", "over-depth", "off-scope", "not-allowed", "denied",
+// "rejected-ext".
 std::string_view LinkVerdictName(LinkVerdict verdict);
 
 // The host of a serialized absolute URL: "http://a.b:81/x" -> "a.b",
@@ -48,7 +58,8 @@ std::string RegistrableDomain(std::string_view host);
 class LinkFilter {
  public:
   // `seeds`: normalized seed URLs; their hosts (or domains) define the scope.
-  // Fails when an allow/deny pattern does not compile.
+  // Fails when an allow/deny pattern does not compile or a --reject-ext item
+  // is malformed.
   static absl::StatusOr<std::unique_ptr<LinkFilter>> Create(const CrawlOptions& options,
                                                             const std::vector<std::string>& seeds);
   ~LinkFilter();
@@ -66,6 +77,7 @@ class LinkFilter {
   absl::flat_hash_set<std::string> scope_keys_;  // hosts or registrable domains
   std::vector<std::unique_ptr<re2::RE2>> allow_;
   std::vector<std::unique_ptr<re2::RE2>> deny_;
+  std::vector<std::string> reject_ext_;  // lower case, no dot
 };
 
 }  // namespace crawler

@@ -87,6 +87,11 @@ struct CrawlOptions {
   // least one `allow` (when any is given) and no `deny`. Repeatable flags.
   std::vector<std::string> allow;
   std::vector<std::string> deny;
+  // Links whose path ends in one of these extensions are never fetched
+  // ("pdf,zip,mp4"; a list per item, case ignored; see type_filter.h);
+  // counted in summary.json "rejected_ext". Sitemap URLs and redirect
+  // targets pass the same check; seeds do not.
+  std::vector<std::string> reject_ext;
   // Follow links marked rel=nofollow (and pages with meta robots nofollow).
   bool ignore_nofollow = false;
   // URLs longer than this (bytes, after normalization) are dropped; guards the
@@ -147,6 +152,18 @@ struct CrawlOptions {
   // Fetch the Sitemap: files named in robots.txt (indexes 3 levels deep,
   // plain or gzip) and crawl their URLs at depth 1, in scope rules applied.
   bool sitemaps = false;
+  // Sitemaps to fetch at the start besides those robots.txt lists (--sitemap,
+  // repeatable): absolute http(s) URLs, indexes and .xml.gz as above, their
+  // URLs offered at depth 1 under the same scope rules. Fetched again on
+  // --resume (their URLs are then seen). Works with --robots off too.
+  std::vector<std::string> sitemap_urls;
+  // Media type patterns ("text/html", "image/*"; see type_filter.h) for the
+  // responses kept: a 2xx response whose Content-Type is not accepted, or is
+  // rejected, is aborted as its body starts (not downloaded) and recorded
+  // with error "type_rejected". Empty accept_types = every type. reject wins.
+  // robots.txt and sitemaps are never refused.
+  std::vector<std::string> accept_types;
+  std::vector<std::string> reject_types;
   // Refuse private, loopback and link-local addresses: "on", "off", or "auto"
   // (refused unless a seed itself is such an address, so local tests work).
   std::string block_private = "auto";

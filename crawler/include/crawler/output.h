@@ -158,6 +158,9 @@ struct CrawlSummary {
   int64_t over_host_limit = 0;  // links dropped by --max-pages-per-host
   int64_t rejected = 0;         // links that did not resolve to an http(s) URL
   int64_t nofollow_skipped = 0;
+  // Links not fetched for their extension (--reject-ext; summary.json
+  // "rejected_ext"; not kept in checkpoints: a resumed crawl counts from zero).
+  int64_t rejected_ext = 0;
   // Links not followed by a trap defence (summary.json "traps"; not kept in
   // checkpoints: a resumed crawl counts from zero).
   int64_t trap_host_budget = 0;

@@ -80,6 +80,9 @@ struct RobotsGateOptions {
   int max_tries = 3;
   // Fetch the Sitemap: lines of robots.txt files (--sitemaps).
   bool sitemaps = false;
+  // false (--robots off with --sitemap): Admit passes every URL and no
+  // robots.txt is fetched; the gate only fetches the sitemaps it is given.
+  bool obey_robots = true;
   // Sitemap index levels followed below a robots.txt's Sitemap: line.
   int max_sitemap_depth = 3;
   // Sitemap files fetched per crawl, all hosts together (a bound on a
@@ -137,6 +140,11 @@ class RobotsGate {
   // `url` (from Frontier::Next or TakeReady) if it may be fetched now;
   // otherwise the gate takes it (see the table above) and returns nullopt.
   std::optional<CrawlUrl> Admit(CrawlUrl url, absl::Time now);
+  // Queues sitemaps robots.txt does not list (--sitemap) on the path
+  // robots.txt's go: fetched once per crawl, indexes followed, within
+  // max_sitemap_files. Call before the crawl loop's first end check: the
+  // Frontier counts them as work from here (Exhausted is false).
+  void QueueSitemapUrls(const std::vector<std::string>& urls);
   // Fetches a sitemap the Frontier handed out (url.sitemap), in its slot;
   // one whose host was dropped (drop_reason) is skipped.
   void FetchSitemap(CrawlUrl url);
@@ -169,6 +177,7 @@ class RobotsGate {
   void OnRobotsFetched(FetchResult&& result, Pending pending);
   void RecordRobots(const Pending& pending, int status, const FetchResult& result);
   void QueueSitemaps(const std::string& authority);
+  void QueueSitemapList(const std::vector<std::string>& sitemaps);
   void OnSitemapFetched(FetchResult&& result, const Pending& pending);
   void Wake();
 

@@ -2,12 +2,19 @@
 // the crawl's --sitemaps option: a <urlset> lists pages (<url><loc>), a
 // <sitemapindex> lists further sitemaps (<sitemap><loc>).
 //
-// The parser is a small <loc> extractor, not an XML parser: it finds the root
-// element's name, then every <loc>...</loc> (namespace prefixes and CDATA
-// accepted, the five predefined entities and numeric references decoded,
-// surrounding whitespace trimmed). Bodies starting with the gzip magic bytes
-// (1f 8b) are inflated first whatever the Content-Type said, since servers
-// label .xml.gz files every which way.
+// The reader is expat, streaming (crawler/src/robots/sitemap_xml.h): the
+// root must be <urlset> or <sitemapindex>, and only <urlset><url><loc> and
+// <sitemapindex><sitemap><loc> count, each in the root's namespace (the
+// sitemaps.org one, an old one, or none). A <loc> inside a comment, an
+// <image:loc> or any other namespace's loc is not a URL; `<loc >` is one.
+// CDATA is unwrapped, entities and character references decoded, surrounding
+// whitespace trimmed. Entity declarations (<!ENTITY>) are refused. Bodies
+// starting with the gzip magic bytes (1f 8b) are inflated as they are read
+// whatever the Content-Type said, since servers label .xml.gz files every
+// which way; memory is one 64 KiB chunk plus the URLs kept.
+//
+// A malformed file (cut short, an undefined entity such as &nbsp;) is read
+// up to its first XML error: what came before is kept, `truncated` is set.
 //
 // Bounds (the protocol's own: 50,000 URLs and 50 MB uncompressed per file):
 // inflation stops at `max_decoded_bytes`, extraction at `max_urls`; either

@@ -111,7 +111,8 @@ struct WarcExchange {
   bool content_decoded = true;
   std::string remote_ip;  // empty: no WARC-IP-Address
   std::chrono::system_clock::time_point date;
-  // The body was cut by --max-body: WARC-Truncated: length.
+  // The body was cut by --max-body, or not downloaded (a type refused by
+  // --accept-type/--reject-type): WARC-Truncated: length.
   bool truncated = false;
 };
 

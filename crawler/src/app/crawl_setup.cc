@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "crawler/link_filter.h"
 #include "crawler/polite_policy.h"
+#include "crawler/type_filter.h"
 #include "crawler/url.h"
 #include "spdlog/spdlog.h"
 
@@ -169,6 +170,14 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.cookies = options.cookies;
   f.load_cookies = options.load_cookies;
   f.save_cookies = options.save_cookies;
+  // Validated with the options: a bad pattern never gets this far.
+  absl::StatusOr<MediaTypeFilter> types =
+      MediaTypeFilter::Create(options.accept_types, options.reject_types);
+  if (types.ok() && !types->empty()) {
+    f.accept_type = [types = *types](std::string_view content_type) {
+      return types.Accepts(content_type);
+    };
+  }
   if (options.block_private == "on") {
     f.block_private = true;
   } else if (options.block_private == "off") {

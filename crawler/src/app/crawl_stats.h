@@ -20,6 +20,7 @@ struct LinkCounts {
   int64_t too_long = 0;
   int64_t rejected = 0;
   int64_t nofollow_skipped = 0;
+  int64_t rejected_ext = 0;      // not followed: --reject-ext
   int64_t trap_host_budget = 0;  // not followed: TrapGuard (trap_guard.h)
   int64_t trap_query_variants = 0;
   int64_t trap_repeated_segments = 0;
@@ -72,6 +73,7 @@ class CrawlStats {
     s_.too_long += links.too_long;
     s_.rejected += links.rejected;
     s_.nofollow_skipped += links.nofollow_skipped;
+    s_.rejected_ext += links.rejected_ext;
     s_.trap_host_budget += links.trap_host_budget;
     s_.trap_query_variants += links.trap_query_variants;
     s_.trap_repeated_segments += links.trap_repeated_segments;

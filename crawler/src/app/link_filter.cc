@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crawler/host_queues.h"
+#include "crawler/type_filter.h"
 
 namespace crawler {
 
@@ -24,6 +25,8 @@ std::string_view LinkVerdictName(LinkVerdict verdict) {
       return "not-allowed";
     case LinkVerdict::kDenied:
       return "denied";
+    case LinkVerdict::kRejectedExtension:
+      return "rejected-ext";
   }
   return "?";
 }
@@ -79,6 +82,14 @@ absl::StatusOr<std::unique_ptr<LinkFilter>> LinkFilter::Create(
   };
   if (auto s = compile(options.allow, "--allow", &filter->allow_); !s.ok()) return s;
   if (auto s = compile(options.deny, "--deny", &filter->deny_); !s.ok()) return s;
+  for (const std::string& list : options.reject_ext) {
+    absl::StatusOr<std::vector<std::string>> extensions = ParseExtensionList(list);
+    if (!extensions.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--reject-ext: ", extensions.status().message()));
+    }
+    filter->reject_ext_.insert(filter->reject_ext_.end(), extensions->begin(), extensions->end());
+  }
   return filter;
 }
 
@@ -104,6 +115,7 @@ LinkVerdict LinkFilter::Check(std::string_view url, int depth) const {
   for (const auto& re : deny_) {
     if (re2::RE2::PartialMatch(text, *re)) return LinkVerdict::kDenied;
   }
+  if (HasExtension(url, reject_ext_)) return LinkVerdict::kRejectedExtension;
   return LinkVerdict::kFollow;
 }
 

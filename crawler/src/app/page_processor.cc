@@ -24,6 +24,9 @@ void Count(LinkVerdict verdict, LinkCounts* counts) {
     case LinkVerdict::kDenied:
       ++counts->off_scope;
       return;
+    case LinkVerdict::kRejectedExtension:
+      ++counts->rejected_ext;
+      return;
   }
 }
 

@@ -59,6 +59,7 @@ RobotsGate::RobotsGate(RobotsCache* cache, Frontier* frontier, RobotsGateOptions
     : cache_(cache), frontier_(frontier), options_(std::move(options)), hooks_(std::move(hooks)) {}
 
 std::optional<CrawlUrl> RobotsGate::Admit(CrawlUrl url, absl::Time now) {
+  if (!options_.obey_robots) return url;
   absl::StatusOr<Url> parsed = Url::Parse(url.url);
   if (!parsed.ok()) return url;  // the fetcher reports what is wrong with it
   const std::string authority = parsed->Authority();
@@ -145,6 +146,7 @@ bool RobotsGate::Submit(const std::string& url, Pending pending) {
     pending_.emplace(tag, std::move(pending));
   }
   FetchRequest request{url, tag};
+  request.any_type = true;  // robots.txt and sitemaps are read whatever --accept-type says
   // robots.txt has its own cap, above what the parser keeps (RobotsCache's
   // max_bytes, >= 500 KiB): a file larger than --max-body is parsed from what
   // arrived, never a reason to give its host up (issue 21, item 3).
@@ -229,7 +231,13 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
 }
 
 void RobotsGate::QueueSitemaps(const std::string& authority) {
-  for (const std::string& sitemap : cache_->Sitemaps(authority)) {
+  QueueSitemapList(cache_->Sitemaps(authority));
+}
+
+void RobotsGate::QueueSitemapUrls(const std::vector<std::string>& urls) { QueueSitemapList(urls); }
+
+void RobotsGate::QueueSitemapList(const std::vector<std::string>& sitemaps) {
+  for (const std::string& sitemap : sitemaps) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (sitemaps_seen_.size() >= static_cast<size_t>(options_.max_sitemap_files)) return;

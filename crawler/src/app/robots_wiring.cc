@@ -28,6 +28,7 @@ RobotsGateOptions GateOptionsOf(const CrawlOptions& options) {
   RobotsGateOptions gate;
   gate.max_tries = options.retries + 1;
   gate.sitemaps = options.sitemaps;
+  gate.obey_robots = options.robots;
   return gate;
 }
 
@@ -51,6 +52,25 @@ void OfferSitemapUrls(const RobotsWiring& wiring, const NormalizeOptions& normal
   const std::vector<std::string> follow = wiring.processor->Filter(candidates, 1, &counts);
   if (!follow.empty()) wiring.frontier->OfferLinks(follow, 1, sitemap);
   wiring.stats->AddLinks(counts);
+}
+
+// --sitemap URLs as the Frontier keys hosts (normalized); one that does not
+// parse was refused with the options already.
+std::vector<std::string> SitemapUrlsOf(const CrawlOptions& options) {
+  NormalizeOptions normalize;
+  normalize.max_length = options.max_url_length;
+  std::vector<std::string> out;
+  for (const std::string& raw : options.sitemap_urls) {
+    absl::StatusOr<Url> url = Url::Parse(raw);
+    absl::StatusOr<std::string> normalized =
+        url.ok() ? NormalizeForSeen(*url, normalize) : url.status();
+    if (normalized.ok()) {
+      out.push_back(std::move(*normalized));
+    } else {
+      spdlog::warn("--sitemap {}: {}", raw, std::string(normalized.status().message()));
+    }
+  }
+  return out;
 }
 
 RobotsGateHooks HooksOf(const CrawlOptions& options, const RobotsWiring& wiring) {
@@ -82,13 +102,16 @@ absl::StatusOr<RobotsParts> MakeRobots(const CrawlOptions& options, RobotsWiring
   RobotsParts parts;
   if (!options.robots) {
     spdlog::warn("robots.txt ignored: only crawl sites you own or may crawl this way");
-    return parts;
+    // --sitemap still needs the gate's sitemap fetches; it then passes every URL.
+    if (options.sitemap_urls.empty()) return parts;
   }
   absl::StatusOr<std::unique_ptr<RobotsCache>> cache = RobotsCache::Create(CacheOptionsOf(options));
   if (!cache.ok()) return cache.status();
   parts.cache = std::move(*cache);
   parts.gate = std::make_unique<RobotsGate>(parts.cache.get(), wiring.frontier,
                                             GateOptionsOf(options), HooksOf(options, wiring));
+  // --sitemap: queued now, before the loop's first end check sees the Frontier.
+  if (!options.sitemap_urls.empty()) parts.gate->QueueSitemapUrls(SitemapUrlsOf(options));
   return parts;
 }
 

@@ -2,8 +2,10 @@
 // the RobotsCache and the RobotsGate from CrawlOptions and connects the
 // gate's hooks to the crawl: a blocked URL becomes a pages.jsonl record, a
 // sitemap's URLs go through the PageProcessor's filter into the Frontier at
-// depth 1. With --robots off there is no gate (and a warning at start): every
-// method then passes URLs through.
+// depth 1; --sitemap URLs are queued at the start on the same path. With
+// --robots off there is no gate (and a warning at start): every method then
+// passes URLs through; with --robots off and --sitemap, a gate that obeys no
+// robots.txt (RobotsGateOptions::obey_robots) fetches the sitemaps.
 //
 //   absl::StatusOr<RobotsParts> robots = MakeRobots(options, wiring);
 //   url = robots->TakeReady(now) or frontier->Next(now);
@@ -56,7 +58,7 @@ struct RobotsParts {
     return gate == nullptr ? std::optional<CrawlUrl>(std::move(url))
                            : gate->Admit(std::move(url), now);
   }
-  // Only the gate queues sitemaps, so with --robots off none is handed out.
+  // Only the gate queues sitemaps, so without a gate none is handed out.
   void FetchSitemap(CrawlUrl url) {
     if (gate != nullptr) gate->FetchSitemap(std::move(url));
   }

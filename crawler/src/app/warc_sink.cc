@@ -32,6 +32,12 @@ absl::Status CreateParentFolder(const std::string& prefix) {
   return absl::OkStatus();
 }
 
+// Cut by --max-body, or refused by --accept-type/--reject-type after the
+// headers (the record keeps them, with no body): WARC-Truncated either way.
+bool BodyWasCut(const FetchResult& result) {
+  return result.error == kFetchBodyTooLarge || result.error == kFetchTypeRejected;
+}
+
 }  // namespace
 
 WarcExchange ExchangeOf(const FetchResult& result) {
@@ -43,7 +49,7 @@ WarcExchange ExchangeOf(const FetchResult& result) {
   exchange.content_decoded = true;  // the Fetcher always decodes
   exchange.remote_ip = result.remote_ip;
   exchange.date = result.started_at;
-  exchange.truncated = result.error == kFetchBodyTooLarge;
+  exchange.truncated = BodyWasCut(result);
   return exchange;
 }
 
@@ -88,7 +94,7 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResu
   exchange.content_decoded = true;  // as ExchangeOf
   exchange.remote_ip = result->remote_ip;
   exchange.date = result->started_at;
-  exchange.truncated = result->error == kFetchBodyTooLarge;
+  exchange.truncated = BodyWasCut(*result);
   absl::StatusOr<std::optional<WarcLocation>> at = Write(exchange);
   result->request_headers = std::move(exchange.request_headers);
   result->headers = std::move(exchange.response_headers);

@@ -35,8 +35,11 @@ enum class Kind {
 
 // What each item of a kTextList is, and how it is checked.
 enum class ListItem {
-  kRegex,   // an RE2 pattern (--allow, --deny)
-  kHeader,  // an HTTP request header "Name: value" (--header)
+  kRegex,       // an RE2 pattern (--allow, --deny)
+  kHeader,      // an HTTP request header "Name: value" (--header)
+  kMediaType,   // a media type pattern "text/html", "image/*" (--accept-type)
+  kExtensions,  // a comma-separated list of extensions "pdf,zip" (--reject-ext)
+  kUrl,         // an absolute http(s) URL (--sitemap)
 };
 
 // A parsed value before it is stored into its field.

@@ -11,6 +11,8 @@
 #include "config/option_table.h"
 #include "config/strings.h"
 #include "crawler/counts.h"
+#include "crawler/type_filter.h"
+#include "crawler/url.h"
 #include "re2/re2.h"
 
 // GCC 12 with -fsanitize=address reports -Wmaybe-uninitialized inside
@@ -87,6 +89,33 @@ absl::StatusOr<OptionValue> ParseHeader(std::string_view text) {
   return OptionValue(std::vector<std::string>{std::string(text)});
 }
 
+// An absolute http or https URL, as the crawl would fetch it.
+absl::StatusOr<OptionValue> ParseHttpUrl(std::string_view text) {
+  absl::StatusOr<Url> url = Url::Parse(text);
+  if (!url.ok()) return Invalid(text, Cat("a URL: ", url.status().message()));
+  if (url->scheme() != "http" && url->scheme() != "https") return Invalid(text, "an http(s) URL");
+  return OptionValue(std::vector<std::string>{std::string(text)});
+}
+
+// One item of a kTextList, checked by what it is; kept as written.
+absl::StatusOr<OptionValue> ParseListItem(ListItem item, std::string_view text) {
+  switch (item) {
+    case ListItem::kRegex:
+      return ParseRegex(text);
+    case ListItem::kHeader:
+      return ParseHeader(text);
+    case ListItem::kMediaType:
+      if (absl::Status ok = CheckMediaTypePattern(text); !ok.ok()) return ok;
+      break;
+    case ListItem::kExtensions:
+      if (absl::Status ok = ParseExtensionList(text).status(); !ok.ok()) return ok;
+      break;
+    case ListItem::kUrl:
+      return ParseHttpUrl(text);
+  }
+  return OptionValue(std::vector<std::string>{std::string(text)});
+}
+
 absl::StatusOr<OptionValue> ParseChoice(const OptionSpec& spec, std::string_view text) {
   for (absl::string_view choice : absl::StrSplit(Absl(spec.choices), '|')) {
     if (text == Std(choice)) return OptionValue(std::string(text));
@@ -122,7 +151,7 @@ absl::StatusOr<OptionValue> ParseByKind(const OptionSpec& spec, std::string_view
     case Kind::kText:
       return OptionValue(std::string(text));
     case Kind::kTextList:
-      return spec.item == ListItem::kHeader ? ParseHeader(text) : ParseRegex(text);
+      return ParseListItem(spec.item, text);
     case Kind::kChoice:
       return ParseChoice(spec, text);
     case Kind::kScope: {

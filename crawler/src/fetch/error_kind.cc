@@ -36,6 +36,7 @@ std::string ErrorKind(CURLcode code, const AbortCause& cause, std::string_view d
     case CURLE_WRITE_ERROR:
       if (cause.body_too_large) return std::string(kFetchBodyTooLarge);
       if (cause.headers_too_large) return std::string(kFetchHeadersTooLarge);
+      if (cause.type_rejected) return std::string(kFetchTypeRejected);
       break;
     case CURLE_COULDNT_CONNECT:
       return std::string(cause.private_address ? kFetchPrivateAddress : kFetchConnect);

@@ -18,6 +18,7 @@ struct AbortCause {
   bool body_too_large = false;     // write callback refused bytes beyond max_body
   bool headers_too_large = false;  // header callback refused bytes beyond the header cap
   bool private_address = false;    // open-socket callback refused a non-public address
+  bool type_rejected = false;      // write callback refused a body of an unwanted type
 };
 
 // Empty for CURLE_OK; else a kind such as "timeout", or "other: <message>"

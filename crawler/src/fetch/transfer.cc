@@ -66,6 +66,7 @@ bool Transfer::Prepare(FetchRequest request) {
   result_.tag = request.tag;
   result_.url = std::move(request.url);
   max_body_ = request.max_body != 0 ? request.max_body : context_.options->max_body;
+  check_type_ = !request.any_type && context_.options->accept_type != nullptr;
   result_.started_at = std::chrono::system_clock::now();
   cause_ = AbortCause{};
   error_buffer_[0] = '\0';
@@ -182,6 +183,10 @@ CURLcode Transfer::ConfigureRequestExtras() {
 size_t Transfer::OnBody(char* data, size_t size, size_t count, void* self) {
   auto* t = static_cast<Transfer*>(self);
   const size_t length = size * count;
+  if (t->TypeRefused(/*body_arrived=*/true)) {
+    t->cause_.type_rejected = true;
+    return 0;  // aborted before a byte is kept: the rest is never downloaded
+  }
   const uint64_t room = t->max_body_ - t->result_.body.size();
   if (length > room) {
     t->result_.body.append(data, room);
@@ -190,6 +195,23 @@ size_t Transfer::OnBody(char* data, size_t size, size_t count, void* self) {
   }
   t->result_.body.append(data, length);
   return length;
+}
+
+// The first body bytes come after the final header block (never for a 1xx
+// or a proxy's CONNECT answer), so status and Content-Type are the
+// response's own here. Asked once per request; only 2xx answers are judged:
+// a redirect's or an error page's body is not the content the filter is about.
+// A response that ended without a body is judged only when it names a type
+// (a 204, or an empty untyped 200, claims no content to refuse).
+bool Transfer::TypeRefused(bool body_arrived) {
+  if (!check_type_) return false;
+  check_type_ = false;
+  long status = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status >= 300) return false;
+  const std::string content_type = InfoString(easy_, CURLINFO_CONTENT_TYPE);
+  if (!body_arrived && content_type.empty()) return false;
+  return !context_.options->accept_type(content_type);
 }
 
 // Called once per header line, status line included, CRLF kept.
@@ -263,6 +285,10 @@ double Transfer::SentMs(double fetch_ms) const {
 
 FetchResult Transfer::Finish(CURLcode code) {
   ReadInfo();
+  // A refused type with no body at all: nothing to abort, the same verdict.
+  if (code == CURLE_OK && result_.error.empty() && TypeRefused(/*body_arrived=*/false)) {
+    result_.error = std::string(kFetchTypeRejected);
+  }
   RedactCredentials(result_.request_headers);
   if (result_.error.empty()) result_.error = ErrorKind(code, cause_, error_buffer_);
   if (result_.final_url.empty()) result_.final_url = result_.url;

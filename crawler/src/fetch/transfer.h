@@ -60,6 +60,8 @@ class Transfer {
   static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);
   static curl_socket_t OnOpenSocket(void* self, curlsocktype purpose, curl_sockaddr* address);
 
+  // Whether accept_type refuses this response (asked once; see transfer.cc).
+  bool TypeRefused(bool body_arrived);
   CURLcode ConfigureProxy();
   CURLcode ConfigureRequestExtras();
 
@@ -71,7 +73,8 @@ class Transfer {
   RequestExtras extras_;  // the current request's; curl keeps pointers into it
   FetchResult result_;
   AbortCause cause_;
-  uint64_t max_body_ = 0;  // this request's body cap (FetchRequest::max_body or the options')
+  uint64_t max_body_ = 0;    // this request's body cap (FetchRequest::max_body or the options')
+  bool check_type_ = false;  // the type filter applies and has not yet been asked
   std::chrono::steady_clock::time_point started_;
   char error_buffer_[CURL_ERROR_SIZE] = {};
 };

@@ -77,6 +77,7 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["over_host_limit"] = s.over_host_limit;
   j["rejected"] = s.rejected;
   j["nofollow_skipped"] = s.nofollow_skipped;
+  j["rejected_ext"] = s.rejected_ext;
   j["traps"] = {{"host_budget", s.trap_host_budget},
                 {"query_variants", s.trap_query_variants},
                 {"repeated_segments", s.trap_repeated_segments}};

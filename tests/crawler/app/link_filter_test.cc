@@ -82,7 +82,35 @@ TEST(LinkFilter, BadRegexIsAnErrorNamingTheFlag) {
   EXPECT_NE(std::string(filter.status().message()).find("--deny"), std::string::npos);
 }
 
+TEST(LinkFilter, RejectedExtensionsAreNotFollowed) {
+  CrawlOptions options;
+  options.reject_ext = {"pdf,zip", ".MP4", "tar.gz"};
+  auto filter = Make(options, {"http://a.com/"});
+  EXPECT_EQ(filter->Check("http://a.com/docs/x.pdf", 1), LinkVerdict::kRejectedExtension);
+  EXPECT_EQ(filter->Check("http://a.com/X.PDF?download=1", 1), LinkVerdict::kRejectedExtension);
+  EXPECT_EQ(filter->Check("http://a.com/a.zip#top", 1), LinkVerdict::kRejectedExtension);
+  EXPECT_EQ(filter->Check("http://a.com/v/clip.mp4", 1), LinkVerdict::kRejectedExtension);
+  EXPECT_EQ(filter->Check("http://a.com/src.tar.gz", 1), LinkVerdict::kRejectedExtension);
+  // Only the path's last segment counts: not a directory, not the query.
+  EXPECT_EQ(filter->Check("http://a.com/pdf/", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/x.pdf/page", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/view?file=x.pdf", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/x.gz", 1), LinkVerdict::kFollow);
+  EXPECT_EQ(filter->Check("http://a.com/xpdf", 1), LinkVerdict::kFollow);
+  // Scope is still checked first.
+  EXPECT_EQ(filter->Check("http://b.com/x.pdf", 1), LinkVerdict::kOffScope);
+}
+
+TEST(LinkFilter, BadExtensionListIsAnErrorNamingTheFlag) {
+  CrawlOptions options;
+  options.reject_ext = {"pdf,,zip"};
+  auto filter = LinkFilter::Create(options, {"http://a.com/"});
+  ASSERT_FALSE(filter.ok());
+  EXPECT_NE(std::string(filter.status().message()).find("--reject-ext"), std::string::npos);
+}
+
 TEST(LinkVerdictName, NamesEveryVerdict) {
+  EXPECT_EQ(LinkVerdictName(LinkVerdict::kRejectedExtension), "rejected-ext");
   EXPECT_EQ(LinkVerdictName(LinkVerdict::kFollow), "follow");
   EXPECT_EQ(LinkVerdictName(LinkVerdict::kOffScope), "off-scope");
   EXPECT_EQ(LinkVerdictName(LinkVerdict::kDenied), "denied");

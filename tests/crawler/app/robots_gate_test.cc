@@ -297,5 +297,28 @@ TEST_F(GateTest, SitemapFetchWaitsForItsHostsSlotAndHoldsIt) {
   EXPECT_EQ(frontier_->Stats().handed_out, 2u);                    // the sitemap is not a page
 }
 
+// --sitemap: sitemaps given at the start take the robots.txt sitemaps' path
+// (fetched once, no robots.txt needed first, visible to the end check), and
+// with obey_robots off (--robots off) pages pass without any robots.txt.
+TEST_F(GateTest, Issue19GivenSitemapsAreQueuedOnceAndKeepTheCrawlGoing) {
+  RobotsGateOptions options;
+  options.obey_robots = false;
+  Build(options);
+  gate_->QueueSitemapUrls({"http://a.test/map.xml.gz", "http://a.test/map.xml.gz"});
+  EXPECT_FALSE(frontier_->Exhausted()) << "queued sitemaps are work for the end check";
+  EXPECT_TRUE(Pump().empty());
+  ASSERT_EQ(requests_.size(), 1u);  // once, and no robots.txt first
+  EXPECT_EQ(requests_[0].url, "http://a.test/map.xml.gz");
+  EXPECT_TRUE(requests_[0].any_type) << "sitemaps are read whatever --accept-type says";
+  EXPECT_FALSE(gate_->Idle());
+  Answer(200, "<urlset><url><loc>http://a.test/p</loc></url></urlset>");
+  EXPECT_EQ(sitemap_urls_, std::vector<std::string>{"http://a.test/p"});
+  Offer("http://a.test/p");
+  EXPECT_EQ(Pump(), std::vector<std::string>{"http://a.test/p"});  // no robots.txt asked
+  EXPECT_EQ(requests_.size(), 1u);
+  EXPECT_TRUE(gate_->Idle());
+  EXPECT_TRUE(frontier_->Exhausted());
+}
+
 }  // namespace
 }  // namespace crawler

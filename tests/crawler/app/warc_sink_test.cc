@@ -90,5 +90,31 @@ TEST(WarcSink, ArchiveBorrowingLeavesAResultWithoutResponseAlone) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue #19: a response refused by --accept-type/--reject-type is archived
+// with its headers, no body, and WARC-Truncated, like one cut by --max-body.
+TEST(WarcSink, Issue19RefusedTypeIsArchivedAsTruncated) {
+  FetchResult refused = PageResult();
+  refused.body.clear();
+  refused.error = std::string(kFetchTypeRejected);
+  EXPECT_TRUE(ExchangeOf(refused).truncated);
+  refused.error = std::string(kFetchBodyTooLarge);
+  EXPECT_TRUE(ExchangeOf(refused).truncated);
+  refused.error.clear();
+  EXPECT_FALSE(ExchangeOf(refused).truncated);
+
+  const std::string dir = FreshDir("warc-sink-type-rejected");
+  CrawlOptions options;
+  options.warc_prefix = dir + "/crawl";
+  absl::StatusOr<std::unique_ptr<WarcSink>> sink = WarcSink::Create(options);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  refused.error = std::string(kFetchTypeRejected);
+  absl::StatusOr<std::optional<WarcLocation>> at = (*sink)->ArchiveBorrowing(&refused);
+  ASSERT_TRUE(at.ok()) << at.status();
+  ASSERT_TRUE(at->has_value());
+  ASSERT_TRUE((*sink)->Close().ok());
+  EXPECT_NE(Gunzip((*at)->file).find("WARC-Truncated: length"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace crawler

@@ -184,6 +184,30 @@ TEST(ParseCrawlCommand, AllowAndDenyRepeatAndAppend) {
   EXPECT_THAT(o.deny, ElementsAre("x", "y"));
 }
 
+// Issue #19: type and extension filters and --sitemap, repeatable, each checked.
+TEST(ParseCrawlCommand, Issue19TypeFiltersAndSitemaps) {
+  CrawlOptions o = ParseOk({"--seeds", "s", "--accept-type", "text/html", "--accept-type=image/*",
+                            "--reject-type", "image/svg+xml", "--reject-ext", "pdf,zip",
+                            "--reject-ext=mp4", "--sitemap", "https://a.test/sitemap.xml",
+                            "--sitemap", "http://a.test/news.xml.gz"});
+  EXPECT_THAT(o.accept_types, ElementsAre("text/html", "image/*"));
+  EXPECT_THAT(o.reject_types, ElementsAre("image/svg+xml"));
+  EXPECT_THAT(o.reject_ext, ElementsAre("pdf,zip", "mp4"));
+  EXPECT_THAT(o.sitemap_urls,
+              ElementsAre("https://a.test/sitemap.xml", "http://a.test/news.xml.gz"));
+  EXPECT_EQ(ParseError({"--seeds", "s", "--accept-type", "html"}),
+            "--accept-type: 'html' is not a media type pattern (type/subtype, type/* or */*)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--reject-type", "text/*html"}),
+            "--reject-type: 'text/*html' is not a media type pattern (type/subtype, type/* or "
+            "*/*)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--reject-ext", "pdf,,zip"}),
+            "--reject-ext: 'pdf,,zip' is not a list of extensions like pdf,zip,mp4 (bad item '')");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--sitemap", "ftp://a.test/s.xml"}),
+            "--sitemap: 'ftp://a.test/s.xml' is not an http(s) URL");
+  EXPECT_THAT(ParseError({"--seeds", "s", "--sitemap", "sitemap.xml"}),
+              ::testing::StartsWith("--sitemap: 'sitemap.xml' is not a URL"));
+}
+
 // Issue #19: --proxy, --no-proxy-env and a repeatable --header, each checked.
 TEST(ParseCrawlCommand, Issue19ProxyAndHeaders) {
   CrawlOptions o = ParseOk({"--seeds", "s", "--proxy", "socks5h://127.0.0.1:1080", "--no-proxy-env",

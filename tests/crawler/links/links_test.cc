@@ -79,6 +79,19 @@ TEST(ExtractLinksTest, LinkRelationsThatNameAnotherPageOnly) {
                                       "http://example.com/de/", "http://example.com/dir/c"));
 }
 
+// Issue #19 asks, per source, what is followed (docs/crawler-options.md): a
+// feed's URL is (rel=alternate), srcset candidates and images are not.
+TEST(ExtractLinksTest, Issue19FeedUrlFollowedSrcsetAndImagesNot) {
+  const PageLinks page = Extract(
+      "<link rel=alternate type=application/rss+xml href=/feed.xml>"
+      "<link rel=alternate type=application/atom+xml href=/atom.xml>"
+      "<img src=/i/a.png srcset='/i/a-2x.png 2x, /i/a-3x.png 3x'>"
+      "<picture><source srcset=/i/b.webp><img src=/i/b.png></picture>"
+      "<a href=/next.html>next</a>");
+  EXPECT_THAT(Urls(page), ElementsAre("http://example.com/feed.xml", "http://example.com/atom.xml",
+                                      "http://example.com/next.html"));
+}
+
 TEST(ExtractLinksTest, SpecEntitiesInAttributesAreDecoded) {
   const PageLinks page = Extract("<a href='/q?a=1&amp;b=2&lt'>x</a>");
   EXPECT_THAT(Urls(page), ElementsAre("http://example.com/q?a=1&b=2%3C"));
