@@ -13,6 +13,7 @@
 #include "bits_set_counter.h"
 #include "byte_io.h"
 #include "dirty_blocks.h"
+#include "filter_header.h"
 #include "probes.h"
 
 namespace bloom {
@@ -20,78 +21,19 @@ namespace {
 
 constexpr size_t kRecordsPerChunk = (size_t{1} << 20) / DeltaFormat::kRecordBytes;
 
-struct DeltaHeader {
-  uint32_t version = 0;
-  uint32_t layout = 0;
-  uint32_t hash_id = 0;
-  uint32_t hash_count = 0;
-  uint64_t bits = 0;
-  uint64_t expected_count = 0;
-  double fp_rate = 0;
-  uint64_t block_count = 0;
-};
+constexpr FilterHeaderKind kDelta{
+    DeltaFormat::kMagic, DeltaFormat::kVersion,
+    "bloom: cannot apply filter delta: ", "not a crawl filter delta (bad magic)"};
 
-std::string EncodeDeltaHeader(const DeltaHeader& h) {
-  std::string bytes(DeltaFormat::kMagic, sizeof(DeltaFormat::kMagic));
-  byte_io::Put(bytes, h.version);
-  byte_io::Put(bytes, h.layout);
-  byte_io::Put(bytes, h.hash_id);
-  byte_io::Put(bytes, h.hash_count);
-  byte_io::Put(bytes, h.bits);
-  byte_io::Put(bytes, h.expected_count);
-  byte_io::Put(bytes, h.fp_rate);
-  byte_io::Put(bytes, h.block_count);
-  byte_io::Put(bytes, byte_io::Checksum(bytes.data(), bytes.size()));
-  return bytes;
-}
+absl::Status DeltaDataLoss(absl::string_view what) { return FilterHeaderDataLoss(kDelta, what); }
 
-absl::Status DeltaDataLoss(absl::string_view what) {
-  return absl::DataLossError(absl::StrCat("bloom: cannot apply filter delta: ", what));
-}
-
-// Reads and checks the header: foreign file, newer version, corruption,
-// then parameters that no filter could have.
-absl::StatusOr<DeltaHeader> ReadDeltaHeader(std::istream& in) {
-  char bytes[DeltaFormat::kHeaderBytes];
-  if (!byte_io::ReadExactly(in, bytes, 12)) return DeltaDataLoss("truncated header");
-  if (std::memcmp(bytes, DeltaFormat::kMagic, sizeof(DeltaFormat::kMagic)) != 0) {
-    return absl::InvalidArgumentError(
-        "bloom: cannot apply filter delta: not a crawl filter delta (bad magic)");
-  }
-  size_t offset = 8;
-  DeltaHeader h;
-  h.version = byte_io::Get<uint32_t>(bytes, &offset);
-  if (h.version > DeltaFormat::kVersion) {
-    return absl::UnimplementedError(absl::StrCat("bloom: cannot apply filter delta: version ",
-                                                 h.version, " is newer than this library reads (",
-                                                 DeltaFormat::kVersion, ")"));
-  }
-  if (!byte_io::ReadExactly(in, bytes + 12, DeltaFormat::kHeaderBytes - 12)) {
-    return DeltaDataLoss("truncated header");
-  }
-  h.layout = byte_io::Get<uint32_t>(bytes, &offset);
-  h.hash_id = byte_io::Get<uint32_t>(bytes, &offset);
-  h.hash_count = byte_io::Get<uint32_t>(bytes, &offset);
-  h.bits = byte_io::Get<uint64_t>(bytes, &offset);
-  h.expected_count = byte_io::Get<uint64_t>(bytes, &offset);
-  h.fp_rate = byte_io::Get<double>(bytes, &offset);
-  h.block_count = byte_io::Get<uint64_t>(bytes, &offset);
-  const uint64_t stored_checksum = byte_io::Get<uint64_t>(bytes, &offset);
-  if (h.version == 0) return DeltaDataLoss("version 0");
-  if (stored_checksum != byte_io::Checksum(bytes, DeltaFormat::kHeaderBytes - 8)) {
-    return DeltaDataLoss("header checksum mismatch (corrupted file)");
-  }
-  if (h.hash_id != kHashId) {
-    return absl::InvalidArgumentError(absl::StrCat("bloom: cannot apply filter delta: hash id ",
-                                                   h.hash_id, " is not this library's (", kHashId,
-                                                   ")"));
-  }
-  const uint64_t unit = h.layout == static_cast<uint32_t>(Layout::kBlocked) ? kBlockBits : 64;
-  const bool layout_ok = h.layout == static_cast<uint32_t>(Layout::kBlocked) ||
-                         h.layout == static_cast<uint32_t>(Layout::kClassic);
-  if (!layout_ok || h.hash_count < 1 || h.hash_count > kMaxHashCount || h.bits == 0 ||
-      h.bits > kMaxBits || h.bits % unit != 0 ||
-      h.block_count > (h.bits / 64 + kWordsPerDirtyBlock - 1) / kWordsPerDirtyBlock) {
+// The header, its shape checked too: a block count no filter of its size has
+// is damage.
+absl::StatusOr<FilterHeader> ReadDeltaHeader(std::istream& in) {
+  absl::StatusOr<FilterHeader> h = ReadFilterHeader(kDelta, in);
+  if (!h.ok()) return h;
+  const uint64_t most_blocks = (h->bits / 64 + kWordsPerDirtyBlock - 1) / kWordsPerDirtyBlock;
+  if (!FilterHeaderShapeIsPlausible(*h) || h->count > most_blocks) {
     return DeltaDataLoss("inconsistent parameters in header");
   }
   return h;
@@ -99,21 +41,21 @@ absl::StatusOr<DeltaHeader> ReadDeltaHeader(std::istream& in) {
 
 // Reads the records into `words` (OR), checking order, range and checksum.
 // Returns the number of bits turned on.
-absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const DeltaHeader& h, uint64_t* words,
+absl::StatusOr<uint64_t> ApplyRecords(std::istream& in, const FilterHeader& h, uint64_t* words,
                                       uint64_t word_count) {
   const int64_t remaining = byte_io::RemainingBytes(in);
-  const uint64_t declared = h.block_count * DeltaFormat::kRecordBytes + 8;
+  const uint64_t declared = h.count * DeltaFormat::kRecordBytes + 8;
   if (remaining >= 0 && static_cast<uint64_t>(remaining) < declared) {
     return DeltaDataLoss(
         absl::StrCat("truncated: header declares ", declared, " more bytes, file has ", remaining));
   }
-  std::vector<char> chunk(std::min<uint64_t>(h.block_count, kRecordsPerChunk) *
+  std::vector<char> chunk(std::min<uint64_t>(h.count, kRecordsPerChunk) *
                           DeltaFormat::kRecordBytes);
   byte_io::StreamChecksum checksum;
   uint64_t turned_on = 0;
   int64_t previous = -1;
-  for (uint64_t done = 0; done < h.block_count;) {
-    const uint64_t records = std::min<uint64_t>(kRecordsPerChunk, h.block_count - done);
+  for (uint64_t done = 0; done < h.count;) {
+    const uint64_t records = std::min<uint64_t>(kRecordsPerChunk, h.count - done);
     if (!byte_io::ReadExactly(in, chunk.data(), records * DeltaFormat::kRecordBytes)) {
       return DeltaDataLoss("truncated records");
     }
@@ -154,7 +96,7 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
     return absl::FailedPreconditionError("bloom: cannot save a delta: dirty tracking is off");
   }
   const DirtyBlocks& dirty = *filter.dirty_;
-  DeltaHeader h;
+  FilterHeader h;
   h.version = kVersion;
   h.layout = static_cast<uint32_t>(filter.layout_);
   h.hash_id = kHashId;
@@ -162,8 +104,8 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
   h.bits = filter.bits_;
   h.expected_count = filter.expected_count_;
   h.fp_rate = filter.fp_rate_;
-  h.block_count = dirty.Count();
-  const std::string header = EncodeDeltaHeader(h);
+  h.count = dirty.Count();
+  const std::string header = EncodeFilterHeader(kDelta, h);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
 
   const uint64_t* words = filter.storage_->words();
@@ -190,11 +132,11 @@ absl::StatusOr<uint64_t> DeltaFormat::Save(const BloomFilter& filter, std::ostre
   out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
   out.flush();
   if (!out) return absl::DataLossError("bloom: cannot save filter delta: write failed");
-  return BloomFilter::DeltaBytes(h.block_count);
+  return BloomFilter::DeltaBytes(h.count);
 }
 
 absl::Status DeltaFormat::Apply(BloomFilter& filter, std::istream& in) {
-  absl::StatusOr<DeltaHeader> h = ReadDeltaHeader(in);
+  absl::StatusOr<FilterHeader> h = ReadDeltaHeader(in);
   if (!h.ok()) return h.status();
   if (h->layout != static_cast<uint32_t>(filter.layout_) || h->hash_count != filter.hash_count_ ||
       h->bits != filter.bits_) {
@@ -211,7 +153,7 @@ absl::Status DeltaFormat::Apply(BloomFilter& filter, std::istream& in) {
 }
 
 absl::StatusOr<BloomFilter> DeltaFormat::LoadFresh(std::istream& in) {
-  absl::StatusOr<DeltaHeader> h = ReadDeltaHeader(in);
+  absl::StatusOr<FilterHeader> h = ReadDeltaHeader(in);
   if (!h.ok()) return h.status();
   absl::StatusOr<BloomFilter> filter = BloomFilter::CreateWithShape(
       static_cast<Layout>(h->layout), FilterShape{h->bits, h->hash_count}, h->expected_count,

@@ -14,95 +14,30 @@
 #include "bit_storage.h"
 #include "byte_io.h"
 #include "file_save.h"
+#include "filter_header.h"
 #include "probes.h"
 
 namespace bloom {
 namespace {
 
-struct Header {
-  uint32_t version = 0;
-  uint32_t layout = 0;
-  uint32_t hash_id = 0;
-  uint32_t hash_count = 0;
-  uint64_t bits = 0;
-  uint64_t expected_count = 0;
-  double fp_rate = 0;
-  uint64_t payload_bytes = 0;
-};
+constexpr FilterHeaderKind kImage{
+    FilterFormat::kMagic, FilterFormat::kVersion,
+    "bloom: cannot load filter: ", "not a crawl Bloom filter (bad magic)"};
 
-std::string EncodeHeader(const Header& h) {
-  std::string bytes(FilterFormat::kMagic, sizeof(FilterFormat::kMagic));
-  byte_io::Put(bytes, h.version);
-  byte_io::Put(bytes, h.layout);
-  byte_io::Put(bytes, h.hash_id);
-  byte_io::Put(bytes, h.hash_count);
-  byte_io::Put(bytes, h.bits);
-  byte_io::Put(bytes, h.expected_count);
-  byte_io::Put(bytes, h.fp_rate);
-  byte_io::Put(bytes, h.payload_bytes);
-  byte_io::Put(bytes, byte_io::Checksum(bytes.data(), bytes.size()));
-  return bytes;
-}
+absl::Status DataLoss(absl::string_view what) { return FilterHeaderDataLoss(kImage, what); }
 
-absl::Status DataLoss(absl::string_view what) {
-  return absl::DataLossError(absl::StrCat("bloom: cannot load filter: ", what));
-}
-
-// Reads and checks the 64-byte header, in the order that gives the clearest
-// error: foreign file, newer version, corruption, unsupported parameters.
-absl::StatusOr<Header> ReadHeader(std::istream& in) {
-  char bytes[FilterFormat::kHeaderBytes];
-  if (!byte_io::ReadExactly(in, bytes, 12)) return DataLoss("truncated header");
-  if (std::memcmp(bytes, FilterFormat::kMagic, sizeof(FilterFormat::kMagic)) != 0) {
-    return absl::InvalidArgumentError(
-        "bloom: cannot load filter: not a crawl Bloom filter (bad magic)");
-  }
-  size_t offset = 8;
-  Header h;
-  h.version = byte_io::Get<uint32_t>(bytes, &offset);
-  if (h.version > FilterFormat::kVersion) {
-    return absl::UnimplementedError(absl::StrCat("bloom: cannot load filter: format version ",
-                                                 h.version, " is newer than this library reads (",
-                                                 FilterFormat::kVersion, ")"));
-  }
-  if (!byte_io::ReadExactly(in, bytes + 12, FilterFormat::kHeaderBytes - 12)) {
-    return DataLoss("truncated header");
-  }
-  h.layout = byte_io::Get<uint32_t>(bytes, &offset);
-  h.hash_id = byte_io::Get<uint32_t>(bytes, &offset);
-  h.hash_count = byte_io::Get<uint32_t>(bytes, &offset);
-  h.bits = byte_io::Get<uint64_t>(bytes, &offset);
-  h.expected_count = byte_io::Get<uint64_t>(bytes, &offset);
-  h.fp_rate = byte_io::Get<double>(bytes, &offset);
-  h.payload_bytes = byte_io::Get<uint64_t>(bytes, &offset);
-  const uint64_t stored_checksum = byte_io::Get<uint64_t>(bytes, &offset);
-  if (h.version == 0) return DataLoss("format version 0");
-  if (stored_checksum != byte_io::Checksum(bytes, FilterFormat::kHeaderBytes - 8)) {
-    return DataLoss("header checksum mismatch (corrupted file)");
-  }
-  if (h.hash_id != kHashId) {
-    return absl::InvalidArgumentError(absl::StrCat("bloom: cannot load filter: hash id ", h.hash_id,
-                                                   " is not this library's (", kHashId, ")"));
-  }
-  return h;
-}
-
-absl::Status ValidateShape(const Header& h) {
-  const bool layout_ok = h.layout == static_cast<uint32_t>(Layout::kBlocked) ||
-                         h.layout == static_cast<uint32_t>(Layout::kClassic);
-  const uint64_t unit = h.layout == static_cast<uint32_t>(Layout::kBlocked) ? kBlockBits : 64;
-  if (!layout_ok || h.hash_count < 1 || h.hash_count > kMaxHashCount || h.bits == 0 ||
-      h.bits > kMaxBits || h.bits % unit != 0 || h.payload_bytes != h.bits / 8) {
+absl::Status ValidateShape(const FilterHeader& h) {
+  if (!FilterHeaderShapeIsPlausible(h) || h.count != h.bits / 8) {
     return DataLoss("inconsistent parameters in header");
   }
   return absl::OkStatus();
 }
 
 // Refuses before allocating when a seekable input is shorter than declared.
-absl::Status CheckDeclaredSize(std::istream& in, const Header& h) {
+absl::Status CheckDeclaredSize(std::istream& in, const FilterHeader& h) {
   const int64_t remaining = byte_io::RemainingBytes(in);
-  if (remaining >= 0 && static_cast<uint64_t>(remaining) < h.payload_bytes + 8) {
-    return DataLoss(absl::StrCat("truncated: header declares ", h.payload_bytes + 8,
+  if (remaining >= 0 && static_cast<uint64_t>(remaining) < h.count + 8) {
+    return DataLoss(absl::StrCat("truncated: header declares ", h.count + 8,
                                  " more bytes, file has ", remaining));
   }
   return absl::OkStatus();
@@ -111,7 +46,7 @@ absl::Status CheckDeclaredSize(std::istream& in, const Header& h) {
 }  // namespace
 
 absl::Status FilterFormat::Save(const BloomFilter& filter, std::ostream& out) {
-  Header h;
+  FilterHeader h;
   h.version = kVersion;
   h.layout = static_cast<uint32_t>(filter.layout_);
   h.hash_id = kHashId;
@@ -119,8 +54,8 @@ absl::Status FilterFormat::Save(const BloomFilter& filter, std::ostream& out) {
   h.bits = filter.bits_;
   h.expected_count = filter.expected_count_;
   h.fp_rate = filter.fp_rate_;
-  h.payload_bytes = filter.bits_ / 8;
-  const std::string header = EncodeHeader(h);
+  h.count = filter.bits_ / 8;
+  const std::string header = EncodeFilterHeader(kImage, h);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
 
   // Copy each chunk once (atomically, word by word) so that the checksum and
@@ -144,7 +79,7 @@ absl::Status FilterFormat::Save(const BloomFilter& filter, std::ostream& out) {
 }
 
 absl::StatusOr<BloomFilter> FilterFormat::Load(std::istream& in) {
-  absl::StatusOr<Header> h = ReadHeader(in);
+  absl::StatusOr<FilterHeader> h = ReadFilterHeader(kImage, in);
   if (!h.ok()) return h.status();
   if (absl::Status s = ValidateShape(*h); !s.ok()) return s;
   if (absl::Status s = CheckDeclaredSize(in, *h); !s.ok()) return s;
@@ -155,8 +90,8 @@ absl::StatusOr<BloomFilter> FilterFormat::Load(std::istream& in) {
 
   char* bytes = reinterpret_cast<char*>(filter->storage_->words());
   byte_io::StreamChecksum checksum;
-  for (uint64_t start = 0; start < h->payload_bytes; start += kChunkBytes) {
-    const uint64_t size = std::min<uint64_t>(kChunkBytes, h->payload_bytes - start);
+  for (uint64_t start = 0; start < h->count; start += kChunkBytes) {
+    const uint64_t size = std::min<uint64_t>(kChunkBytes, h->count - start);
     if (!byte_io::ReadExactly(in, bytes + start, size)) return DataLoss("truncated bit array");
     checksum.Update(bytes + start, size);
   }

@@ -3,7 +3,6 @@
 // server sees the request, pages.jsonl records "type_rejected" with no
 // bytes), --reject-ext links are never requested, --sitemap starts from a
 // sitemap robots.txt does not list, and malformed values are usage errors.
-#include <zlib.h>
 
 #include <filesystem>
 #include <map>
@@ -13,6 +12,7 @@
 
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "support/gzip.h"
 #include "testsite/test_site.h"
 
 namespace {
@@ -20,20 +20,6 @@ namespace {
 using e2e::PathOf;
 
 constexpr size_t kDocBytes = 8 << 20;  // under the default --max-body: today it is kept whole
-
-std::string GzipText(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
 
 void Serve(testsite::TestSite* site, const std::string& path, std::string body,
            const std::string& type) {
@@ -151,9 +137,9 @@ void AddUnlistedSitemap(testsite::TestSite* site) {
   const std::string base = site->BaseUrl();
   Serve(site, "/robots.txt", "User-agent: *\nDisallow: /hidden/blocked\n", "text/plain");
   Serve(site, "/maps/index.xml.gz",
-        GzipText("<?xml version=\"1.0\"?><sitemapindex "
-                 "xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>" +
-                 base + "/maps/a.xml</loc></sitemap></sitemapindex>"),
+        test_support::Gzip("<?xml version=\"1.0\"?><sitemapindex "
+                           "xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>" +
+                           base + "/maps/a.xml</loc></sitemap></sitemapindex>"),
         "application/x-gzip");
   Serve(site, "/maps/a.xml",
         "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" "

@@ -3,7 +3,6 @@
 // Sources of truth: "RFC" tests check what RFC 9309 requires (2.3.1 fetch
 // outcomes, 2.5 the 500 KiB limit); the others check our own choices (error
 // names, give-up after --retries, sitemaps at depth 1).
-#include <zlib.h>
 
 #include <chrono>
 #include <string>
@@ -13,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "support/gzip.h"
 #include "testsite/test_site.h"
 
 namespace {
@@ -211,20 +211,6 @@ TEST(RobotsCrawl, RobotsOffFetchesDisallowedPagesAndWarns) {
   for (const std::string& url : site->PageUrls()) EXPECT_EQ(site->RequestCount(url), 1u) << url;
 }
 
-std::string Gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
-
 // A site whose robots.txt names a sitemap index -> a plain sitemap and a
 // gzip one (served as opaque bytes), listing pages no page links to.
 void AddSitemaps(testsite::TestSite* site) {
@@ -245,7 +231,8 @@ void AddSitemaps(testsite::TestSite* site) {
                         "</loc></url></urlset>",
                     "application/xml");
   });
-  const std::string gz = Gzip("<urlset><url><loc>" + base + "/hidden/2.html</loc></url></urlset>");
+  const std::string gz =
+      test_support::Gzip("<urlset><url><loc>" + base + "/hidden/2.html</loc></url></urlset>");
   site->Handle("/sm2.xml.gz", [gz](const httplib::Request&, httplib::Response& res) {
     res.set_content(gz, "application/octet-stream");
   });

@@ -1,10 +1,11 @@
 #include "crawler/fetch/loopback_server.h"
 
 #include <sys/socket.h>
-#include <zlib.h>
 
 #include <cstdlib>
 #include <stdexcept>
+
+#include "support/gzip.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -133,23 +134,6 @@ FetchOptions TestOptions() {
   return options;
 }
 
-std::string Gzip(std::string_view data) {
-  z_stream stream{};
-  // windowBits 15 + 16: gzip wrapper instead of zlib's.
-  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
-    std::abort();
-  }
-  std::string out(deflateBound(&stream, data.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int finished = deflate(&stream, Z_FINISH);
-  deflateEnd(&stream);
-  if (finished != Z_STREAM_END) std::abort();
-  out.resize(stream.total_out);
-  return out;
-}
+std::string Gzip(std::string_view data) { return test_support::Gzip(data); }
 
 }  // namespace crawler::testing

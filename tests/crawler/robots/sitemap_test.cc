@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/gzip.h"
 
 namespace crawler {
 namespace {
@@ -19,20 +20,6 @@ using ::testing::ElementsAre;
 
 // SitemapXml::kMaxLocBytes (a private header of the robots room).
 constexpr size_t kLocCapBytes = size_t{1} << 20;
-
-std::string Gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
 
 constexpr char kUrlset[] = R"(<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
@@ -69,14 +56,14 @@ TEST(SitemapTest, IndexListsChildSitemaps) {
 }
 
 TEST(SitemapTest, GzipDetectedByMagicBytes) {
-  absl::StatusOr<Sitemap> map = ParseSitemap(Gzip(kUrlset));
+  absl::StatusOr<Sitemap> map = ParseSitemap(test_support::Gzip(kUrlset));
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_TRUE(map->gzipped);
   EXPECT_EQ(map->urls.size(), 3u);
 }
 
 TEST(SitemapTest, CorruptGzipIsAnError) {
-  std::string bad = Gzip(kUrlset).substr(0, 10);
+  std::string bad = test_support::Gzip(kUrlset).substr(0, 10);
   bad += "garbage garbage garbage";
   EXPECT_FALSE(ParseSitemap(bad).ok());
 }
@@ -126,7 +113,7 @@ TEST(SitemapTest, GzipBombInflationIsBounded) {
   xml += "<url><loc>http://a.test/beyond</loc></url></urlset>";
   SitemapLimits limits;
   limits.max_decoded_bytes = 1u << 20;
-  absl::StatusOr<Sitemap> map = ParseSitemap(Gzip(xml), limits);
+  absl::StatusOr<Sitemap> map = ParseSitemap(test_support::Gzip(xml), limits);
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_TRUE(map->truncated);
   EXPECT_THAT(map->urls, ElementsAre("http://a.test/first"));
@@ -236,7 +223,7 @@ TEST(SitemapTest, WrongRootIsNamedInTheError) {
 // lastmod, changefreq, priority, image and hreflang alternates), read the
 // way the crawl reads it: the index, then each child it names.
 TEST(SitemapTest, RealisticGzipIndexWithGzipChildren) {
-  const std::string index = Gzip(R"(<?xml version="1.0" encoding="UTF-8"?>
+  const std::string index = test_support::Gzip(R"(<?xml version="1.0" encoding="UTF-8"?>
 <?xml-stylesheet type="text/xsl" href="//a.test/sitemap.xsl"?>
 <!-- generator: some CMS 6.4 -->
 <sitemapindex xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -253,7 +240,7 @@ TEST(SitemapTest, RealisticGzipIndexWithGzipChildren) {
 )");
   std::map<std::string, std::string> children;
   children["https://a.test/sitemaps/posts-1.xml.gz"] =
-      Gzip(R"(<?xml version="1.0" encoding="UTF-8"?>
+      test_support::Gzip(R"(<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
         xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
         xmlns:xhtml="http://www.w3.org/1999/xhtml">
@@ -272,7 +259,7 @@ TEST(SitemapTest, RealisticGzipIndexWithGzipChildren) {
     <loc>https://a.test/2024/04/search?q=a&amp;page=2</loc>
   </url>
 </urlset>)");
-  children["https://a.test/sitemaps/pages.xml.gz"] = Gzip(
+  children["https://a.test/sitemaps/pages.xml.gz"] = test_support::Gzip(
       "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
       "<url><loc>https://a.test/about/</loc></url></urlset>");
 
