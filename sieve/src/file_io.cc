@@ -16,57 +16,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "descriptor_io.h"
 
 namespace sieve::internal {
 namespace {
 
 namespace fs = std::filesystem;
 constexpr size_t kIoChunk = 1 << 20;
-
-// A full disk (or a file-size limit) is ResourceExhausted, so an owner can
-// tell it from a bug; everything else Internal. The message names the file
-// and errno's text.
-absl::Status ErrnoError(std::string_view what, const fs::path& path) {
-  const int error = errno;
-  const std::string message = absl::StrCat(absl::string_view(what.data(), what.size()), " ",
-                                           path.string(), ": ", std::strerror(error));
-  if (error == ENOSPC || error == EDQUOT || error == EFBIG) {
-    return absl::ResourceExhaustedError(message);
-  }
-  return absl::InternalError(message);
-}
-
-// Closes the descriptor on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  // Closes now and reports the error close(2) may carry (deferred write errors).
-  bool Close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0;
-  }
-
- private:
-  int fd_;
-};
-
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // Reads up to `size` bytes; returns the count read (short only at end of file) or -1.
 ssize_t ReadUpTo(int fd, char* data, size_t size) {
@@ -80,45 +36,6 @@ ssize_t ReadUpTo(int fd, char* data, size_t size) {
   }
   return static_cast<ssize_t>(done);
 }
-
-// An output streambuf over a descriptor that hashes every byte it writes.
-class HashingWriteBuf : public std::streambuf {
- public:
-  explicit HashingWriteBuf(int fd) : fd_(fd), buffer_(kIoChunk), state_(XXH3_createState()) {
-    XXH3_64bits_reset(state_.get());
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-  }
-  bool failed() const { return failed_; }
-  uint64_t digest() const { return XXH3_64bits_digest(state_.get()); }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (!Flush()) return traits_type::eof();
-    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(ch);
-      pbump(1);
-    }
-    return traits_type::not_eof(ch);
-  }
-  int sync() override { return Flush() ? 0 : -1; }
-
- private:
-  struct StateFree {
-    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-  };
-  bool Flush() {
-    const size_t size = static_cast<size_t>(pptr() - pbase());
-    XXH3_64bits_update(state_.get(), pbase(), size);
-    if (!WriteAll(fd_, pbase(), size)) failed_ = true;
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return !failed_;
-  }
-
-  int fd_;
-  std::vector<char> buffer_;
-  std::unique_ptr<XXH3_state_t, StateFree> state_;
-  bool failed_ = false;
-};
 
 // An input streambuf over the first `limit` bytes of a descriptor.
 class LimitedReadBuf : public std::streambuf {

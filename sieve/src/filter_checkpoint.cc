@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "descriptor_io.h"
 
 namespace sieve::internal {
 namespace {
@@ -36,29 +37,6 @@ constexpr size_t kFilterIoChunk = size_t{1} << 20;
 constexpr absl::string_view kBaseSuffix = ".base";
 constexpr absl::string_view kDeltaSuffix = ".delta";
 constexpr absl::string_view kTempSuffix = ".tmp";
-
-absl::Status FilterErrnoError(absl::string_view what, const fs::path& path) {
-  return absl::InternalError(absl::StrCat(what, " ", path.string(), ": ", std::strerror(errno)));
-}
-
-// Closes the descriptor on scope exit.
-class FilterFd {
- public:
-  explicit FilterFd(int fd) : fd_(fd) {}
-  ~FilterFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FilterFd(const FilterFd&) = delete;
-  FilterFd& operator=(const FilterFd&) = delete;
-  int get() const { return fd_; }
-  bool Close() {
-    const int fd = std::exchange(fd_, -1);
-    return ::close(fd) == 0;
-  }
-
- private:
-  int fd_;
-};
 
 struct Xxh3Free {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
@@ -70,50 +48,6 @@ Xxh3State NewXxh3() {
   XXH3_64bits_reset(state.get());
   return state;
 }
-
-// Output to a descriptor through a 1 MiB buffer, hashing and counting bytes.
-class HashingWriter : public std::streambuf {
- public:
-  explicit HashingWriter(int fd) : fd_(fd), buffer_(kFilterIoChunk), state_(NewXxh3()) {
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-  }
-  bool failed() const { return failed_; }
-  uint64_t bytes() const { return bytes_; }
-  uint64_t digest() const { return XXH3_64bits_digest(state_.get()); }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (!Flush()) return traits_type::eof();
-    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(ch);
-      pbump(1);
-    }
-    return traits_type::not_eof(ch);
-  }
-  int sync() override { return Flush() ? 0 : -1; }
-
- private:
-  bool Flush() {
-    const char* data = pbase();
-    size_t size = static_cast<size_t>(pptr() - pbase());
-    XXH3_64bits_update(state_.get(), data, size);
-    bytes_ += size;
-    while (size > 0 && !failed_) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) failed_ = true;
-      if (n > 0) data += n, size -= static_cast<size_t>(n);
-    }
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return !failed_;
-  }
-
-  int fd_;
-  std::vector<char> buffer_;
-  Xxh3State state_;
-  uint64_t bytes_ = 0;
-  bool failed_ = false;
-};
 
 // Input from a descriptor through a 1 MiB buffer, hashing and counting the
 // bytes handed out (not seekable: bloom's loaders then skip their size check,
@@ -151,9 +85,9 @@ class HashingReader : public std::streambuf {
 };
 
 absl::Status FsyncPath(const fs::path& path, int flags) {
-  FilterFd fd(::open(path.c_str(), flags | O_CLOEXEC));
-  if (fd.get() < 0) return FilterErrnoError("cannot open", path);
-  if (::fsync(fd.get()) != 0) return FilterErrnoError("cannot fsync", path);
+  Fd fd(::open(path.c_str(), flags | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError("cannot open", path);
+  if (::fsync(fd.get()) != 0) return ErrnoError("cannot fsync", path);
   return absl::OkStatus();
 }
 
@@ -173,18 +107,17 @@ absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view s
   file.name = NewFileName(suffix);
   const fs::path path = dir / file.name;
   const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
-  FilterFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return FilterErrnoError("cannot create", temporary);
-  HashingWriter buffer(fd.get());
+  Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return ErrnoError("cannot create", temporary);
+  HashingWriteBuf buffer(fd.get());
   std::ostream out(&buffer);
   absl::Status written = write(out);
   out.flush();
-  if (written.ok() && (buffer.failed() || !out))
-    written = FilterErrnoError("cannot write", temporary);
-  if (written.ok() && ::fsync(fd.get()) != 0) written = FilterErrnoError("cannot fsync", temporary);
-  if (written.ok() && !fd.Close()) written = FilterErrnoError("cannot close", temporary);
+  if (written.ok() && (buffer.failed() || !out)) written = ErrnoError("cannot write", temporary);
+  if (written.ok() && ::fsync(fd.get()) != 0) written = ErrnoError("cannot fsync", temporary);
+  if (written.ok() && !fd.Close()) written = ErrnoError("cannot close", temporary);
   if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
-    written = FilterErrnoError("cannot rename to", path);
+    written = ErrnoError("cannot rename to", path);
   }
   if (!written.ok()) {
     std::error_code ignored;
@@ -211,7 +144,7 @@ absl::Status PlaceFile(const fs::path& chain_dir, const FilterFile& file, const 
     fs::remove(target, error);
   }
   if (::link(source.c_str(), target.c_str()) == 0) return absl::OkStatus();
-  if (errno != EXDEV) return FilterErrnoError("cannot link to", target);
+  if (errno != EXDEV) return ErrnoError("cannot link to", target);
   const fs::path temporary = dir / (file.name + std::string(kTempSuffix));
   fs::copy_file(source, temporary, fs::copy_options::overwrite_existing, error);
   if (error)
@@ -219,7 +152,7 @@ absl::Status PlaceFile(const fs::path& chain_dir, const FilterFile& file, const 
         absl::StrCat("cannot copy ", source.string(), ": ", error.message()));
   if (absl::Status s = FsyncPath(temporary, O_RDONLY); !s.ok()) return s;
   if (std::rename(temporary.c_str(), target.c_str()) != 0)
-    return FilterErrnoError("cannot rename to", target);
+    return ErrnoError("cannot rename to", target);
   return absl::OkStatus();
 }
 
@@ -315,7 +248,7 @@ std::string Magic(int fd) {
 absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
                       absl::FunctionRef<absl::Status(int fd, std::istream&)> parse) {
   const fs::path path = dir / file.name;
-  FilterFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     return absl::NotFoundError(
         absl::StrCat("cannot open filter file ", path.string(), ": ", std::strerror(errno)));
