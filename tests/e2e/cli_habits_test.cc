@@ -20,7 +20,8 @@ std::vector<std::string> FastFlags(const std::string& dir) {
   return {"--out", dir + "/out", "--robots", "off", "--delay", "0", "--retries", "0", "--quiet"};
 }
 
-std::vector<std::string> WithMore(std::vector<std::string> args, const std::vector<std::string>& more) {
+std::vector<std::string> WithMore(std::vector<std::string> args,
+                                  const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
