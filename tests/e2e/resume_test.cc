@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -358,6 +360,66 @@ TEST(Resume, LostStateDirectoryStopsTheCrawlWithItsLastCheckpointWhole) {
   DuplicatePageRequests(*site);  // every page requested
   CheckPageLog(out, *site);
   EXPECT_EQ(e2e::ReadSummary(out)["pages"], kMediumPages);
+}
+
+// Issue 19: the cookie jar is part of the checkpoint. A cookie set before a
+// SIGKILL is sent back by the resumed crawl, which never refetches the page
+// that set it: the cookie can only have come from the state directory.
+TEST(Resume, Issue19CookiesSetBeforeAKillAreSentBackAfterResume) {
+  auto site = testsite::TestSite::Start({});
+  ASSERT_TRUE(site.ok()) << site.status();
+  std::atomic<int> set_calls{0};
+  std::atomic<int> check_calls{0};
+  std::mutex mu;
+  std::vector<std::string> cookies_seen;  // guarded by mu
+  (*site)->Handle("/set", [&](const httplib::Request&, httplib::Response& response) {
+    ++set_calls;
+    response.set_header("Set-Cookie", "session=abc123; Path=/");
+    response.set_content("<html><a href=\"/check\">next</a></html>", "text/html");
+  });
+  (*site)->Handle("/check", [&](const httplib::Request& request, httplib::Response& response) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cookies_seen.push_back(request.has_header("Cookie") ? request.get_header_value("Cookie")
+                                                          : "<none>");
+    }
+    // The first request is held past the kill, so /check is unfinished in
+    // every checkpoint and fetched again by the resumed crawl.
+    if (++check_calls == 1) std::this_thread::sleep_for(std::chrono::seconds(3));
+    response.set_content("<html>ok</html>", "text/html");
+  });
+  const std::string dir = e2e::FreshDir("resume-cookies");
+  const std::string out = dir + "/out";
+  const std::string seeds = e2e::WriteFile(dir, "seeds.txt", (*site)->BaseUrl() + "/set\n");
+  const std::vector<std::string> args = {"--seeds",
+                                         seeds,
+                                         "--out",
+                                         out,
+                                         "--delay",
+                                         "0",
+                                         "--robots",
+                                         "off",
+                                         "--timeout",
+                                         "10s",
+                                         "--checkpoint-every",
+                                         "0.1",
+                                         "--quiet"};
+  {
+    Child child(args, dir + "/stderr.txt");
+    for (int i = 0; i < 3000 && check_calls.load() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(check_calls.load(), 1) << ReadAll(dir + "/stderr.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // checkpoints after /set's Done
+    child.Signal(SIGKILL);
+    ASSERT_EQ(child.Wait(), 128 + SIGKILL);
+  }
+  const RunResult resumed = RunCrawl({"--resume", "--state", out + "/state", "--quiet"}, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(set_calls.load(), 1);  // not refetched: the cookie came from the checkpoint
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(cookies_seen.size(), 2u);
+  EXPECT_EQ(cookies_seen.back(), "session=abc123");
 }
 
 }  // namespace

@@ -10,9 +10,14 @@
 //
 // Flags take "--name VALUE" or "--name=VALUE"; boolean flags (--quiet,
 // --strict, --ignore-nofollow, --resume, --fresh) take no value, or =true/=false.
-// Short forms: -h (--help), -V (--version), -q (--quiet). A flag given twice:
-// the last wins, except --allow/--deny, which accumulate (and replace the
-// config file's list rather than extend it).
+// Short forms, only where wget2 means the same: -h (--help), -V (--version),
+// -q (--quiet), -d (--log-level debug), -i FILE (--seeds; "-i -" reads
+// stdin), -U TEXT (--user-agent), -w DURATION (--delay), -P DIR (--out);
+// "-U TEXT" or "-UTEXT", no bundling. A flag given twice: the last wins,
+// except --allow/--deny, which accumulate (and replace the config file's
+// list rather than extend it). Arguments that are not options are start
+// URLs (`crawl https://example.org/`, with or without --seeds; "--" ends
+// the options); one that is not an http(s) URL is a usage error.
 //
 // Threading: pure functions, safe from any thread.
 #ifndef CRAWLER_CLI_H_
@@ -69,6 +74,11 @@ std::string HelpText();
 
 // "crawl <version>".
 std::string VersionText();
+
+// The bash completion script (`crawl completion bash`): every flag, and the
+// values of the flags that take words (on|off, choices), files or
+// directories. The build installs it as share/bash-completion/completions/crawl.
+std::string BashCompletion();
 
 }  // namespace crawler
 

@@ -94,6 +94,12 @@ class Crawler {
 
   CrawlProgress Progress() const;
 
+  // Where --metrics serves (crawler/metrics_server.h), "http://HOST:PORT/metrics"
+  // with the port actually bound (useful with port 0); "" without --metrics.
+  // The endpoint answers until the Crawler is destroyed, so a scrape after
+  // Run returned reads the final counters, equal to summary.json's.
+  std::string MetricsUrl() const;
+
   class Impl;
 
  private:
@@ -110,6 +116,7 @@ absl::StatusOr<CrawlSummary> RunCrawl(const CrawlOptions& options);
 //   crawl url BASE HREF          what the crawler would enqueue, or why not
 //   crawl url --batch            BASE<TAB>HREF lines on stdin
 //   crawl links [--base URL] [FILE]   the links extracted from a page
+//   crawl completion bash        the bash completion script (cli.h)
 // Returns the exit code (crawler/cli.h): 0 done, 1 runtime failure, 2
 // usage/configuration, 3 nothing could be fetched, 4 too many URLs lost.
 int CrawlProgramMain(int argc, const char* const* argv);

@@ -12,8 +12,10 @@
 //       counters.json      the crawl's counters (what summary.json reports)
 //       options.toml       the crawl's options (a resume must not change them)
 //       seeds.txt          the normalized seeds (scope derives from them)
+//       cookies.txt        the cookie jar (Netscape cookie-file lines, as
+//                          curl writes them; empty with --cookies off)
 //       MANIFEST           format version, pages.jsonl length, the size and
-//                          CRC-32 of the four files above; itself checksummed
+//                          CRC-32 of the five files above; itself checksummed
 //
 // The Sieve's files carry their own checksums and are verified by
 // Sieve::Open; the MANIFEST does not list them, and neither Write nor Open
@@ -58,10 +60,15 @@
 
 namespace crawler {
 
-// Bumped on any change of the files' layout; Open refuses other versions.
+// Bumped on any change of the files' layout; Open refuses other versions,
+// but for the one it migrates.
 // Version 2: frontier.json holds no URLs (their depth and parent travel in
 // the Sieve's payloads); version 1 state is refused, naming its MANIFEST.
-inline constexpr int kCrawlStateVersion = 2;
+// Version 3: cookies.txt, the cookie jar. A version 2 checkpoint is read as
+// one with an empty jar (it predates the jar's saving: its cookies are lost,
+// as they were with the build that wrote it); the next checkpoint is a 3.
+inline constexpr int kCrawlStateVersion = 3;
+inline constexpr int kCrawlStateVersionMigrated = 2;
 
 // What a checkpoint holds besides the Sieve (which saves itself into the
 // checkpoint's directory).
@@ -73,6 +80,10 @@ struct CrawlCheckpoint {
   // below it; pages handed out and not Done are queued again in the Sieve.
   int64_t log_bytes = 0;
   FrontierSnapshot frontier;
+  // The cookie jar as Netscape cookie-file lines (Fetcher::CookieJar), so a
+  // resumed crawl sends back what servers set before the stop. Bound: what
+  // the crawled servers set, at most 50 cookies per domain (libcurl's cap).
+  std::string cookies;
 };
 
 class CrawlStateDir {

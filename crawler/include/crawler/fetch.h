@@ -112,6 +112,9 @@ struct FetchOptions {
   std::string load_cookies;
   // Where Shutdown writes the jar in the same format; empty = nowhere.
   std::string save_cookies;
+  // Cookies a checkpoint kept (CookieJar's text, Netscape lines), added to
+  // the jar at Create after load_cookies. Ignored when !cookies.
+  std::string restored_cookies;
   // Per-URL additions, or empty for none. Called on a fetcher thread for each
   // request, possibly concurrently: must be thread-safe and fast.
   std::function<RequestExtras(const std::string& url)> extras;
@@ -220,6 +223,12 @@ class Fetcher {
   size_t InFlight() const;
 
   FetchStats Stats() const;
+
+  // The jar's cookies as Netscape cookie-file lines ("domain\tflag\tpath\t
+  // secure\texpiry\tname\tvalue\n", session cookies included), for a
+  // checkpoint; "" with cookies off or none set. Safe from any thread, also
+  // while transfers run (the share's cookie lock).
+  std::string CookieJar() const;
 
   // Stops taking work; requests still queued get error "aborted" at once;
   // running transfers get `grace` to finish, then are abandoned with error

@@ -60,8 +60,14 @@ struct HostRule {
 // TOML section and key in comments: [section] key. Flags are --kebab-case.
 struct CrawlOptions {
   // ---- [seeds] ----
-  // File of start URLs, one per line (see seeds.h). Required unless --resume.
+  // File of start URLs, one per line (see seeds.h); "-" reads them from
+  // standard input (bounded as a file is). Required unless --resume or
+  // seed_urls.
   std::string seeds_file;
+  // Start URLs given on the command line (`crawl https://example.org/`),
+  // crawled after the seeds file's. Not in the file and not a flag: the
+  // arguments that are not options.
+  std::vector<std::string> seed_urls;
   // A malformed seed line is fatal instead of reported and skipped.
   bool strict = false;
 
@@ -240,6 +246,16 @@ struct CrawlOptions {
   std::string log_level = "info";
   // No progress output; warnings and errors still go to stderr.
   bool quiet = false;
+  // Log lines on stderr: "text" (UTC time with its offset, level, message;
+  // colored on a terminal unless NO_COLOR is set) or "json" (one object per
+  // line: {"time":"2026-11-25T21:30:00.123Z","level":"info","message":"..."}),
+  // the progress line included.
+  std::string log_format = "text";
+  // Serve Prometheus metrics at http://ADDR:PORT/metrics during the crawl
+  // (crawler/metrics.h lists them); "" = off. "9100" or ":9100" listens on
+  // 127.0.0.1 only; "HOST:PORT" on exactly that host ("0.0.0.0:9100" opens
+  // them to the network: only when typed). Port 0 = any free one (logged).
+  std::string metrics;
 
   // Not in the file: the config file the options came from ("" = built-in).
   std::string config_file;

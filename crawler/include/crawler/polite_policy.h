@@ -76,6 +76,15 @@ struct HostOverride {
 // True when `pattern` (as above) matches `authority` ("scheme://host[:port]").
 bool HostPatternMatches(std::string_view pattern, std::string_view authority);
 
+// How often the policy paused a host, since Create (for --metrics; not kept
+// in checkpoints).
+struct PoliteStats {
+  uint64_t failure_backoffs = 0;  // a counted 5xx / connection failure's back-off
+  uint64_t cooldowns = 0;         // drop_after failures in a row: a cool-down began
+  uint64_t throttles = 0;         // a 429, with or without Retry-After
+  uint64_t dropped = 0;           // hosts dropped (restored ones included)
+};
+
 struct PolitePolicyOptions {
   int per_host = 2;                         // --per-host; >= 1
   absl::Duration delay = absl::Seconds(1);  // --delay; >= 0
@@ -124,6 +133,7 @@ class PolitePolicy : public HostPolicy {
   // On --resume: the drops a checkpoint kept stay in force (before any URL
   // is handed out, so the host queues see them when they meet the host).
   void RestoreDropped(const std::map<std::string, std::string>& dropped);
+  PoliteStats Stats() const;
   // Authorities with state held now (for tests of the memory bound).
   size_t TrackedHosts() const;
 
@@ -158,6 +168,7 @@ class PolitePolicy : public HostPolicy {
   absl::flat_hash_map<std::string, HostState> hosts_;  // guarded by mu_
   // Node-based so DropReason's pointers stay valid; guarded by mu_.
   std::map<std::string, std::string> dropped_;
+  PoliteStats stats_;  // guarded by mu_ (dropped filled in by Stats)
 };
 
 // Whether an outcome counts towards back-off and dropping: a 5xx, or a

@@ -34,7 +34,8 @@ struct SeedsReport {
   std::vector<std::string> problems;
 };
 
-// Reads and checks a seeds file. A missing or unreadable file, or one that
+// Reads and checks a seeds file; "-" is standard input (named "stdin" in
+// messages, and bounded like a file: 256 MiB). A missing or unreadable file, or one that
 // looks binary (contains a NUL byte), is an InvalidArgumentError naming it;
 // with `strict`, so is the first bad line.
 absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& path, bool strict);

@@ -151,6 +151,7 @@ absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::pat
     absl::Status archived = parts_.sync_archive();
     if (!archived.ok()) return archived;
   }
+  if (parts_.cookies) checkpoint.cookies = parts_.cookies();
   checkpoint.counters = parts_.stats->Snapshot();
   checkpoint.counters.duration_s = crawl_seconds;
   parts_.stats->hosts().Fill(

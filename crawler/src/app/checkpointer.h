@@ -70,6 +70,8 @@ class Checkpointer {
     std::function<absl::Status()> sync_archive;
     // The per-host politeness whose drop decisions checkpoints keep; may be null.
     PolitePolicy* policy = nullptr;
+    // The cookie jar's text (Fetcher::CookieJar); may be empty (no jar kept).
+    std::function<std::string()> cookies;
   };
   Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                std::unique_ptr<CrawlStateDir> state, Parts parts);
@@ -83,6 +85,10 @@ class Checkpointer {
   // Frontier's counts and the crawl's counters, and cuts a
   // torn last line off `log_path`.
   absl::Status Restore(const std::string& log_path);
+
+  // On resume: the jar the checkpoint kept (for FetchOptions::restored_cookies);
+  // "" otherwise.
+  std::string RestoredCookies() const { return enabled() ? state_->loaded().cookies : ""; }
 
   // Crawl time of the runs before this one (0 for a new crawl).
   double prior_seconds() const { return prior_seconds_; }

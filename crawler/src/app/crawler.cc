@@ -36,6 +36,8 @@
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
 #include "crawler/link_filter.h"
+#include "crawler/metrics.h"
+#include "crawler/metrics_server.h"
 #include "crawler/retry_queue.h"
 #include "sieve/sieve.h"
 #include "spdlog/spdlog.h"
@@ -77,8 +79,11 @@ class Crawler::Impl {
     cv_.notify_all();
   }
   CrawlProgress Progress() const;
+  std::string MetricsUrl() const { return metrics_ != nullptr ? metrics_->Url() : ""; }
 
  private:
+  absl::Status StartMetrics();
+  MetricsSnapshot MetricsNow() const;
   void OnFetched(FetchResult&& result);
   void OnParsed(ParseJob&& job);
   bool SubmitReady();
@@ -116,7 +121,10 @@ class Crawler::Impl {
   std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
   RobotsParts robots_;                   // robots.txt gate; passes everything with --robots off
   std::unique_ptr<ParsePool<ParseJob>> parsers_;
-  std::unique_ptr<Fetcher> fetcher_;  // last: its callback uses everything above
+  std::unique_ptr<Fetcher> fetcher_;  // its callback uses everything above
+  LatencyHistogram latency_;          // page transfers' durations, for --metrics
+  // Last: destroyed first, so no scrape reads a member being destroyed.
+  std::unique_ptr<MetricsServer> metrics_;
 
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> fetching_{0};
@@ -175,8 +183,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
                                                options_.max_redirects, traps_.get());
   checkpointer_ = std::make_unique<Checkpointer>(
       options_, *seeds, std::move(start->state),
-      Checkpointer::Parts{sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); },
-                          policy_});
+      Checkpointer::Parts{
+          sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); }, policy_,
+          [this] { return fetcher_ != nullptr ? fetcher_->CookieJar() : std::string(); }});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;
@@ -216,16 +225,53 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
       RetryOptions{options_.retries, absl::Seconds(options_.retry_backoff_s)});
   parsers_ = std::make_unique<ParsePool<ParseJob>>(
       options_.threads, [this](ParseJob&& job) { OnParsed(std::move(job)); });
-  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
-      FetchOptionsOf(options_, *seeds), [this](FetchResult&& r) { OnFetched(std::move(r)); });
+  FetchOptions fetch_options = FetchOptionsOf(options_, *seeds);
+  fetch_options.restored_cookies = checkpointer_->RestoredCookies();  // "" unless resumed
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
+      Fetcher::Create(fetch_options, [this](FetchResult&& r) { OnFetched(std::move(r)); });
   if (!fetcher.ok()) return fetcher.status();
   fetcher_ = std::move(*fetcher);
-  tty_ = !options_.quiet && ::isatty(STDERR_FILENO) == 1;
+  // A terminal's progress line refreshes in place; JSON logs keep it a log line.
+  tty_ = !options_.quiet && options_.log_format != "json" && ::isatty(STDERR_FILENO) == 1;
+  return StartMetrics();
+}
+
+absl::Status Crawler::Impl::StartMetrics() {
+  if (options_.metrics.empty()) return absl::OkStatus();
+  absl::StatusOr<MetricsAddress> address = ParseMetricsAddress(options_.metrics);
+  if (!address.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--metrics: ", address.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+      MetricsServer::Start(*address, [this] { return RenderMetrics(MetricsNow()); });
+  if (!server.ok()) return server.status();
+  metrics_ = std::move(*server);
+  if (!IsLoopbackHost(address->host)) {
+    spdlog::warn("metrics: {} listens beyond this machine (--metrics {})", metrics_->Url(),
+                 options_.metrics);
+  }
+  spdlog::info("metrics: {}", metrics_->Url());
   return absl::OkStatus();
+}
+
+MetricsSnapshot Crawler::Impl::MetricsNow() const {
+  MetricsSnapshot m;
+  m.progress = Progress();
+  m.summary = stats_.Snapshot();
+  m.summary.duration_s = CrawlSeconds();
+  m.summary.over_host_limit = static_cast<int64_t>(frontier_->Stats().over_host_limit);
+  robots_.AddStats(&m.summary);
+  m.host_queue_urls = frontier_->Stats().buffered;
+  m.spilled_segments = sieve_->Stats().spilled_segments;
+  const PoliteStats polite = policy_->Stats();
+  m.hosts = {polite.failure_backoffs, polite.cooldowns, polite.throttles, polite.dropped};
+  m.latency = latency_.Read();
+  return m;
 }
 
 void Crawler::Impl::OnFetched(FetchResult&& result) {
   if (robots_.Owns(result.tag)) return robots_.gate->OnFetched(std::move(result));
+  latency_.Observe(result.fetch_ms / 1000.0);
   CrawlUrl url;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -497,5 +543,6 @@ Crawler::~Crawler() = default;
 absl::StatusOr<CrawlSummary> Crawler::Run() { return impl_->Run(); }
 void Crawler::RequestStop() { impl_->RequestStop(); }
 CrawlProgress Crawler::Progress() const { return impl_->Progress(); }
+std::string Crawler::MetricsUrl() const { return impl_->MetricsUrl(); }
 
 }  // namespace crawler

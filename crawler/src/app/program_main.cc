@@ -1,42 +1,43 @@
 // The `crawl` program: subcommand dispatch, logging setup, seeds, signals and
 // the mapping from errors to exit codes (crawler/cli.h: 0 done, 1 runtime,
 // 2 usage/config, 3 nothing fetched, 4 URLs lost).
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "app/debug_commands.h"
 #include "app/exit_status.h"
+#include "app/log_setup.h"
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
 #include "crawler/crawl_state.h"
 #include "crawler/robots_command.h"
 #include "crawler/seeds.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 namespace crawler {
 namespace {
 
-// Logs go to stderr (stdout is for the subcommands' output).
-void SetUpLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("crawl");
-  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-  logger->set_level(spdlog::level::from_str(level));
-  spdlog::set_default_logger(logger);
-}
-
+// The seeds file's URLs (when there is one), then the command line's.
 absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) {
   if (options.resume) return std::vector<std::string>{};  // the checkpoint has them
-  absl::StatusOr<SeedsReport> seeds = ReadSeedsFile(options.seeds_file, options.strict);
-  if (!seeds.ok()) return seeds.status();
-  for (const std::string& problem : seeds->problems) spdlog::warn("{} (skipped)", problem);
-  if (seeds->urls.empty()) {
-    return absl::InvalidArgumentError(options.seeds_file + ": no valid seed URL");
+  std::vector<std::string> urls;
+  if (!options.seeds_file.empty()) {
+    absl::StatusOr<SeedsReport> seeds = ReadSeedsFile(options.seeds_file, options.strict);
+    if (!seeds.ok()) return seeds.status();
+    for (const std::string& problem : seeds->problems) spdlog::warn("{} (skipped)", problem);
+    urls = std::move(seeds->urls);
   }
-  return seeds->urls;
+  urls.insert(urls.end(), options.seed_urls.begin(), options.seed_urls.end());
+  if (urls.empty()) {
+    const std::string file = options.seeds_file == "-" ? "stdin" : options.seeds_file;
+    return absl::InvalidArgumentError(file + ": no valid seed URL");
+  }
+  return urls;
 }
 
 int ExitCodeOf(const absl::Status& status) {
@@ -84,8 +85,14 @@ int RunCrawlCommand(const CrawlOptions& options) {
   const ExitStatus status =
       CrawlExitStatus(*summary, options.fp_rate, /*shared_frontier=*/!options.frontier.empty());
   // On stderr whatever the log level: a script's user needs the reason.
-  if (status.code != kExitOk)
-    std::cerr << "crawl: " << status.reason << " (exit " << status.code << ")\n";
+  if (status.code != kExitOk) {
+    const std::string reason = absl::StrCat("crawl: ", status.reason, " (exit ", status.code, ")");
+    if (options.log_format == "json") {
+      std::cerr << JsonLogLine(absl::Now(), "error", reason) << "\n";
+    } else {
+      std::cerr << reason << "\n";
+    }
+  }
   return status.code;
 }
 
@@ -110,6 +117,14 @@ int CrawlProgramMain(int argc, const char* const* argv) {
     return args[0] == "url" ? UrlCommand(rest, std::cin, std::cout, std::cerr)
                             : LinksCommand(rest, std::cin, std::cout, std::cerr);
   }
+  if (!args.empty() && args[0] == "completion") {
+    if (args.size() != 2 || args[1] != "bash") {
+      std::cerr << "crawl: usage: crawl completion bash\n";
+      return kExitUsageError;
+    }
+    std::cout << BashCompletion();
+    return kExitOk;
+  }
   absl::StatusOr<ParsedCommand> command = ParseCrawlCommand(argc - 1, argv + 1);
   if (!command.ok()) {
     std::cerr << "crawl: " << command.status().message() << "\n"
@@ -129,9 +144,11 @@ int CrawlProgramMain(int argc, const char* const* argv) {
     }
     command->options = *std::move(resumed);
   }
+  // Logs go to stderr (stdout is for the subcommands' output).
   SetUpLogging(command->options.quiet && command->options.log_level == "info"
                    ? "warn"
-                   : command->options.log_level);
+                   : command->options.log_level,
+               LogStyleOf(command->options, std::getenv("NO_COLOR")));
   return RunCrawlCommand(command->options);
 }
 

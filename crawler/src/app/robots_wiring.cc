@@ -125,7 +125,7 @@ PageRecord RobotsBlockedRecord(const CrawlUrl& url, const std::string& error) {
   return record;
 }
 
-void RobotsParts::AddStats(CrawlSummary* summary) {
+void RobotsParts::AddStats(CrawlSummary* summary) const {
   if (gate == nullptr) return;
   const RobotsGateStats stats = gate->Stats();
   summary->robots_fetches = static_cast<int64_t>(stats.robots_fetches);

@@ -67,7 +67,7 @@ struct RobotsParts {
   }
   bool Idle() { return gate == nullptr || gate->Idle(); }
   // robots_fetches, robots_blocked, sitemap_fetches, sitemap_urls.
-  void AddStats(CrawlSummary* summary);
+  void AddStats(CrawlSummary* summary) const;
 };
 
 absl::StatusOr<RobotsParts> MakeRobots(const CrawlOptions& options, RobotsWiring wiring);

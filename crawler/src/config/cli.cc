@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "config/option_table.h"
+#include "config/seed_check.h"
 #include "config/strings.h"
 
 namespace crawler {
@@ -30,6 +31,7 @@ struct FlagUse {
 struct CommandLine {
   std::string config_file;
   std::vector<FlagUse> flags;
+  std::vector<std::string> seed_urls;  // the arguments that are not options
 };
 
 bool TakesNoValue(const OptionSpec& spec) { return spec.kind == Kind::kSwitch; }
@@ -50,14 +52,59 @@ std::string_view SplitFlag(std::string_view arg, std::string_view* value, bool* 
   return name;
 }
 
+// "-U VALUE" / "-UVALUE" -> "--user-agent=VALUE"; "-q" -> "--quiet"; "-d" ->
+// "--log-level=debug". `i` advances past a value taken from the next argument.
+absl::StatusOr<std::string> ExpandShortOption(int argc, const char* const* argv, int* i) {
+  const std::string_view arg = argv[*i];
+  for (const config_internal::ShortOption& option : config_internal::ShortOptions()) {
+    const OptionSpec* spec = config_internal::FindByFlag(option.flag);
+    if (arg[1] != option.letter || spec == nullptr) continue;  // -h, -V: answered before
+    if (!option.value.empty() || TakesNoValue(*spec)) {
+      if (arg.size() != 2) break;  // no bundling (-qd): say which letter is unknown
+      return option.value.empty() ? Cat("--", option.flag)
+                                  : Cat("--", option.flag, "=", option.value);
+    }
+    if (arg.size() > 2) return Cat("--", option.flag, "=", arg.substr(2));
+    if (*i + 1 == argc) {
+      return Usage(
+          Cat("-", arg.substr(1, 1), " (--", option.flag, "): missing value ", spec->metavar));
+    }
+    return Cat("--", option.flag, "=", argv[++*i]);
+  }
+  return Usage(Cat("unknown option '", arg, "'"));
+}
+
+// A positional argument: a start URL.
+absl::Status AddSeedUrl(std::string_view arg, CommandLine& line) {
+  absl::Status valid = config_internal::CheckSeedUrl(arg);
+  if (!valid.ok()) {
+    return Usage(Cat("unexpected argument '", arg,
+                     "': neither an option (--name) nor an http(s) URL to start from"));
+  }
+  line.seed_urls.emplace_back(arg);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CommandLine> Tokenize(int argc, const char* const* argv) {
   CommandLine line;
+  bool options_ended = false;  // after "--", every argument is a URL
   for (int i = 0; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "-q") arg = "--quiet";
-    if (!arg.starts_with("--") || arg == "--") {
-      return Usage(Cat("unexpected argument '", arg, "'; options start with --"));
+    std::string expanded = argv[i];
+    if (options_ended || expanded == "-" || !expanded.starts_with('-')) {
+      absl::Status added = AddSeedUrl(expanded, line);
+      if (!added.ok()) return added;
+      continue;
     }
+    if (expanded == "--") {
+      options_ended = true;
+      continue;
+    }
+    if (!expanded.starts_with("--")) {
+      absl::StatusOr<std::string> long_form = ExpandShortOption(argc, argv, &i);
+      if (!long_form.ok()) return long_form.status();
+      expanded = *std::move(long_form);
+    }
+    std::string_view arg = expanded;
     std::string_view value;
     bool has_value = false;
     std::string_view name = SplitFlag(arg, &value, &has_value);
@@ -151,6 +198,7 @@ absl::StatusOr<ParsedCommand> ParseCrawlCommand(int argc, const char* const* arg
   }
   absl::Status applied = ApplyFlags(line->flags, command.options);
   if (!applied.ok()) return applied;
+  if (!line->seed_urls.empty()) command.options.seed_urls = std::move(line->seed_urls);
   absl::Status valid = ValidateCrawlOptions(command.options);
   if (!valid.ok()) return valid;
   ResolveDirectories(command.options);

@@ -18,7 +18,9 @@ using config_internal::OptionSpec;
 constexpr size_t kFlagColumn = 34;
 
 std::string FlagLine(std::string_view flag, std::string_view metavar, std::string_view help) {
-  std::string line = Cat("  --", flag);
+  const char letter = config_internal::ShortLetterOf(flag);
+  std::string line =
+      letter != 0 ? Cat("  -", std::string(1, letter), ", --", flag) : Cat("  --", flag);
   if (!metavar.empty()) Append(&line, " ", metavar);
   line.resize(std::max(line.size() + 1, kFlagColumn), ' ');
   Append(&line, help, "\n");
@@ -36,10 +38,12 @@ std::string DefaultNote(const OptionSpec& spec) {
 
 std::string HelpText() {
   std::string text =
-      "Usage: crawl --seeds FILE [--expected N] [options]\n"
+      "Usage: crawl [options] URL...\n"
+      "       crawl --seeds FILE [--expected N] [options] [URL...]\n"
       "\n"
-      "Crawls the web from the URLs in FILE, breadth first, remembering the URLs it\n"
-      "has seen in a Bloom filter sized for N URLs at the false-positive rate RATE.\n"
+      "Crawls the web from the start URLs (arguments, or FILE, '-' for stdin),\n"
+      "breadth first, remembering the URLs it has seen in a Bloom filter sized\n"
+      "for N URLs at the false-positive rate RATE.\n"
       "\n"
       "Options (defaults in brackets; all of them also in config/crawl.toml):\n";
   Append(&text, FlagLine("config", "FILE", "read defaults from this TOML file; flags win"));
@@ -53,6 +57,7 @@ std::string HelpText() {
   }
   Append(&text, "\n", FlagLine("help", "", "print this help and exit"),
          FlagLine("version", "", "print the version and exit"),
+         "  -d                              --log-level debug (as wget2's -d)\n",
          "\nCounts accept 1000000, 1_000_000 and 1e6; sizes 1048576, 64MiB, 10MB;\n"
          "durations 200ms, 1.5 (seconds), 1s, 2m.\n"
          "\nRelative paths (seeds, out, ...) are relative to the working directory.\n"
@@ -63,7 +68,11 @@ std::string HelpText() {
          "  3  the crawl ended but no URL could be fetched (every seed dead: connection\n"
          "     refused, DNS failure, timeout); pages.jsonl has the records\n"
          "  4  more than 1% (or 2x --fp-rate) of the new URLs were wrongly dropped as\n"
-         "     seen, by the measured rate's 95% interval: raise --expected\n");
+         "     seen, by the measured rate's 95% interval: raise --expected\n"
+         "\nEnvironment:\n"
+         "  NO_COLOR     set and not empty: no colors in the log\n"
+         "  http_proxy, https_proxy, all_proxy, no_proxy\n"
+         "               proxies, as for curl and wget (unless --no-proxy-env or --proxy)\n");
   return text;
 }
 

@@ -218,9 +218,35 @@ const std::array kRows = {
                              "trace, debug, info, warn, error or off"),
           "trace|debug|info|warn|error|off"),
     Row<&O::quiet>("log", "quiet", "quiet", "", Kind::kSwitch, "no progress output"),
+    OneOf(Row<&O::log_format>("log", "format", "log-format", "text|json", Kind::kChoice,
+                              "log lines as text (UTC, ISO 8601) or one JSON object each"),
+          "text|json"),
+    Row<&O::metrics>("log", "metrics", "metrics", "[ADDR:]PORT", Kind::kText,
+                     "serve Prometheus metrics at /metrics (PORT alone: 127.0.0.1)"),
 };
 
+// help and version are not rows (cli.cc answers them first) but have letters.
+constexpr std::array<ShortOption, 8> kShortOptions = {{
+    {'h', "help", ""},
+    {'V', "version", ""},
+    {'q', "quiet", ""},
+    {'d', "log-level", "debug"},  // wget2 -d, --debug
+    {'i', "seeds", ""},           // wget2 -i, --input-file (also "-i -" for stdin)
+    {'U', "user-agent", ""},
+    {'w', "delay", ""},  // wget2 -w, --wait SECONDS between retrievals
+    {'P', "out", ""},    // wget2 -P, --directory-prefix
+}};
+
 }  // namespace
+
+std::span<const ShortOption> ShortOptions() { return kShortOptions; }
+
+char ShortLetterOf(std::string_view flag) {
+  for (const ShortOption& option : kShortOptions) {
+    if (option.flag == flag && option.value.empty()) return option.letter;
+  }
+  return 0;
+}
 
 std::string OptionSpec::FullKey() const { return Cat(section, ".", key); }
 

@@ -73,6 +73,20 @@ struct OptionSpec {
 
 std::span<const OptionSpec> OptionTable();
 
+// A one-letter form of a flag, only where wget2's letter means the same
+// (a wget user's `-q`, `-U`, `-i -` do here what they do there). Letters wget
+// gives another meaning are not taken (-o, -O, -e, -t, -T, -l: a log file,
+// an output document, a wgetrc command, tries with the first, idle
+// timeouts, a depth where 0 means infinite).
+struct ShortOption {
+  char letter;
+  std::string_view flag;   // the long flag it stands for, without dashes
+  std::string_view value;  // a fixed value (-d: log-level debug); "" = the flag's own
+};
+std::span<const ShortOption> ShortOptions();
+// The letter standing for `flag` with no fixed value, or 0.
+char ShortLetterOf(std::string_view flag);
+
 // Row for `--flag` / "section.key"; null when there is none.
 const OptionSpec* FindByFlag(std::string_view flag);
 const OptionSpec* FindByKey(std::string_view section, std::string_view key);

@@ -34,10 +34,14 @@ class FileDescriptor {
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
+absl::StatusOr<std::string> ReadWholeFile(const std::string& file_name, size_t max_bytes,
                                           std::string_view what) {
-  if (path.empty()) return absl::InvalidArgumentError("empty file name");
-  FileDescriptor file(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file_name.empty()) return absl::InvalidArgumentError("empty file name");
+  const bool from_stdin = file_name == "-";
+  const std::string path = from_stdin ? "stdin" : file_name;
+  // stdin's descriptor is duplicated, so closing ours leaves fd 0 open.
+  FileDescriptor file(from_stdin ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                                 : open(file_name.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0) return CannotRead(path, std::strerror(errno));
   struct stat info;
   if (fstat(file.get(), &info) != 0) return CannotRead(path, std::strerror(errno));

@@ -18,8 +18,8 @@ namespace crawler::config_internal {
 inline constexpr size_t kMaxConfigFileBytes = size_t{1} << 20;
 inline constexpr size_t kMaxSeedsFileBytes = size_t{256} << 20;
 
-// The file's bytes, or InvalidArgumentError "PATH: cannot read (reason)";
-// `what` names the file in the error when it holds more than `max_bytes`
+// The file's bytes ("-": standard input's, named "stdin"), or InvalidArgumentError "PATH: cannot
+// read (reason)"; `what` names the file in the error when it holds more than `max_bytes`
 // ("PATH: more than 1 MiB, too large for a config file"). Stops reading
 // there, so a device or a pipe that never ends is refused too.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,

@@ -65,9 +65,10 @@ absl::Status CheckLine(std::string_view line, std::string_view* url) {
 
 }  // namespace
 
-absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& path, bool strict) {
+absl::StatusOr<SeedsReport> ReadSeedsFile(const std::string& file, bool strict) {
   absl::StatusOr<std::string> bytes =
-      config_internal::ReadWholeFile(path, config_internal::kMaxSeedsFileBytes, "a seeds file");
+      config_internal::ReadWholeFile(file, config_internal::kMaxSeedsFileBytes, "a seeds file");
+  const std::string path = file == "-" ? "stdin" : file;  // how messages name it
   if (!bytes.ok()) return bytes.status();
   std::string_view text = *bytes;
   absl::Status binary = CheckNotBinary(path, text);

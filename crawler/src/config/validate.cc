@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "config/option_table.h"
 #include "config/strings.h"
+#include "crawler/metrics_server.h"
 #include "crawler/options.h"
 
 namespace crawler {
@@ -47,9 +48,15 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
     return absl::InvalidArgumentError(
         "--resume and --fresh contradict each other (continue the checkpoint, or discard it)");
   }
-  if (options.seeds_file.empty() && !options.resume) {
+  if (options.seeds_file.empty() && options.seed_urls.empty() && !options.resume) {
     return absl::InvalidArgumentError(
-        "--seeds: missing (a file of start URLs, or [seeds] file in the config)");
+        "--seeds: missing (a file of start URLs, '-' for stdin, [seeds] file in the config, "
+        "or URLs as arguments)");
+  }
+  if (options.out_dir == "-") {
+    return absl::InvalidArgumentError(
+        "--out: '-' is not a directory; the crawl writes several files (pages.jsonl, "
+        "summary.json, state/), so give a directory and read DIR/pages.jsonl");
   }
   // Below this no filter of ours reaches the rate (the blocked filter's hash
   // count is capped), and the Bloom library's own message then speaks of a
@@ -62,6 +69,10 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
     return absl::InvalidArgumentError(
         Cat("--proxy: '", options.proxy,
             "' must start with http://, https://, socks4://, socks4a://, socks5:// or socks5h://"));
+  }
+  if (!options.metrics.empty()) {
+    absl::Status address = ParseMetricsAddress(options.metrics).status();
+    if (!address.ok()) return absl::InvalidArgumentError(Cat("--metrics: ", address.message()));
   }
   for (const HostRule& rule : options.hosts) {
     if (!rule.user.empty() && rule.auth != "basic" && rule.auth != "digest" && rule.auth != "any") {

@@ -1,5 +1,6 @@
 // Fetcher: validates options, owns the shared curl state and the workers, and
 // hands each submission to a worker (worker_choice.h: by host, for reuse).
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,9 @@ class Fetcher::Impl {
         return absl::InternalError("fetch: curl could not load the cookie file");
       }
     }
+    if (options_.cookies && !options_.restored_cookies.empty() && !RestoreCookies()) {
+      return absl::InternalError("fetch: curl could not take the checkpoint's cookies");
+    }
     context_ = {.options = &options_,
                 .share = share_->handle(),
                 .connections_opened = &counters_.connections_opened};
@@ -124,6 +128,42 @@ class Fetcher::Impl {
     return ok;
   }
 
+  // Each line of restored_cookies into the jar (CURLOPT_COOKIELIST takes
+  // Netscape lines as they are).
+  bool RestoreCookies() {
+    CURL* easy = curl_easy_init();
+    if (easy == nullptr) return false;
+    bool ok = curl_easy_setopt(easy, CURLOPT_SHARE, share_->handle()) == CURLE_OK;
+    for (std::string_view text = options_.restored_cookies; ok && !text.empty();) {
+      const size_t end = std::min(text.find('\n'), text.size());
+      const std::string line(text.substr(0, end));
+      text.remove_prefix(std::min(end + 1, text.size()));
+      if (line.empty()) continue;
+      ok = curl_easy_setopt(easy, CURLOPT_COOKIELIST, line.c_str()) == CURLE_OK;
+    }
+    curl_easy_cleanup(easy);
+    return ok;
+  }
+
+ public:
+  std::string CookieJar() const {
+    if (!options_.cookies || share_ == nullptr) return "";
+    CURL* easy = curl_easy_init();
+    if (easy == nullptr) return "";
+    std::string jar;
+    struct curl_slist* cookies = nullptr;
+    if (curl_easy_setopt(easy, CURLOPT_SHARE, share_->handle()) == CURLE_OK &&
+        curl_easy_getinfo(easy, CURLINFO_COOKIELIST, &cookies) == CURLE_OK) {
+      for (const curl_slist* line = cookies; line != nullptr; line = line->next) {
+        absl::StrAppend(&jar, line->data, "\n");
+      }
+    }
+    curl_slist_free_all(cookies);
+    curl_easy_cleanup(easy);
+    return jar;
+  }
+
+ private:
   FetchWorker& WorkerFor(std::string_view url) {
     std::vector<WorkerLoad> loads;
     loads.reserve(workers_.size());
@@ -159,6 +199,7 @@ Fetcher::~Fetcher() { impl_->Shutdown(std::chrono::milliseconds(0)); }
 bool Fetcher::Submit(FetchRequest request) { return impl_->Submit(std::move(request)); }
 size_t Fetcher::InFlight() const { return impl_->InFlight(); }
 FetchStats Fetcher::Stats() const { return impl_->Stats(); }
+std::string Fetcher::CookieJar() const { return impl_->CookieJar(); }
 void Fetcher::Shutdown(std::chrono::milliseconds grace) { impl_->Shutdown(grace); }
 
 }  // namespace crawler

@@ -112,6 +112,7 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
       state.cooldowns < options_.cooldowns) {
     // Cool down, then probe: one more failure (the probe's) starts the next.
     ++state.cooldowns;
+    ++stats_.cooldowns;
     state.failures = options_.drop_after - 1;
     absl::Duration wait = options_.cooldown_base;
     for (int k = 1; k < state.cooldowns; ++k) wait *= 2;
@@ -127,6 +128,7 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
                                          : std::string(),
                      ", last: ", DescribeFailure(outcome)));
   }
+  ++stats_.failure_backoffs;
   state.backoff_until = outcome.retry_after.has_value()
                             ? now + std::min(*outcome.retry_after, options_.max_retry_after)
                             : now + Backoff(state.failures);
@@ -144,6 +146,7 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
   state.failures = 0;
   state.cooldowns = 0;
   if (outcome.status == 429) {
+    ++stats_.throttles;
     if (outcome.retry_after.has_value()) {
       state.throttled = 0;
       return now + std::min(*outcome.retry_after, options_.max_retry_after);
@@ -187,6 +190,13 @@ void PolitePolicy::RestoreDropped(const std::map<std::string, std::string>& drop
 std::map<std::string, std::string> PolitePolicy::Dropped() const {
   std::lock_guard<std::mutex> lock(mu_);
   return dropped_;
+}
+
+PoliteStats PolitePolicy::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  PoliteStats stats = stats_;
+  stats.dropped = dropped_.size();
+  return stats;
 }
 
 size_t PolitePolicy::TrackedHosts() const {

@@ -67,11 +67,12 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes, const std::strin
                         &manifest.version)) {
     return Damaged(path, "bad version line");
   }
-  if (manifest.version != kCrawlStateVersion) {
+  if (manifest.version != kCrawlStateVersion && manifest.version != kCrawlStateVersionMigrated) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": a checkpoint of state format version ", manifest.version, ", written by ",
         manifest.version < kCrawlStateVersion ? "an older" : "a newer",
-        " build of crawl; this build reads version ", kCrawlStateVersion,
+        " build of crawl; this build reads versions ", kCrawlStateVersionMigrated, " and ",
+        kCrawlStateVersion,
         ". Resume it with the build that wrote it, or start over with --fresh"));
   }
   absl::StatusOr<json> body = ParseJson(covered.substr(line_end + 1), path);

@@ -21,6 +21,7 @@ inline constexpr std::string_view kOptionsName = "options.toml";
 inline constexpr std::string_view kSeedsName = "seeds.txt";
 inline constexpr std::string_view kFrontierName = "frontier.json";
 inline constexpr std::string_view kCountersName = "counters.json";
+inline constexpr std::string_view kCookiesName = "cookies.txt";  // version 3 on
 
 struct FileCheck {
   uint64_t bytes = 0;

@@ -18,21 +18,13 @@ namespace {
 
 // Options that change how the crawl runs, not what it crawls; plus the
 // --resume/--fresh/--state switches themselves.
-constexpr std::array<std::string_view, 15> kMayChange = {"log-level",
-                                                         "quiet",
-                                                         "max-pages",
-                                                         "threads",
-                                                         "fetch-threads",
-                                                         "connections",
-                                                         "checkpoint-every",
-                                                         "queue-memory",
-                                                         "spill-dir",
-                                                         "timeout",
-                                                         "connect-timeout",
-                                                         "resume",
-                                                         "fresh",
-                                                         "state",
-                                                         "out"};
+constexpr std::array<std::string_view, 17> kMayChange = {
+    "log-level",       "quiet",       "log-format",
+    "metrics",         "max-pages",   "threads",
+    "fetch-threads",   "connections", "checkpoint-every",
+    "queue-memory",    "spill-dir",   "timeout",
+    "connect-timeout", "resume",      "fresh",
+    "state",           "out"};
 
 bool MayChange(std::string_view flag) {
   return std::find(kMayChange.begin(), kMayChange.end(), flag) != kMayChange.end();

@@ -131,6 +131,13 @@ absl::StatusOr<CrawlCheckpoint> ReadCheckpoint(const fs::path& folder, const Man
   if (!decoded.ok()) return decoded.status();
   checkpoint.counters = *std::move(decoded);
 
+  if (manifest.version >= 3) {  // version 2 predates the jar: resumed with an empty one
+    absl::StatusOr<std::string> cookies =
+        ReadChecked(folder, state_internal::kCookiesName, manifest);
+    if (!cookies.ok()) return cookies.status();
+    checkpoint.cookies = *std::move(cookies);
+  }
+
   std::error_code ec;
   if (!fs::exists(sieve::Sieve::CheckpointPath(folder), ec)) {
     return Damaged(sieve::Sieve::CheckpointPath(folder), "missing");
@@ -174,6 +181,7 @@ absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoi
       {state_internal::kSeedsName, state_internal::EncodeSeeds(checkpoint.seeds)},
       {state_internal::kFrontierName, state_internal::EncodeFrontier(checkpoint.frontier)},
       {state_internal::kCountersName, state_internal::EncodeCounters(checkpoint.counters)},
+      {state_internal::kCookiesName, checkpoint.cookies},
   };
   for (const auto& [name, bytes] : files) {
     absl::Status written = WriteListed(folder, name, bytes, &manifest);

@@ -333,18 +333,69 @@ TEST(ParseCrawlCommand, BadValuesNameTheFlagAndTheValue) {
 
 TEST(ParseCrawlCommand, UsageErrors) {
   EXPECT_EQ(ParseError({}),
-            "--seeds: missing (a file of start URLs, or [seeds] file in the config)");
+            "--seeds: missing (a file of start URLs, '-' for stdin, [seeds] file in the config, "
+            "or URLs as arguments)");
   EXPECT_EQ(ParseError({"--seeds", "s", "--bogus"}), "unknown option '--bogus' (see --help)");
   EXPECT_EQ(ParseError({"--seeds", "s", "extra"}),
-            "unexpected argument 'extra'; options start with -- (see --help)");
-  EXPECT_EQ(ParseError({"--seeds", "s", "-x"}),
-            "unexpected argument '-x'; options start with -- (see --help)");
+            "unexpected argument 'extra': neither an option (--name) nor an http(s) URL to start "
+            "from (see --help)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "-x"}), "unknown option '-x' (see --help)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "-qd"}), "unknown option '-qd' (see --help)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "-hx"}), "unknown option '-hx' (see --help)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "-U"}),
+            "-U (--user-agent): missing value TEXT (see --help)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--out", "-"}),
+            "--out: '-' is not a directory; the crawl writes several files (pages.jsonl, "
+            "summary.json, state/), so give a directory and read DIR/pages.jsonl");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--metrics", "9100x"}),
+            "--metrics: '9100x': the port is not a number in [0, 65535] (PORT, HOST:PORT or "
+            "[IPV6]:PORT)");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--log-format", "xml"}),
+            "--log-format: 'xml' is not one of text|json");
   EXPECT_EQ(ParseError({"--seeds"}), "--seeds: missing value FILE (see --help)");
   EXPECT_EQ(ParseError({"--seeds", "s", "--threads"}), "--threads: missing value N (see --help)");
   EXPECT_THAT(ParseError({"--seeds", "s", "--resume", "--fresh"}),
               StartsWith("--resume and --fresh contradict each other"));
   EXPECT_EQ(ParseError({"--seeds", "s", "--connections", "2", "--per-host", "4"}),
             "--per-host: 4 is more than --connections (2, the total)");
+}
+
+TEST(ParseCrawlCommand, ArgumentsThatAreNotOptionsAreStartUrls) {
+  CrawlOptions alone = ParseOk({"https://example.org/", "http://example.net/a"});
+  EXPECT_THAT(alone.seed_urls, ElementsAre("https://example.org/", "http://example.net/a"));
+  EXPECT_EQ(alone.seeds_file, "");
+  CrawlOptions with_file = ParseOk({"--seeds", "s", "https://example.org/", "--max-pages", "3"});
+  EXPECT_EQ(with_file.seeds_file, "s");
+  EXPECT_THAT(with_file.seed_urls, ElementsAre("https://example.org/"));
+  EXPECT_EQ(with_file.max_pages, 3u);
+  // After "--" even a dash-led argument is a URL (and this one is not).
+  EXPECT_THAT(ParseError({"--", "--quiet"}), StartsWith("unexpected argument '--quiet'"));
+  EXPECT_THAT(ParseOk({"--", "https://example.org/"}).seed_urls,
+              ElementsAre("https://example.org/"));
+}
+
+TEST(ParseCrawlCommand, ShortOptionsMeanWhatTheyMeanInWget2) {
+  CrawlOptions o = ParseOk({"-q", "-d", "-i", "-", "-U", "bot/1", "-w", "2", "-P", "outdir"});
+  EXPECT_TRUE(o.quiet);
+  EXPECT_EQ(o.log_level, "debug");
+  EXPECT_EQ(o.seeds_file, "-");
+  EXPECT_EQ(o.user_agent, "bot/1");
+  EXPECT_EQ(o.delay_s, 2.0);
+  EXPECT_EQ(o.out_dir, "outdir");
+  CrawlOptions attached = ParseOk({"-iseeds.txt", "-Ubot/2", "-w200ms"});
+  EXPECT_EQ(attached.seeds_file, "seeds.txt");
+  EXPECT_EQ(attached.user_agent, "bot/2");
+  EXPECT_EQ(attached.delay_s, 0.2);
+  // Letters whose wget meaning differs from any flag of ours are not taken.
+  for (const char* letter : {"-o", "-O", "-e", "-t", "-T", "-l", "-r"}) {
+    EXPECT_THAT(ParseError({"--seeds", "s", letter, "x"}), StartsWith("unknown option")) << letter;
+  }
+  absl::StatusOr<ParsedCommand> help = Parse({"-h"});
+  ASSERT_TRUE(help.ok());
+  EXPECT_EQ(help->kind, ParsedCommand::kHelp);
+  absl::StatusOr<ParsedCommand> version = Parse({"-V"});
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(version->kind, ParsedCommand::kVersion);
 }
 
 TEST(ParseCrawlCommand, HelpAndVersionWinOverEverythingElse) {

@@ -68,6 +68,9 @@ class StateTest : public ::testing::Test {
     c.frontier.stats.offered = 500;
     c.frontier.stats.accepted = 100;
     c.frontier.stats.done = 42;
+    c.cookies =
+        "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc123\n"
+        "#HttpOnly_.a.test\tTRUE\t/x\tTRUE\t2000000000\tconsent\tyes\n";
     return c;
   }
 
@@ -140,6 +143,7 @@ TEST_F(StateTest, CheckpointReadsBackWhole) {
   EXPECT_EQ(got.frontier.queued_hosts, want.frontier.queued_hosts);
   EXPECT_EQ(got.frontier.stats.done, 42u);
   EXPECT_EQ(got.frontier.stats.offered, 500u);
+  EXPECT_EQ(got.cookies, want.cookies);
 
   // The Sieve saved beside it queues the in-flight URL first.
   auto sieve = sieve::Sieve::Open((*opened)->checkpoint_dir());
@@ -154,7 +158,8 @@ TEST_F(StateTest, ManifestStartsWithMagicAndVersion) {
   ASSERT_TRUE(state.ok());
   WriteSample(**state);
   const std::string manifest = ReadAll(CurrentFolder() / "MANIFEST");
-  EXPECT_EQ(manifest.rfind("crawl-state 2\n", 0), 0u) << manifest;
+  EXPECT_EQ(manifest.rfind("crawl-state 3\n", 0), 0u) << manifest;
+  EXPECT_THAT(manifest, HasSubstr("\"cookies.txt\":{"));
   EXPECT_THAT(manifest, ::testing::MatchesRegex("(.|\n)*\ncrc32 [0-9a-f]{8}\n"));
 }
 
@@ -296,6 +301,64 @@ TEST_F(StateTest, FrontierFileBytesAreFrozen) {
             "shared\t5\t2\n"
             "queued\t7\t40\n"
             "queued\t4095\t1\n");
+}
+
+// Golden: cookies.txt, version 3: the jar's Netscape lines as the Fetcher
+// gives them, byte for byte (curl reads them back as they are).
+TEST_F(StateTest, CookiesFileBytesAreFrozen) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  EXPECT_EQ(ReadAll(CurrentFolder() / "cookies.txt"),
+            "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc123\n"
+            "#HttpOnly_.a.test\tTRUE\t/x\tTRUE\t2000000000\tconsent\tyes\n");
+}
+
+// Rewrites the current MANIFEST as `version` without `drop` in its file
+// list, with a valid checksum: what an older build wrote.
+void RewriteManifest(const fs::path& folder, int version, const std::string& drop) {
+  std::string manifest = ReadAll(folder / "MANIFEST");
+  const size_t body_start = manifest.find('\n') + 1;
+  const size_t crc_at = manifest.rfind("crc32 ");
+  std::string body = manifest.substr(body_start, crc_at - body_start);
+  const size_t entry = body.find("\"" + drop + "\":{");
+  ASSERT_NE(entry, std::string::npos) << body;
+  const size_t entry_end = body.find('}', entry) + 1;
+  const bool comma_after = body[entry_end] == ',';
+  body.erase(entry, entry_end - entry + (comma_after ? 1 : 0));
+  if (!comma_after && body[entry - 1] == ',') body.erase(entry - 1, 1);
+  const std::string covered = "crawl-state " + std::to_string(version) + "\n" + body;
+  const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(covered.data()),
+                          static_cast<uInt>(covered.size()));
+  char line[32];
+  std::snprintf(line, sizeof line, "crc32 %08lx\n", crc);
+  WriteAll(folder / "MANIFEST", covered + line);
+}
+
+// Migration: a version 2 checkpoint (before cookies.txt) resumes with an
+// empty jar; the same layout claiming version 3 is damaged, naming MANIFEST.
+TEST_F(StateTest, VersionTwoStateIsReadWithAnEmptyJar) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  fs::remove(CurrentFolder() / "cookies.txt");
+  RewriteManifest(CurrentFolder(), 2, "cookies.txt");
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->loaded().cookies, "");
+  EXPECT_EQ((*opened)->loaded().counters.pages, 42);
+
+  auto again = CrawlStateDir::Create((root_ / "state3").string(), false);
+  ASSERT_TRUE(again.ok());
+  WriteSample(**again);
+  std::ifstream current(root_ / "state3" / "CURRENT");
+  std::string name;
+  current >> name;
+  const fs::path folder = root_ / "state3" / name;
+  RewriteManifest(folder, 3, "cookies.txt");
+  auto damaged = CrawlStateDir::Open((root_ / "state3").string());
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(damaged.status().message(), HasSubstr("MANIFEST"));
 }
 
 // A state directory written by the build before payloads (format 1: URLs
