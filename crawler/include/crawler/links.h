@@ -51,6 +51,15 @@
 
 namespace crawler {
 
+// Which parser finds the raw links. kScanner: a tokenizer-speed scan that
+// yields exactly Gumbo's links, and hands the page to Gumbo (counted in
+// PageLinks::parser_fallback) when it meets a construct it does not follow
+// (src/links/link_scanner.h). kGumbo: always Gumbo's tree (`--parser gumbo`).
+enum class LinkParser { kScanner, kGumbo };
+
+// "scanner" or "gumbo" -> the parser; false for anything else.
+bool ParseLinkParser(std::string_view name, LinkParser* parser);
+
 // Where a link was found.
 enum class LinkSource { kAnchor, kArea, kLink, kIframe, kFrame, kMetaRefresh };
 
@@ -105,6 +114,8 @@ struct LinkOptions {
   bool collapse_text = true;
   // How resolved links are normalized (see crawler/url.h).
   NormalizeOptions normalize;
+  // Who finds the links (see LinkParser).
+  LinkParser parser = LinkParser::kGumbo;
 };
 
 struct PageLinks {
@@ -123,6 +134,9 @@ struct PageLinks {
   // "nesting_depth", "attributes_per_tag" or "max_links"; "" otherwise.
   std::string truncated_reason;
   std::string charset;  // the charset the body was decoded from, e.g. "UTF-8"
+  // LinkParser::kScanner met a construct it does not follow and Gumbo
+  // parsed the page instead (the links are Gumbo's either way).
+  bool parser_fallback = false;
 };
 
 // body: the raw bytes as received (already content-decoded by the fetcher);
