@@ -3,7 +3,7 @@
 // sources, counters), how often does the scanner hand a page to Gumbo, and
 // how many MB/s does each path extract.
 //
-// Usage: links-scan-bench [--quiet] [--repeat N] [PATH...]
+// Usage: links-scan-bench [--quiet] [--repeat N] [--profile-scanner] [PATH...]
 //   PATH: an HTML file or a directory searched recursively for *.html,
 //   *.htm and *.xhtml. Without paths: generated pages only. Generated pages
 //   (bench/links' typical and tag-soup sets) are always included.
@@ -21,7 +21,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../links/synthetic_pages.h"
@@ -146,6 +148,7 @@ void PrintRow(const std::string& name, const Row& row) {
 int main(int argc, char** argv) {
   int repeat = 3;
   bool quiet = false;
+  bool profile_scanner = false;
   std::vector<Corpus> corpora;
   corpora.push_back(Generated("generated: typical 5 KB", links_bench::TypicalPages(400, 5000, 1)));
   corpora.push_back(Generated("generated: typical 96 KB", links_bench::TypicalPages(40, 96000, 2)));
@@ -153,6 +156,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--profile-scanner") == 0) {
+      profile_scanner = true;  // time the scanner path only (for perf)
     } else if (std::strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
     } else {
@@ -172,8 +177,19 @@ int main(int argc, char** argv) {
       "|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(46, '-').c_str(), std::string(9, '-').c_str(),
       std::string(10, '-').c_str(), std::string(17, '-').c_str(), std::string(7, '-').c_str(),
       std::string(10, '-').c_str(), std::string(10, '-').c_str(), std::string(9, '-').c_str());
+  if (profile_scanner) {
+    double seconds = 0;
+    size_t bytes = 0;
+    for (const Corpus& corpus : corpora) {
+      seconds += SecondsFor(corpus, base, scanner, repeat);
+      for (const Page& page : corpus.pages) bytes += page.body.size();
+    }
+    std::printf("scanner path: %.1f MB/s\n", static_cast<double>(bytes) / 1e6 / seconds);
+    return 0;
+  }
   Row total;
   std::vector<std::string> report;
+  std::map<std::string, size_t> reasons;
   for (const Corpus& corpus : corpora) {
     Row row;
     for (const Page& page : corpus.pages) {
@@ -183,7 +199,8 @@ int main(int argc, char** argv) {
       row.bytes += page.body.size();
       if (b.parser_fallback) {
         ++row.fallbacks;
-        if (!quiet) report.push_back("fallback: " + page.path);
+        ++reasons[b.fallback_reason];
+        if (!quiet) report.push_back("fallback: " + page.path + ": " + b.fallback_reason);
       }
       const std::string diff = Difference(a, b);
       if (!diff.empty()) {
@@ -204,6 +221,13 @@ int main(int argc, char** argv) {
   }
   PrintRow("total", total);
   std::printf("\nMB/s: ExtractLinks per path (decode, guards, parse, resolve).\n");
+  std::vector<std::pair<size_t, std::string>> by_count;
+  for (const auto& [reason, count] : reasons) by_count.push_back({count, reason});
+  std::sort(by_count.rbegin(), by_count.rend());
+  if (!by_count.empty()) std::printf("\nWhy the scanner handed pages to Gumbo (pages):\n");
+  for (size_t i = 0; i < by_count.size() && i < 15; ++i) {
+    std::printf("  %6zu  %s\n", by_count[i].first, by_count[i].second.c_str());
+  }
   for (const std::string& line : report) std::printf("%s\n", line.c_str());
   if (total.differences > 0) {
     std::printf("\n%zu page(s) differ: the scanner is wrong on them\n", total.differences);

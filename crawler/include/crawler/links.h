@@ -137,6 +137,7 @@ struct PageLinks {
   // LinkParser::kScanner met a construct it does not follow and Gumbo
   // parsed the page instead (the links are Gumbo's either way).
   bool parser_fallback = false;
+  std::string fallback_reason;  // then: what it did not follow, e.g. "start tag <svg> in <p>"
 };
 
 // body: the raw bytes as received (already content-decoded by the fetcher);

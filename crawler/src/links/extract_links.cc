@@ -158,7 +158,8 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
   RawPage raw;
   bool scanned = false;
   if (options.parser == LinkParser::kScanner) {
-    std::optional<RawPage> fast = links_internal::ScanRawLinks(parsed, options.max_links, storage);
+    std::optional<RawPage> fast =
+        links_internal::ScanRawLinks(parsed, options.max_links, storage, &page.fallback_reason);
     if (fast) {
       raw = *std::move(fast);
       scanned = true;

@@ -318,6 +318,7 @@ class Scanner {
   }
 
   RawPage Take() { return std::move(page_); }
+  const std::string& why() const { return why_; }
 
  private:
   // ---- Tokenizer ----
@@ -413,7 +414,10 @@ class Scanner {
     }
     pos_ = i;
     const std::string element_name = name_;
-    switch (OnStartTag(tag)) {
+    const GumboTag top = stack_.back();
+    const Next next = OnStartTag(tag);
+    if (next == Next::kFallBack) Why("start tag <" + element_name + "> in <", top);
+    switch (next) {
       case Next::kData:
         return true;
       case Next::kRcdata:
@@ -443,7 +447,10 @@ class Scanner {
       return true;
     }
     pos_ = i;
-    return !tree || OnEndTag(tag);
+    const GumboTag top = stack_.back();
+    if (!tree || OnEndTag(tag)) return true;
+    Why("end tag </" + name_ + "> in <", top);
+    return false;
   }
 
   static bool WantsAttributes(GumboTag tag) {
@@ -522,6 +529,7 @@ class Scanner {
       if (attr >= 0 && !out->attrs[attr]) {
         std::optional<std::string_view> value = DecodeValue(value_start, value_end, allowed);
         if (!value) {
+          why_ = "attribute value not decodable with certainty";
           *ok = false;
           return std::string_view::npos;
         }
@@ -753,6 +761,10 @@ class Scanner {
     return EndTag(/*tree=*/false);
   }
 
+  void Why(const std::string& what, GumboTag top) {
+    why_ = what + gumbo_normalized_tagname(top) + ">";
+  }
+
   // ---- Tree model ----
 
   bool Text(std::string_view text) {
@@ -760,12 +772,18 @@ class Scanner {
     if (head_phase_) {
       if (AllHtmlSpace(text)) return true;
       // "&#32;" would be a space to Gumbo and keep it in the head.
-      if (text.find('&') != std::string_view::npos) return false;
+      if (text.find('&') != std::string_view::npos) {
+        why_ = "text with a character reference before <body>";
+        return false;
+      }
       EnterBody();
       return true;
     }
     const GumboTag top = stack_.back();
-    if (IsTableContext(top) || top == GUMBO_TAG_COLGROUP) return AllHtmlSpace(text);
+    if ((IsTableContext(top) || top == GUMBO_TAG_COLGROUP) && !AllHtmlSpace(text)) {
+      Why("text in <", top);
+      return false;
+    }
     return true;
   }
 
@@ -1413,14 +1431,18 @@ class Scanner {
   bool head_closed_ = false;    // after </head>
   bool form_pointer_ = false;   // Gumbo's form element pointer is set
   RawPage page_;
+  std::string why_;  // what made the scan give up
 };
 
 }  // namespace
 
 std::optional<RawPage> ScanRawLinks(std::string_view html, size_t max_links,
-                                    std::deque<std::string>& storage) {
+                                    std::deque<std::string>& storage, std::string* why) {
   Scanner scanner(html, max_links, storage);
-  if (!scanner.Run()) return std::nullopt;
+  if (!scanner.Run()) {
+    if (why != nullptr) *why = scanner.why();
+    return std::nullopt;
+  }
   return scanner.Take();
 }
 

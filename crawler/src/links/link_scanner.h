@@ -35,9 +35,12 @@ namespace crawler::links_internal {
 
 // html: UTF-8 text as handed to Gumbo. Decoded attribute values that differ
 // from their source bytes are kept in `storage` (which must outlive the
-// result). Bounded by the page: one stack entry per open element.
+// result). Bounded by the page: one stack entry per open element. On
+// nullopt, `why` (if not null) says what the scan did not follow, e.g.
+// "start tag <svg> in <div>".
 std::optional<RawPage> ScanRawLinks(std::string_view html, size_t max_links,
-                                    std::deque<std::string>& storage);
+                                    std::deque<std::string>& storage,
+                                    std::string* why = nullptr);
 
 }  // namespace crawler::links_internal
 
