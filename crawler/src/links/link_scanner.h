@@ -39,8 +39,7 @@ namespace crawler::links_internal {
 // nullopt, `why` (if not null) says what the scan did not follow, e.g.
 // "start tag <svg> in <div>".
 std::optional<RawPage> ScanRawLinks(std::string_view html, size_t max_links,
-                                    std::deque<std::string>& storage,
-                                    std::string* why = nullptr);
+                                    std::deque<std::string>& storage, std::string* why = nullptr);
 
 }  // namespace crawler::links_internal
 
