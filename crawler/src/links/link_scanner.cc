@@ -280,17 +280,22 @@ GumboTag TagOf(std::string_view lower_name) {
 // The attributes FindRawLinks reads.
 enum Attr { kHref, kSrc, kRel, kContent, kHttpEquiv, kName, kAttrCount };
 
-int AttrOf(std::string_view raw_name) {
+// `foreign`: in SVG, where Gumbo renames "xlink:href" to "href" (in the
+// xlink namespace), so the first of the two is the element's href.
+int AttrOf(std::string_view raw_name, bool foreign) {
   static constexpr std::array<std::string_view, kAttrCount> kNames = {
       "href", "src", "rel", "content", "http-equiv", "name"};
   for (int i = 0; i < kAttrCount; ++i) {
     if (EqualsIgnoreCase(raw_name, kNames[i])) return i;
   }
+  if (foreign && EqualsIgnoreCase(raw_name, "xlink:href")) return kHref;
   return -1;
 }
 
 struct StartTag {
   GumboTag tag = GUMBO_TAG_UNKNOWN;
+  std::string_view name;  // lowercased
+  bool self_closing = false;
   std::array<std::optional<std::string_view>, kAttrCount> attrs;
 };
 
@@ -360,8 +365,13 @@ class Scanner {
   bool MarkupDeclaration() {
     const std::string_view rest = html_.substr(pos_ + 2);
     if (rest.substr(0, 2) == "--") return SkipComment(pos_ + 4);
-    // DOCTYPE: any '>' ends it. CDATA only in foreign content, which the
-    // model never enters; elsewhere "<![CDATA[" is a bogus comment.
+    // CDATA only where the current node is foreign (SVG); elsewhere
+    // "<![CDATA[" is a bogus comment. DOCTYPE: any '>' ends it.
+    if (!foreign_.empty() && rest.substr(0, 7) == "[CDATA[") {
+      const size_t end = html_.find("]]>", pos_ + 9);
+      pos_ = end == std::string_view::npos ? html_.size() : end + 3;
+      return true;
+    }
     return SkipBogusComment(pos_ + 2);
   }
 
@@ -414,6 +424,8 @@ class Scanner {
     }
     pos_ = i;
     const std::string element_name = name_;
+    tag.name = element_name;
+    tag.self_closing = self_closing_;
     const GumboTag top = stack_.back();
     const Next next = OnStartTag(tag);
     if (next == Next::kFallBack) Why("start tag <" + element_name + "> in <", top);
@@ -439,6 +451,7 @@ class Scanner {
   bool EndTag(bool tree) {
     size_t i = ReadTagName(pos_ + 2);
     const GumboTag tag = TagOf(name_);
+    end_tag_bare_ = i < html_.size() && html_[i] == '>';
     bool ok = true;
     i = ReadAttributes(i, nullptr, &ok);
     if (!ok) return false;
@@ -453,7 +466,8 @@ class Scanner {
     return false;
   }
 
-  static bool WantsAttributes(GumboTag tag) {
+  bool WantsAttributes(GumboTag tag) const {
+    if (!foreign_.empty()) return tag == GUMBO_TAG_A;
     switch (tag) {
       case GUMBO_TAG_A:
       case GUMBO_TAG_AREA:
@@ -475,6 +489,8 @@ class Scanner {
   // cannot be decoded with certainty.
   size_t ReadAttributes(size_t i, StartTag* out, bool* ok) {
     const size_t n = html_.size();
+    self_closing_ = false;
+    names_.clear();
     for (;;) {
       // Before attribute name.
       while (i < n && IsHtmlSpace(html_[i])) ++i;
@@ -484,7 +500,10 @@ class Scanner {
         // Self-closing start tag state: '>' ends, else reconsume.
         ++i;
         if (i >= n) return std::string_view::npos;
-        if (html_[i] == '>') return i + 1;
+        if (html_[i] == '>') {
+          self_closing_ = true;
+          return i + 1;
+        }
         continue;
       }
       // Attribute name: the first character may be anything, even '='.
@@ -494,10 +513,22 @@ class Scanner {
              html_[i] != '=') {
         ++i;
       }
-      const int attr = out == nullptr ? -1 : AttrOf(html_.substr(name_start, i - name_start));
+      // Gumbo drops a NUL that starts a name (it goes to its temporary
+      // buffer, not the name): "\0content" is "content".
+      const size_t compared = html_[name_start] == '\0' ? name_start + 1 : name_start;
+      const std::string_view raw_name = html_.substr(compared, i - compared);
+      const int attr = out == nullptr ? -1 : AttrOf(raw_name, !foreign_.empty());
+      const bool duplicate = out != nullptr && SeenBefore(raw_name, ok);
       // After attribute name.
       while (i < n && IsHtmlSpace(html_[i])) ++i;
       if (i >= n) return std::string_view::npos;
+      if (duplicate && html_[i] != '=') {
+        // Gumbo keeps a duplicate name without a value in its buffer, in
+        // front of the next attribute's name ("=href" for "= = href").
+        why_ = "duplicate attribute without a value";
+        *ok = false;
+      }
+      if (!*ok) return std::string_view::npos;
       if (html_[i] != '=') {
         // No value: "" for a wanted attribute; '/', '>' or a new name follow.
         if (attr >= 0 && !out->attrs[attr]) out->attrs[attr] = std::string_view();
@@ -536,6 +567,24 @@ class Scanner {
         out->attrs[attr] = *value;
       }
     }
+  }
+
+  // Whether a tag read for its attributes already had this name (which
+  // Gumbo then drops, value and all). Names Gumbo would rewrite (NUL,
+  // controls, non-ASCII) are not compared: *ok = false.
+  bool SeenBefore(std::string_view name, bool* ok) {
+    for (const char c : name) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) {
+        why_ = "attribute name Gumbo rewrites";
+        *ok = false;
+        return false;
+      }
+    }
+    for (const std::string_view seen : names_) {
+      if (EqualsIgnoreCase(seen, name)) return true;
+    }
+    names_.push_back(name);
+    return false;
   }
 
   // An attribute value as Gumbo stores it: references decoded, CR and CRLF
@@ -843,7 +892,8 @@ class Scanner {
   }
 
   Next OnStartTag(const StartTag& t) {
-    if (stack_.size() > kMaxModelDepth) return Next::kFallBack;
+    if (stack_.size() + foreign_.size() > kMaxModelDepth) return Next::kFallBack;
+    if (!foreign_.empty()) return ForeignStart(t);
     if (template_depth_ > 0) return TemplateStart(t);
     if (head_phase_) return HeadStart(t);
     const GumboTag top = stack_.back();
@@ -1053,8 +1103,9 @@ class Scanner {
         return Next::kData;  // ignored (or attributes merged into <html>/<body>)
       case GUMBO_TAG_FRAME:
       case GUMBO_TAG_FRAMESET:
-      case GUMBO_TAG_SELECT:
       case GUMBO_TAG_SVG:
+        return OpenSvg(t);
+      case GUMBO_TAG_SELECT:
       case GUMBO_TAG_MATH:
       case GUMBO_TAG_ISINDEX:
       case GUMBO_TAG_NOBR:
@@ -1152,6 +1203,69 @@ class Scanner {
     return Next::kData;
   }
 
+  // <svg> in body: a foreign element. Its subtree is kept in foreign_ (raw
+  // lowercased names, as Gumbo matches foreign end tags by name) under one
+  // GUMBO_TAG_SVG entry in stack_, which no HTML rule ever matches.
+  Next OpenSvg(const StartTag& t) {
+    if (t.self_closing) return Next::kData;
+    Push(GUMBO_TAG_SVG);
+    foreign_.emplace_back("svg");
+    return Next::kData;
+  }
+
+  static bool IsIntegrationPoint(std::string_view name) {
+    return name == "foreignobject" || name == "desc" || name == "title";
+  }
+
+  // "in foreign content", SVG only: elements nest by name; a start tag
+  // that breaks out into HTML, any HTML inside an integration point
+  // (foreignObject, desc, title) and MathML are not followed.
+  Next ForeignStart(const StartTag& t) {
+    if (IsIntegrationPoint(foreign_.back())) return Next::kFallBack;
+    switch (t.tag) {
+      case GUMBO_TAG_UNKNOWN:
+      case GUMBO_TAG_SVG:
+      case GUMBO_TAG_TITLE:
+      case GUMBO_TAG_DESC:
+      case GUMBO_TAG_STYLE:
+      case GUMBO_TAG_SCRIPT:
+      case GUMBO_TAG_IMAGE:
+        break;
+      case GUMBO_TAG_A:
+        if (template_depth_ == 0) {
+          Add(t.attrs[kHref], LinkSource::kAnchor, t.attrs);
+        }
+        break;
+      default:
+        return Next::kFallBack;  // a breakout tag, or one not checked against the list
+    }
+    // Gumbo matches foreign end tags against the start tag's raw text cut
+    // at C isspace() or '/': keep to names where that is the name.
+    for (const char c : t.name) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == ':' ||
+            c == '.')) {
+        return Next::kFallBack;
+      }
+    }
+    if (!t.self_closing) foreign_.emplace_back(t.name);
+    return Next::kData;  // the tokenizer stays in data: no RAWTEXT in SVG
+  }
+
+  // "Any other end tag" in foreign content: close the nearest foreign
+  // element of that name; one that reaches HTML is not followed.
+  bool ForeignEnd() {
+    // Gumbo compares all of "</...>" between "</" and ">": "</g >" is no "g".
+    if (!end_tag_bare_) return false;
+    for (size_t i = foreign_.size(); i-- > 0;) {
+      if (foreign_[i] == name_) {
+        foreign_.resize(i);
+        if (foreign_.empty()) PopOne();  // the <svg> itself closed
+        return true;
+      }
+    }
+    return false;
+  }
+
   // <li>, <dd>, <dt> close an open one unless a special element other than
   // address, div, p is between.
   bool CloseListItem(GumboTag tag) {
@@ -1169,6 +1283,7 @@ class Scanner {
   }
 
   bool OnEndTag(GumboTag tag) {
+    if (!foreign_.empty()) return ForeignEnd();
     if (template_depth_ > 0) return tag == GUMBO_TAG_TEMPLATE ? CloseTemplate() : true;
     if (head_phase_) return HeadEnd(tag);
     const GumboTag top = stack_.back();
@@ -1423,7 +1538,12 @@ class Scanner {
   size_t pos_ = 0;
   std::string name_;  // the tag name being read, lowercased
 
-  std::vector<GumboTag> stack_;                 // the open elements, <html> first
+  std::vector<GumboTag> stack_;
+  std::vector<std::string> foreign_;            // the open SVG elements, innermost last
+  bool self_closing_ = false;                   // the tag just read ended in "/>"
+  bool end_tag_bare_ = false;                   // the end tag just read is "</" name ">"
+  std::vector<std::string_view> names_;         // attribute names of the tag being read
+                                                // the open elements, <html> first
   std::array<int, GUMBO_TAG_LAST + 1> open_{};  // how many of each tag are on stack_
   int template_depth_ = 0;
   bool head_phase_ = true;      // before <body> (explicit or implied)

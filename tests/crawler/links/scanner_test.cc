@@ -94,14 +94,21 @@ const std::vector<std::string>& DecidedPages() {
       "<table>\n <tr>\n  <td><table><tr><td><a href=/nested></table></td>\n </tr>\n</table>",
       "<h1><a href=/h1>h</a></h1><h2>x<h3><a href=/h3>y</a></h3>",
       "<form><a href=/f>f</a></form><form><a href=/g>g</a></form>",
+      "<svg viewBox='0 0 1 1'><path d=M0/><a xlink:href=/xl href=/h rel=nofollow>s</a>"
+      "<a href=/h2 xlink:href=/xl2>t</a><style><a href=/svg-style></a></style>"
+      "<![CDATA[<a href=/cdata>]]></svg><svg/><a href=/html>h</a>",
+      "<svg><title>t</title><a href=/svg-a>s</a><g></svg>",  // <title> in SVG holding text
       "<plaintext><a href=/never>",
       "<a href=/x\x00y>nul</a><a\x00 href=/z>z</a>",
+      // Found by crawler_links_diff: Gumbo drops a NUL that starts a name.
+      std::string("<meta http-equiv=refresh \0content='5; url=/r'><a \0href=/n>n</a>", 63),
       "<a href=/eof",
       "<a href='/unterminated>",
       "<frameset-like><a href=/custom>c</a></frameset-like><my-el><a href=/m>m</a></my-el>",
       "<button><a href=/btn>b</a></button><object><a href=/obj></object>",
       "<select-ish></select-ish><option><a href=/o>o</a>",
       "<a href='/\xff\xfe'>windows-1252</a>",
+      "<a href=/1 id=x ID=y href=/2>dup</a><link rel=next Rel=prev href=/n>",
   };
   return *pages;
 }
@@ -116,12 +123,17 @@ const std::vector<std::string>& FallbackPages() {
       "<table>text<a href=/f></table>",                        // foster-parented text
       "<select><a href=/ignored></select><a href=/ok>",        // dropped in select
       "<frameset><frame src=/f1><frame src=/f2></frameset>",   // frames
-      "<svg><a href=/svg-a>s</a><style><a href=/svg-style></style></svg>",
+      "<svg><foreignObject><a href=/html-in-svg>h</a></foreignObject></svg>",
+      "<svg><p><a href=/breakout>b</a></svg>",
+      "<svg><a href=/x>x</a ></svg>",  // "</a >" is no "a" to Gumbo
       "<math><a href=/math-a></a></math>",
       "<p><table><a href=/quirks></table>",       // depends on quirks mode
       "<b><i>x</b>y</i><a href=/after-misnest>",  // misnested formatting
       "<a href='&#99999999999;'>overflow</a>",    // Gumbo's int overflows
       "text before body &amp; more<a href=/t>",   // "&#32;" would keep the head open
+      // Found by crawler_links_diff: a valueless duplicate name stays in
+      // Gumbo's buffer and prefixes the next name ("xhref").
+      "<a x x href=/lost>x</a>",
   };
   return *pages;
 }
