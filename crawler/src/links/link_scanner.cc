@@ -936,6 +936,7 @@ class Scanner {
   Next TemplateStart(const StartTag& t) {
     switch (t.tag) {
       case GUMBO_TAG_SVG:
+        return OpenSvg(t);  // for the tokenizer: no RAWTEXT, CDATA sections
       case GUMBO_TAG_MATH:
       case GUMBO_TAG_SELECT:
       case GUMBO_TAG_FRAMESET:

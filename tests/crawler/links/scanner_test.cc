@@ -62,6 +62,8 @@ const std::vector<std::string>& DecidedPages() {
       "<base target=_top><base href=/second/><a href=x>x</a>",
       "<template><a href=/inert>i</a><base href=/no/></template><a href=/live>l</a>",
       "<template><template><a href=/i></template><a href=/j></template><a href=/k>",
+      "<template><svg><style><a href=/t></style><![CDATA[</template>]]></svg></template><a "
+      "href=/u>",
       "<head><noscript><link rel=canonical href=/ns></noscript></head><a href=/b>",
       "<noscript><a href=/in-noscript>x</a></noscript>",
       "<head><noscript><a href=/breaks-out>x</a></noscript><a href=/after>",
