@@ -115,7 +115,7 @@ struct LinkOptions {
   // How resolved links are normalized (see crawler/url.h).
   NormalizeOptions normalize;
   // Who finds the links (see LinkParser).
-  LinkParser parser = LinkParser::kGumbo;
+  LinkParser parser = LinkParser::kScanner;
 };
 
 struct PageLinks {

@@ -92,7 +92,7 @@ struct CrawlOptions {
   // Who finds a page's links: "scanner" (the tokenizer-speed link scanner,
   // Gumbo on what it cannot decide) or "gumbo" (always Gumbo's tree). Both
   // yield the same links (crawler/links.h, LinkParser).
-  std::string parser = "gumbo";
+  std::string parser = "scanner";
   // URLs longer than this (bytes, after normalization) are dropped; guards the
   // queue against calendar traps and session-id explosions.
   size_t max_url_length = 2048;
