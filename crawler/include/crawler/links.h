@@ -21,9 +21,10 @@
 // windows-1252). A body that is already UTF-8 or pure ASCII is parsed in
 // place, without a copy.
 //
-// Cost and limits (bench/links, one core of this 2-vCPU machine): ~19-21
-// MB/s for the whole extraction, against ~15-18 MB/s for Gumbo with its
-// default options; Gumbo is nearly all of it. Gumbo records no errors here
+// Cost and limits: with LinkOptions::parser = kScanner (the default) the
+// links are found by a tokenizer-speed scan that hands to Gumbo only the
+// pages it cannot decide (docs/links.md; bench/results/links-scan.md);
+// Gumbo alone (kGumbo) runs ~10-15 MB/s per core (bench/links). Gumbo records no errors here
 // and builds its tree in an arena that is released at once (no per-node
 // free, no recursion: pages nested 100 000 deep are fine). Memory is bounded
 // by `max_html_bytes` (bytes parsed; the rest of a bigger body is ignored),
