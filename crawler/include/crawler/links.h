@@ -21,9 +21,10 @@
 // windows-1252). A body that is already UTF-8 or pure ASCII is parsed in
 // place, without a copy.
 //
-// Cost and limits (bench/links, one core of this 2-vCPU machine): ~19-21
-// MB/s for the whole extraction, against ~15-18 MB/s for Gumbo with its
-// default options; Gumbo is nearly all of it. Gumbo records no errors here
+// Cost and limits: with LinkOptions::parser = kScanner (the default) the
+// links are found by a tokenizer-speed scan that hands to Gumbo only the
+// pages it cannot decide (docs/links.md; bench/results/links-scan.md);
+// Gumbo alone (kGumbo) runs ~10-15 MB/s per core (bench/links). Gumbo records no errors here
 // and builds its tree in an arena that is released at once (no per-node
 // free, no recursion: pages nested 100 000 deep are fine). Memory is bounded
 // by `max_html_bytes` (bytes parsed; the rest of a bigger body is ignored),
@@ -50,6 +51,15 @@
 #include "crawler/url.h"
 
 namespace crawler {
+
+// Which parser finds the raw links. kScanner: a tokenizer-speed scan that
+// yields exactly Gumbo's links, and hands the page to Gumbo (counted in
+// PageLinks::parser_fallback) when it meets a construct it does not follow
+// (src/links/link_scanner.h). kGumbo: always Gumbo's tree (`--parser gumbo`).
+enum class LinkParser { kScanner, kGumbo };
+
+// "scanner" or "gumbo" -> the parser; false for anything else.
+bool ParseLinkParser(std::string_view name, LinkParser* parser);
 
 // Where a link was found.
 enum class LinkSource { kAnchor, kArea, kLink, kIframe, kFrame, kMetaRefresh };
@@ -105,6 +115,8 @@ struct LinkOptions {
   bool collapse_text = true;
   // How resolved links are normalized (see crawler/url.h).
   NormalizeOptions normalize;
+  // Who finds the links (see LinkParser).
+  LinkParser parser = LinkParser::kScanner;
 };
 
 struct PageLinks {
@@ -123,6 +135,10 @@ struct PageLinks {
   // "nesting_depth", "attributes_per_tag" or "max_links"; "" otherwise.
   std::string truncated_reason;
   std::string charset;  // the charset the body was decoded from, e.g. "UTF-8"
+  // LinkParser::kScanner met a construct it does not follow and Gumbo
+  // parsed the page instead (the links are Gumbo's either way).
+  bool parser_fallback = false;
+  std::string fallback_reason;  // then: what it did not follow, e.g. "start tag <svg> in <p>"
 };
 
 // body: the raw bytes as received (already content-decoded by the fetcher);

@@ -100,6 +100,10 @@ struct CrawlOptions {
   std::vector<std::string> reject_ext;
   // Follow links marked rel=nofollow (and pages with meta robots nofollow).
   bool ignore_nofollow = false;
+  // Who finds a page's links: "scanner" (the tokenizer-speed link scanner,
+  // Gumbo on what it cannot decide) or "gumbo" (always Gumbo's tree). Both
+  // yield the same links (crawler/links.h, LinkParser).
+  std::string parser = "scanner";
   // URLs longer than this (bytes, after normalization) are dropped; guards the
   // queue against calendar traps and session-id explosions.
   size_t max_url_length = 2048;

@@ -177,6 +177,7 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
 
   LinkOptions link_options;
   link_options.honor_nofollow = !options_.ignore_nofollow;
+  ParseLinkParser(options_.parser, &link_options.parser);  // validated by the option table
   link_options.normalize.max_length = options_.max_url_length;
   traps_ = std::make_unique<TrapGuard>(options_);
   processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,

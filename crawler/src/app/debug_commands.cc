@@ -14,7 +14,8 @@ namespace {
 constexpr char kUrlUsage[] =
     "usage: crawl url BASE HREF\n"
     "       crawl url --batch     (reads BASE<TAB>HREF lines on stdin)\n";
-constexpr char kLinksUsage[] = "usage: crawl links [--base URL] [--ignore-nofollow] [FILE]\n";
+constexpr char kLinksUsage[] =
+    "usage: crawl links [--base URL] [--ignore-nofollow] [--parser scanner|gumbo] [FILE]\n";
 
 // What the crawler would enqueue for `href` found on page `base`.
 absl::StatusOr<std::string> Resolve(const std::string& base, const std::string& href) {
@@ -75,6 +76,10 @@ int LinksCommand(const std::vector<std::string>& args, std::istream& in, std::os
       base = arg.substr(7);
     } else if (arg == "--ignore-nofollow") {
       options.honor_nofollow = false;
+    } else if (arg == "--parser" && i + 1 < args.size() &&
+               ParseLinkParser(args[i + 1], &options.parser)) {
+      ++i;
+    } else if (arg.rfind("--parser=", 0) == 0 && ParseLinkParser(arg.substr(9), &options.parser)) {
     } else if ((arg.empty() || arg[0] != '-' || arg == "-") && file.empty()) {
       file = arg;
     } else {

@@ -110,6 +110,10 @@ const std::array kRows = {
           ListItem::kExtensions),
     Row<&O::ignore_nofollow>("crawl", "ignore_nofollow", "ignore-nofollow", "", Kind::kSwitch,
                              "follow rel=nofollow links too"),
+    OneOf(Row<&O::parser>("crawl", "parser", "parser", "scanner|gumbo", Kind::kChoice,
+                          "who finds links: the tokenizer scanner (Gumbo where it cannot "
+                          "decide) or Gumbo's tree; the same links"),
+          "scanner|gumbo"),
     Bounded(Row<&O::max_url_length>("crawl", "max_url_length", "max-url-length", "N", Kind::kCount,
                                     "drop URLs longer than N bytes"),
             16, 1 << 20),

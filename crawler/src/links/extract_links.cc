@@ -15,6 +15,7 @@
 #include "links/attribute_guard.h"
 #include "links/chunk_boundaries.h"
 #include "links/gumbo_arena.h"
+#include "links/link_scanner.h"
 #include "links/nesting_guard.h"
 #include "links/raw_links.h"
 #include "links/text_collapse.h"
@@ -95,7 +96,31 @@ RawPage ParseInPieces(std::string_view html, size_t piece_bytes, size_t max_link
   return page;
 }
 
+// The Gumbo path: collapse text if asked, then parse whole or in pieces.
+RawPage ParseWithGumbo(std::string_view parsed, const LinkOptions& options,
+                       std::deque<std::string>& storage, std::optional<GumboArena>& arena) {
+  if (options.collapse_text) {
+    parsed = storage.emplace_back(links_internal::CollapseText(parsed));
+  }
+  if (options.parse_chunk_bytes > 0 && parsed.size() > 2 * options.parse_chunk_bytes) {
+    return ParseInPieces(parsed, options.parse_chunk_bytes, options.max_links, storage);
+  }
+  arena.emplace(parsed.size() * kArenaBytesPerHtmlByte);
+  return ParseWhole(parsed, options.max_links, *arena);
+}
+
 }  // namespace
+
+bool ParseLinkParser(std::string_view name, LinkParser* parser) {
+  if (name == "scanner") {
+    *parser = LinkParser::kScanner;
+  } else if (name == "gumbo") {
+    *parser = LinkParser::kGumbo;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 namespace links_internal {
 
@@ -127,21 +152,23 @@ PageLinks ExtractLinksFrom(std::string_view body, std::string_view content_type,
     page.truncated_reason = attributes_safe < nesting_safe ? "attributes_per_tag" : "nesting_depth";
     page.parsed_bytes = std::min(page.parsed_bytes, safe);  // UTF-8 bytes: about the raw ones
   }
-  std::string collapsed;
-  if (options.collapse_text) {
-    collapsed = links_internal::CollapseText(parsed);
-    parsed = collapsed;
-  }
   // `storage` and `arena` hold what the raw links point into until resolved.
   std::deque<std::string> storage;
   std::optional<GumboArena> arena;
   RawPage raw;
-  if (options.parse_chunk_bytes > 0 && parsed.size() > 2 * options.parse_chunk_bytes) {
-    raw = ParseInPieces(parsed, options.parse_chunk_bytes, options.max_links, storage);
-  } else {
-    arena.emplace(parsed.size() * kArenaBytesPerHtmlByte);
-    raw = ParseWhole(parsed, options.max_links, *arena);
+  bool scanned = false;
+  if (options.parser == LinkParser::kScanner) {
+    std::optional<RawPage> fast =
+        links_internal::ScanRawLinks(parsed, options.max_links, storage, &page.fallback_reason);
+    if (fast) {
+      raw = *std::move(fast);
+      scanned = true;
+    } else {
+      page.parser_fallback = true;
+      storage.clear();
+    }
   }
+  if (!scanned) raw = ParseWithGumbo(parsed, options, storage, arena);
   page.links_found = raw.links_found;
   page.page_nofollow = raw.page_nofollow;
   if (raw.links_found > raw.links.size()) {
