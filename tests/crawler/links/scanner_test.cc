@@ -17,18 +17,18 @@
 namespace crawler {
 namespace {
 
-const Url& PageUrl() {
+const Url& ScannerPageUrl() {
   static const Url* const url = new Url(*Url::Parse("https://site.example/dir/page.html"));
   return *url;
 }
 
-PageLinks Extract(std::string_view html, LinkParser parser) {
+PageLinks ScannerExtract(std::string_view html, LinkParser parser) {
   LinkOptions options;
   options.parser = parser;
-  return ExtractLinks(html, "text/html", PageUrl(), options);
+  return ExtractLinks(html, "text/html", ScannerPageUrl(), options);
 }
 
-std::vector<std::string> Urls(const PageLinks& page) {
+std::vector<std::string> ScannerUrls(const PageLinks& page) {
   std::vector<std::string> urls;
   for (const ExtractedLink& link : page.links) {
     urls.push_back(std::string(LinkSourceName(link.source)) + " " + link.url);
@@ -38,9 +38,9 @@ std::vector<std::string> Urls(const PageLinks& page) {
 
 // Both parsers agree on everything ExtractLinks reports.
 void ExpectSame(std::string_view html, const std::string& label) {
-  const PageLinks gumbo = Extract(html, LinkParser::kGumbo);
-  const PageLinks scan = Extract(html, LinkParser::kScanner);
-  EXPECT_EQ(Urls(scan), Urls(gumbo)) << label;
+  const PageLinks gumbo = ScannerExtract(html, LinkParser::kGumbo);
+  const PageLinks scan = ScannerExtract(html, LinkParser::kScanner);
+  EXPECT_EQ(ScannerUrls(scan), ScannerUrls(gumbo)) << label;
   EXPECT_EQ(scan.links_found, gumbo.links_found) << label;
   EXPECT_EQ(scan.rejected, gumbo.rejected) << label;
   EXPECT_EQ(scan.nofollow_skipped, gumbo.nofollow_skipped) << label;
@@ -143,7 +143,7 @@ const std::vector<std::string>& FallbackPages() {
 TEST(LinkScannerTest, DecidesPlainPagesAloneWithGumbosLinks) {
   for (const std::string& page : DecidedPages()) {
     ExpectSame(page, page);
-    const PageLinks scan = Extract(page, LinkParser::kScanner);
+    const PageLinks scan = ScannerExtract(page, LinkParser::kScanner);
     EXPECT_FALSE(scan.parser_fallback) << page << ": " << scan.fallback_reason;
   }
 }
@@ -151,19 +151,19 @@ TEST(LinkScannerTest, DecidesPlainPagesAloneWithGumbosLinks) {
 TEST(LinkScannerTest, HandsTreeDependentPagesToGumbo) {
   for (const std::string& page : FallbackPages()) {
     ExpectSame(page, page);
-    const PageLinks scan = Extract(page, LinkParser::kScanner);
+    const PageLinks scan = ScannerExtract(page, LinkParser::kScanner);
     EXPECT_TRUE(scan.parser_fallback) << page;
     EXPECT_FALSE(scan.fallback_reason.empty()) << page;
   }
 }
 
 TEST(LinkScannerTest, ReadsTheDocumentOrderAndBase) {
-  const PageLinks page = Extract(
+  const PageLinks page = ScannerExtract(
       "<a href=one>1</a><base href=https://b.example/x/><link rel=prev href=/two>"
       "<meta http-equiv=refresh content='0;url=three'>",
       LinkParser::kScanner);
   EXPECT_FALSE(page.parser_fallback);
-  EXPECT_THAT(Urls(page),
+  EXPECT_THAT(ScannerUrls(page),
               testing::ElementsAre("a https://b.example/x/one", "link https://b.example/two",
                                    "meta-refresh https://b.example/x/three"));
 }
