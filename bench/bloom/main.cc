@@ -111,7 +111,7 @@ void PrintRatio(const char* what, const RowResult* a, const RowResult* b, double
 
 // Pre-hashed blocked batches prefetch like dram-pf and measured 1.5-2.5x its cost
 // per key, even at load 15; 9x was a build whose prefetches the compiler had
-// deleted (bench/results/bloom-o2-2026-11-23.md). Judged only when the buffer
+// deleted (bench/results/bloom-o2-vs-o3.md). Judged only when the buffer
 // is far out of cache (a dependent read costs over 50 ns).
 void WarnIfPrefetchesMissing(const RowResult* hashed, const RowResult* dram_pf,
                              const RowResult* dram_dep) {

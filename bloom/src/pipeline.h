@@ -19,7 +19,7 @@
 // memory system sustains, so it never idles while the core hashes), then
 // probes group g, whose lines were prefetched a whole group earlier. Measured
 // at n = 1e8, one thread, both timed in one process in alternating chunks
-// (bench/results/bloom-neg-2026-11-23.md): ~18 ns per negative lookup, from
+// (bench/results/bloom-batched-negative.md): ~18 ns per negative lookup, from
 // ~23 ns, against ~11-12 ns per independent random read; bloom-bench medians
 // 24.4 -> 19.0 ns.
 #ifndef BLOOM_SRC_PIPELINE_H_

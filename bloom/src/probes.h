@@ -149,7 +149,7 @@ inline uint64_t Insert(uint64_t* words, Layout layout, uint64_t bits, uint32_t k
 // (ipa-modref), and a call to it whose result is unused is deleted as dead
 // code. That is what made the default -O2 build's batches ~3x slower than
 // -O3's: its early inliner left the pipeline's prefetch step out of line, and
-// every prefetch vanished (bench/results/bloom-o2-2026-11-23.md).
+// every prefetch vanished (bench/results/bloom-o2-vs-o3.md).
 [[gnu::always_inline]] inline void PrefetchRead(const void* address) {
   __builtin_prefetch(address, 0, 3);
 }
