@@ -5,8 +5,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -135,19 +137,65 @@ CommandResult RunProgram(const std::string& program, const std::vector<std::stri
   return result;
 }
 
-std::optional<std::chrono::steady_clock::time_point> FetchStart(const nlohmann::json& page) {
-  if (!page.contains("fetched_at") || !page["fetched_at"].is_string()) return std::nullopt;
-  absl::Time fetched_at;
+namespace {
+
+// An RFC 3339 UTC time ("...T12:00:00.123Z", any fraction) on the steady clock.
+std::optional<std::chrono::steady_clock::time_point> SteadyTimeOf(const std::string& text) {
+  absl::Time time;
   std::string error;
-  if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", page["fetched_at"].get<std::string>(),
-                       absl::UTCTimeZone(), &fetched_at, &error)) {
+  if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E*SZ", text, absl::UTCTimeZone(), &time, &error)) {
     return std::nullopt;
   }
   // One reading of both clocks maps the one onto the other.
   const auto system_now = std::chrono::system_clock::now();
   const auto steady_now = std::chrono::steady_clock::now();
   return steady_now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          absl::ToChronoTime(fetched_at) - system_now);
+                          absl::ToChronoTime(time) - system_now);
+}
+
+// The whole of a gzip file (every member), inflated.
+std::string ReadGzip(const std::string& path) {
+  std::string text;
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) return text;
+  char buffer[1 << 16];
+  for (int n; (n = gzread(file, buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  gzclose(file);
+  return text;
+}
+
+// The value of header `name` in a WARC header block, or "".
+std::string WarcField(const std::string& header, const std::string& name) {
+  const std::string key = "\r\n" + name + ": ";
+  const size_t at = header.find(key);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + key.size();
+  return header.substr(begin, header.find("\r\n", begin) - begin);
+}
+
+}  // namespace
+
+std::optional<std::chrono::steady_clock::time_point> FetchStart(const nlohmann::json& page) {
+  if (!page.contains("fetched_at") || !page["fetched_at"].is_string()) return std::nullopt;
+  return SteadyTimeOf(page["fetched_at"].get<std::string>());
+}
+
+std::optional<std::chrono::steady_clock::time_point> WarcFetchStart(const std::string& warc_gz,
+                                                                    const std::string& url) {
+  const std::string warc = ReadGzip(warc_gz);
+  // Each record opens with "WARC/1.x" and its header block ends at a blank
+  // line; a header found inside a record's block is another record's.
+  for (size_t at = warc.find("WARC/1."); at != std::string::npos;) {
+    const size_t end = warc.find("\r\n\r\n", at);
+    if (end == std::string::npos) break;
+    const std::string header = warc.substr(at, end + 2 - at);
+    if (WarcField(header, "WARC-Target-URI") == url) {
+      return SteadyTimeOf(WarcField(header, "WARC-Date"));
+    }
+    const std::string length = WarcField(header, "Content-Length");
+    at = warc.find("WARC/1.", end + 4 + std::strtoull(length.c_str(), nullptr, 10));
+  }
+  return std::nullopt;
 }
 
 }  // namespace e2e

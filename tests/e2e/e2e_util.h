@@ -38,6 +38,12 @@ nlohmann::json ReadSummary(const std::string& out_dir);
 // the record has no readable fetched_at.
 std::optional<std::chrono::steady_clock::time_point> FetchStart(const nlohmann::json& page);
 
+// The same for any exchange in a --warc file (robots.txt has no pages.jsonl
+// record): the WARC-Date, to the microsecond, of the first record of
+// `warc_gz` whose WARC-Target-URI is `url`. Nothing if there is none.
+std::optional<std::chrono::steady_clock::time_point> WarcFetchStart(const std::string& warc_gz,
+                                                                    const std::string& url);
+
 // "http://127.0.0.1:8080/p/7.html?x" -> "/p/7.html".
 std::string PathOf(const std::string& url);
 
