@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,10 +42,12 @@
 namespace e2e {
 namespace {
 
-// A throwaway redis-server on 127.0.0.1 without persistence.
+// A throwaway redis-server on 127.0.0.1 without persistence; `with_module`:
+// with the crawlsieve module loaded, so pushes go through CRAWLSIEVE.PUSH.
 class LocalRedis {
  public:
-  LocalRedis() : dir_(FreshDir("redis-frontier-redis")), port_(FreePort()) {}
+  explicit LocalRedis(bool with_module = false)
+      : dir_(FreshDir("redis-frontier-redis")), port_(FreePort()), with_module_(with_module) {}
   ~LocalRedis() {
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
@@ -65,6 +68,19 @@ class LocalRedis {
     return false;
   }
   int port() const { return port_; }
+
+  // GET key over RESP on a fresh connection; "" for nil or an error.
+  std::string Get(const std::string& key) const {
+    return BulkReply(absl::StrCat("*2\r\n$3\r\nGET\r\n$", key.size(), "\r\n", key, "\r\n"));
+  }
+  // Calls of a command since the start, from INFO commandstats (0 if none).
+  int CommandCalls(const std::string& command) const {
+    const std::string info = BulkReply("*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n");
+    const std::string field = absl::StrCat("cmdstat_", command, ":calls=");
+    const size_t at = info.find(field);
+    if (at == std::string::npos) return 0;
+    return std::atoi(info.c_str() + at + field.size());
+  }
 
   // HGET key field over RESP on a fresh connection; "" for nil or an error.
   std::string Hget(const std::string& key, const std::string& field) const {
@@ -88,13 +104,41 @@ class LocalRedis {
   // One launch on port_: true once our process answers; false with pid_ -1
   // if it exited (not installed, or the port was taken).
   bool StartOnce() {
-    const std::string port = std::to_string(port_);
+    // argv and the environment are built before fork: the child of a
+    // threaded test only calls async-signal-safe functions before exec.
+    std::vector<std::string> args = {"redis-server",
+                                     "--port",
+                                     std::to_string(port_),
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--save",
+                                     "",
+                                     "--appendonly",
+                                     "no",
+                                     "--dir",
+                                     dir_,
+                                     "--loglevel",
+                                     "warning"};
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+#ifdef CRAWL_REDIS_MODULE
+    if (with_module_) {
+      args.insert(args.end(), {"--loadmodule", CRAWL_REDIS_MODULE});
+      // An ASan-built module needs the ASan runtime loaded first.
+      if (CRAWL_REDIS_MODULE_PRELOAD[0] != '\0') {
+        env.push_back(absl::StrCat("LD_PRELOAD=", CRAWL_REDIS_MODULE_PRELOAD));
+      }
+    }
+#endif
+    std::vector<char*> argv, envp;
+    for (std::string& a : args) argv.push_back(a.data());
+    for (std::string& e : env) envp.push_back(e.data());
+    argv.push_back(nullptr);
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test, even one a sanitizer ended
-      execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", dir_.c_str(), "--loglevel", "warning",
-             static_cast<char*>(nullptr));
+      execvpe("redis-server", argv.data(), envp.data());
       _exit(127);
     }
     const std::string ours = absl::StrCat("process_id:", pid_, "\r\n");
@@ -147,13 +191,36 @@ class LocalRedis {
 
   std::string dir_;
   int port_ = 0;
+  bool with_module_ = false;
   pid_t pid_ = -1;
 };
 
-TEST(RedisFrontierTest, ThreeProcessesCrawlOneSiteOnceInTotal) {
-  LocalRedis redis;
-  ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start: install the Debian "
-                                "package redis-server (scripts/setup)";
+// The e2e fleet crawls run on both push paths: the parameter is whether the
+// server has the crawlsieve module (pushes through CRAWLSIEVE.PUSH) or not
+// (the Lua script); each checks at the end which path the pushes took.
+class RedisFleetTest : public testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(redis_.Start()) << "redis-server (from PATH) did not start: install the Debian "
+                                   "package redis-server (scripts/setup)";
+  }
+  void TearDown() override {
+    if (GetParam()) {
+      EXPECT_GT(redis_.CommandCalls("crawlsieve.push"), 0) << "the module took no push";
+    } else {
+      EXPECT_EQ(redis_.CommandCalls("crawlsieve.push"), 0);
+      EXPECT_GT(redis_.CommandCalls("evalsha"), 0);
+    }
+  }
+  LocalRedis redis_{GetParam()};
+};
+
+std::string PushPathName(const testing::TestParamInfo<bool>& info) {
+  return info.param ? "Module" : "Lua";
+}
+
+TEST_P(RedisFleetTest, ThreeProcessesCrawlOneSiteOnceInTotal) {
+  LocalRedis& redis = redis_;
   testsite::SiteOptions site_options;
   site_options.pages = 300;
   absl::StatusOr<std::unique_ptr<testsite::TestSite>> site =
@@ -187,6 +254,96 @@ TEST(RedisFrontierTest, ThreeProcessesCrawlOneSiteOnceInTotal) {
   EXPECT_EQ(pages, 300u);
   EXPECT_EQ(crawls[0].pages.size() + crawls[1].pages.size() + crawls[2].pages.size(),
             fetched_by.size());
+}
+
+// Three testsites on three loopback addresses (127.0.0.1-3), so the fleet's
+// work spreads over hosts (one process holds a host at a time).
+std::vector<std::unique_ptr<testsite::TestSite>> StartThreeHosts(uint64_t pages) {
+  std::vector<std::unique_ptr<testsite::TestSite>> sites;
+  for (int i = 1; i <= 3; ++i) {
+    testsite::SiteOptions options;
+    options.pages = pages;
+    options.links_per_page = 8;
+    options.host = absl::StrCat("127.0.0.", i);
+    absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
+    EXPECT_TRUE(site.ok()) << site.status();
+    if (site.ok()) sites.push_back(*std::move(site));
+  }
+  return sites;
+}
+
+// Three processes given the three sites' roots as seeds and `extra` flags.
+std::vector<BinaryCrawl> RunThreeCrawls(
+    const std::string& name, const std::string& frontier,
+    const std::vector<std::unique_ptr<testsite::TestSite>>& sites, std::vector<std::string> extra) {
+  std::vector<std::string> seeds;
+  for (const auto& site : sites) seeds.push_back(site->RootUrl());
+  extra.insert(extra.end(), {"--frontier", frontier, "--delay", "0"});
+  std::vector<BinaryCrawl> crawls(3);
+  std::vector<std::thread> processes;
+  for (int i = 0; i < 3; ++i) {
+    processes.emplace_back(
+        [&, i] { crawls[i] = RunCrawlBinary(absl::StrCat(name, "-", i), seeds, extra); });
+  }
+  for (std::thread& p : processes) p.join();
+  return crawls;
+}
+
+// --max-depth across the fleet: the depth travels with each URL in the
+// frontier (its payload), so a link found by one process and fetched by
+// another keeps its depth. Every page within the depth is fetched exactly
+// once in total, no page beyond it at all.
+TEST_P(RedisFleetTest, MaxDepthHoldsAcrossProcesses) {
+  const auto sites = StartThreeHosts(120);
+  ASSERT_EQ(sites.size(), 3u);
+  const std::string frontier = absl::StrCat("redis://127.0.0.1:", redis_.port(), "/e2e-depth");
+  const std::vector<BinaryCrawl> crawls =
+      RunThreeCrawls("redis-depth", frontier, sites, {"--max-depth", "2"});
+  std::map<std::string, int> logged;  // URL -> records across the three processes
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(crawls[i].run.exit_code, 0) << "process " << i << ": " << crawls[i].run.err;
+    for (const nlohmann::json& page : crawls[i].pages) {
+      ++logged[page["url"].get<std::string>()];
+      EXPECT_LE(page["depth"].get<int>(), 2) << page["url"];
+    }
+  }
+  size_t within_total = 0;
+  for (const auto& site : sites) {
+    const std::vector<std::string> within = site->PageUrlsWithinDepth(2);
+    ASSERT_LT(within.size(), 120u);  // the limit must actually cut something
+    for (const std::string& url : within) {
+      EXPECT_EQ(site->RequestCount(PathOf(url)), 1u) << url;
+      EXPECT_EQ(logged[url], 1) << url;
+    }
+    EXPECT_EQ(site->TotalRequests(), within.size()) << site->RootUrl();  // nothing deeper
+    within_total += within.size();
+  }
+  EXPECT_EQ(logged.size(), within_total);
+}
+
+// --max-pages across the fleet: the three processes together fetch exactly
+// N pages (NAME:pages counts the pages handed out, as one process counts
+// them), all exit 0, and whoever ran into the limit says so.
+TEST_P(RedisFleetTest, MaxPagesHoldsAcrossProcesses) {
+  const auto sites = StartThreeHosts(100);
+  ASSERT_EQ(sites.size(), 3u);
+  const std::string frontier = absl::StrCat("redis://127.0.0.1:", redis_.port(), "/e2e-pages");
+  const std::vector<BinaryCrawl> crawls =
+      RunThreeCrawls("redis-pages", frontier, sites, {"--max-pages", "40"});
+  size_t logged = 0;
+  int stopped_by_limit = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(crawls[i].run.exit_code, 0) << "process " << i << ": " << crawls[i].run.err;
+    logged += crawls[i].pages.size();
+    stopped_by_limit += crawls[i].summary["stop_reason"] == "max-pages";
+    std::printf("process %d logged %zu pages\n", i, crawls[i].pages.size());
+  }
+  size_t requests = 0;
+  for (const auto& site : sites) requests += site->TotalRequests();
+  EXPECT_EQ(requests, 40u);
+  EXPECT_EQ(logged, 40u);
+  EXPECT_GE(stopped_by_limit, 1);
+  EXPECT_EQ(redis_.Get("e2e-pages:pages"), "40");
 }
 
 // One request of the delay test: which process made it (its User-Agent),
@@ -250,9 +407,24 @@ std::string Table(const std::vector<TimedRequest>& requests) {
   return out;
 }
 
+// Whether `site` logs a request whose User-Agent starts with `user_agent`
+// within 60 s (polled).
+bool SiteSawAgent(const testsite::TestSite& site, const std::string& user_agent) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (const testsite::RequestRecord& r : site.RequestLog()) {
+      if (r.user_agent.rfind(user_agent, 0) == 0) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 // Host leases make one process at a time fetch a host, so --delay holds for
-// the fleet. Each of three processes stops after 5 pages (--max-pages), so
-// the host passes from one to the next twice, and each page is fetched once.
+// the fleet. --max-pages is the fleet's count, each process stopping at its
+// own flag: 4, 8 and 20. Started in that order, each once the one before it
+// holds the host, they hand the host on at 4 and 8 pages fleet-wide: it
+// passes from one to the next twice, and each page is fetched once.
 // The site's gaps between request starts are not the crawlers' own: a
 // request reaches the site after its set-up (the first of a process, on a
 // new connection, took 50-490 ms under TSan on a loaded machine), so the gap
@@ -288,12 +460,19 @@ TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
   constexpr auto kHandOff = std::chrono::milliseconds(50);
   std::vector<BinaryCrawl> crawls(3);
   std::vector<std::thread> processes;
+  const char* const max_pages[] = {"4", "8", "20"};
   for (int i = 0; i < 3; ++i) {
     processes.emplace_back([&, i] {
-      crawls[i] = RunCrawlBinary(absl::StrCat("redis-delay-", i), {(*site)->RootUrl()},
-                                 {"--frontier", frontier, "--delay", "200ms", "--per-host", "1",
-                                  "--max-pages", "5", "--user-agent", absl::StrCat(agent, i)});
+      crawls[i] =
+          RunCrawlBinary(absl::StrCat("redis-delay-", i), {(*site)->RootUrl()},
+                         {"--frontier", frontier, "--delay", "200ms", "--per-host", "1",
+                          "--max-pages", max_pages[i], "--user-agent", absl::StrCat(agent, i)});
     });
+    // The next one starts once this one fetches: it then waits for the host.
+    if (i < 2) {
+      EXPECT_TRUE(SiteSawAgent(**site, absl::StrCat(agent, i)))
+          << "process " << i << " never fetched";
+    }
   }
   for (std::thread& p : processes) p.join();
   const std::string authority = (*site)->RootUrl().substr(0, (*site)->RootUrl().find('/', 8));
@@ -469,6 +648,12 @@ TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
   EXPECT_GE(logged.size(), 100u);  // the survivors logged most of the site
   std::printf("logged %zu of 120 pages; %zu fetched twice\n", logged.size(), refetched);
 }
+
+#ifdef CRAWL_REDIS_MODULE
+INSTANTIATE_TEST_SUITE_P(PushPaths, RedisFleetTest, testing::Bool(), PushPathName);
+#else
+INSTANTIATE_TEST_SUITE_P(PushPaths, RedisFleetTest, testing::Values(false), PushPathName);
+#endif
 
 }  // namespace
 }  // namespace e2e

@@ -61,6 +61,19 @@ namespace crawler {
 class HostCountSketch;
 class HostLimitCounts;
 
+// A page budget shared by the processes of a fleet (--max-pages with a shared
+// --frontier; app/redis_frontier.h keeps it in Redis): the Frontier takes a
+// page from it before it hands one out, so the fleet's total never exceeds
+// the limit. Threading: the Frontier calls it under its lock.
+class PageBudget {
+ public:
+  virtual ~PageBudget() = default;
+  // One page, if fewer than `limit` were taken fleet-wide; false if spent.
+  virtual bool Take(uint64_t limit) = 0;
+  // Gives back `count` pages taken and not handed out.
+  virtual void Return(uint64_t count) = 0;
+};
+
 struct FrontierOptions {
   // URLs pulled from the Sieve into the per-host queues ahead of fetching.
   // Larger lets more hosts be ready at once (a queue dominated by one slow
@@ -87,6 +100,14 @@ struct FrontierOptions {
   double pass_over_per_second = 100000;
   // Fetches handed out in total; 0 = unlimited (--max-pages).
   uint64_t max_pages = 0;
+  // With max_pages: the fleet's budget, when several processes share the
+  // Sieve; null = max_pages is this Frontier's own. Counted as a process
+  // counts: a page handed out by Next takes one (error or not; a redirect's
+  // target is a page of its own), a Requeue'd one is kept for the next Next
+  // (held locally, at most a few), and those held at destruction are
+  // returned. Once Take is refused the Frontier hands out no page it holds
+  // no taken page for.
+  std::shared_ptr<PageBudget> shared_pages;
   // URLs accepted per authority; 0 = unlimited (--max-pages-per-host). Checked
   // before the Sieve, so a refused URL costs no filter bits and is counted in
   // Stats().over_host_limit. Counted per authority hash in 20-35 bytes, for
@@ -206,6 +227,10 @@ class Frontier {
   bool OtherHostsQueuedLocked() const;                                        // requires mu_
   bool OfferLocked(const std::string& url, std::string_view payload);         // requires mu_
   bool UnderHostLimitLocked(const std::string& url, std::string* authority);  // requires mu_
+  bool PageLimitReachedLocked() const;                                        // requires mu_
+  // With shared_pages: makes sure a page is held before a page may be handed
+  // out at `now`; false when none is ready or the budget is spent.
+  bool HoldSharedPageLocked(absl::Time now);  // requires mu_
 
   sieve::Sieve* const sieve_;
   const FrontierOptions options_;
@@ -227,6 +252,10 @@ class Frontier {
   double pass_over_tokens_ = 0;                           // guarded by mu_; token bucket
   absl::Time pass_over_refilled_ = absl::InfinitePast();  // guarded by mu_
   bool pass_over_waiting_ = false;  // guarded by mu_; out of tokens, more to do
+  // With shared_pages: pages taken from the budget and not yet handed out
+  // (at most 1 + the Requeue'd ones), and whether a Take was refused.
+  uint64_t shared_pages_held_ = 0;   // guarded by mu_
+  bool shared_pages_spent_ = false;  // guarded by mu_
 };
 
 }  // namespace crawler

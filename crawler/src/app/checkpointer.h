@@ -55,6 +55,9 @@ struct CrawlStart {
   std::unique_ptr<CrawlStateDir> state;  // null: checkpoints off
   std::unique_ptr<sieve::Sieve> sieve;
   bool resumed = false;
+  // --max-pages across a shared frontier's fleet (FrontierOptions::
+  // shared_pages); null for a process's own frontier. Uses `sieve`.
+  std::shared_ptr<PageBudget> shared_pages;
 };
 absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options);
 

@@ -170,8 +170,10 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
       });
   if (!policy.ok()) return policy.status();
   policy_ = policy->get();
+  FrontierOptions frontier_options = FrontierOptionsOf(options_);
+  frontier_options.shared_pages = start->shared_pages;
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
-      Frontier::Create(sieve_.get(), FrontierOptionsOf(options_), std::move(*policy));
+      Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
   if (!frontier.ok()) return frontier.status();
   frontier_ = std::move(*frontier);
 

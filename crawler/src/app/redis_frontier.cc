@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,18 @@ double LongestDelaySeconds(const CrawlOptions& options) {
   for (const HostRule& rule : options.hosts) longest = std::max(longest, rule.delay_s);
   return longest;
 }
+
+// --max-pages for the fleet: pages taken from NAME:pages (RedisSieve::
+// TakePage). The sieve outlives the Frontier that uses this.
+class RedisPageBudget final : public PageBudget {
+ public:
+  explicit RedisPageBudget(sieve::RedisSieve* sieve) : sieve_(sieve) {}
+  bool Take(uint64_t limit) override { return sieve_->TakePage(limit); }
+  void Return(uint64_t count) override { sieve_->ReturnPages(count); }
+
+ private:
+  sieve::RedisSieve* const sieve_;
+};
 
 }  // namespace
 
@@ -49,6 +62,7 @@ absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
   spdlog::info("shared frontier {} (Redis {}:{}, name '{}'); checkpoints off", options.frontier,
                redis->host, redis->port, redis->name);
   CrawlStart start;  // no state: checkpoints off
+  if (options.max_pages > 0) start.shared_pages = std::make_shared<RedisPageBudget>(sieve->get());
   start.sieve = *std::move(sieve);
   return start;
 }

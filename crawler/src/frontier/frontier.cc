@@ -47,7 +47,12 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
   if (options.max_pages_per_host > 0) per_host_ = std::make_unique<HostLimitCounts>();
 }
 
-Frontier::~Frontier() = default;
+Frontier::~Frontier() {
+  // Pages taken from the fleet's budget and not used go back to the others.
+  if (options_.shared_pages != nullptr && shared_pages_held_ > 0) {
+    options_.shared_pages->Return(shared_pages_held_);
+  }
+}
 
 bool Frontier::UnderHostLimitLocked(const std::string& url, std::string* authority) {
   if (options_.max_pages_per_host == 0) return true;
@@ -171,19 +176,41 @@ bool Frontier::OtherHostsQueuedLocked() const {
 
 bool Frontier::PageLimitReached() {
   std::lock_guard<std::mutex> lock(mu_);
-  return options_.max_pages > 0 && stats_.handed_out >= options_.max_pages;
+  return PageLimitReachedLocked();
+}
+
+bool Frontier::PageLimitReachedLocked() const {
+  if (options_.max_pages == 0) return false;
+  if (options_.shared_pages == nullptr) return stats_.handed_out >= options_.max_pages;
+  return shared_pages_spent_ && shared_pages_held_ == 0;
+}
+
+bool Frontier::HoldSharedPageLocked(absl::Time now) {
+  if (options_.max_pages == 0 || options_.shared_pages == nullptr) return true;
+  if (shared_pages_held_ > 0) return true;
+  // A round trip to the budget only when a URL is ready to go: a page taken
+  // and then held idle is one the others may not fetch meanwhile.
+  if (shared_pages_spent_ || queues_.NextReadyTime() > now) return false;
+  if (!options_.shared_pages->Take(options_.max_pages)) {
+    shared_pages_spent_ = true;
+    return false;
+  }
+  ++shared_pages_held_;
+  return true;
 }
 
 std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return std::nullopt;
+  if (PageLimitReachedLocked()) return std::nullopt;
   RefillLocked(now);
+  if (!HoldSharedPageLocked(now)) return std::nullopt;
   std::optional<CrawlUrl> url = queues_.TakeReady(now);
   if (!url.has_value()) return url;
   if (url->sitemap) {
     --sitemaps_queued_;
   } else {
     ++stats_.handed_out;
+    if (options_.shared_pages != nullptr && options_.max_pages > 0) --shared_pages_held_;
   }
   return url;
 }
@@ -219,6 +246,7 @@ void Frontier::Done(const CrawlUrl& url) {
 void Frontier::Requeue(const CrawlUrl& url, absl::Time now) {
   std::lock_guard<std::mutex> lock(mu_);
   --stats_.handed_out;
+  if (options_.shared_pages != nullptr && options_.max_pages > 0) ++shared_pages_held_;
   queues_.Add(url, now);
 }
 
@@ -226,7 +254,7 @@ bool Frontier::Exhausted() {
   std::lock_guard<std::mutex> lock(mu_);
   const bool unfinished = stats_.done < stats_.handed_out;
   if (unfinished) return false;
-  if (options_.max_pages > 0 && stats_.handed_out >= options_.max_pages) return true;
+  if (PageLimitReachedLocked()) return true;
   if (sitemaps_queued_ > 0) return false;
   // Buffered URLs count as in flight for the Sieve until Done, so a finished
   // Sieve means our queues are empty too.

@@ -28,6 +28,7 @@
 //   NAME:leases    popped URLs in flight (a sorted set scored by the lease's
 //                  deadline, in Redis's clock), NAME:owners (URL -> the
 //                  client holding it) and NAME:lhosts (URL -> its host).
+//   NAME:pages     pages taken from the fleet's page budget (TakePage).
 // Every change is one Lua script run by the server (sieve/src/redis/
 // scripts.cc): push = test-and-set of the k bits and the enqueue, atomically,
 // for a whole batch of URLs (one round trip per batch; or the crawlsieve
@@ -213,6 +214,18 @@ class RedisSieve final : public Sieve {
   // the server answered that the module's command is unknown: restarted
   // without it, or MODULE UNLOAD).
   bool uses_push_module() const;
+
+  // The fleet's page budget (crawl's --max-pages across processes): takes
+  // one page if fewer than `limit` were taken in total, counted in
+  // NAME:pages (one script run, atomic, so the fleet's total never exceeds
+  // `limit`). True if taken, false if the budget is spent or this client
+  // failed (health() says why). A resend after a network error may take a
+  // page twice: the budget can come out one page short, never over.
+  //   if (sieve->TakePage(1000)) Fetch(url);  // else: stop fetching
+  bool TakePage(uint64_t limit);
+  // Gives back `count` pages taken and not used (a process that stops
+  // holding some), so the others may take them.
+  void ReturnPages(uint64_t count);
 
   struct State;  // sieve/src/redis/redis_state.h
 

@@ -92,7 +92,8 @@ RedisKeys::RedisKeys(const std::string& name)
     : prefix(name + ":"),
       meta(name + ":meta"),
       queued(name + ":queued"),
-      leases(name + ":leases") {}
+      leases(name + ":leases"),
+      pages(name + ":pages") {}
 
 std::string RedisKeys::ShardKey(uint64_t shard) const {
   return absl::StrCat(prefix, "bits:", shard);
@@ -118,7 +119,8 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   for (auto [source, sha] : {std::pair{internal::PushScript(), &state->push_sha},
                              std::pair{internal::PopScript(), &state->pop_sha},
                              std::pair{internal::ReleaseScript(), &state->release_sha},
-                             std::pair{internal::RenewScript(), &state->renew_sha}}) {
+                             std::pair{internal::RenewScript(), &state->renew_sha},
+                             std::pair{internal::TakePageScript(), &state->take_page_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;

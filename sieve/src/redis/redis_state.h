@@ -33,6 +33,7 @@ struct RedisKeys {
   std::string meta;
   std::string queued;  // the count of queued URLs
   std::string leases;
+  std::string pages;  // the fleet's page budget taken (TakePage)
 };
 
 struct RedisSieve::State {
@@ -46,6 +47,7 @@ struct RedisSieve::State {
   std::string pop_sha;
   std::string release_sha;
   std::string renew_sha;
+  std::string take_page_sha;
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.

@@ -314,11 +314,22 @@ end
 return renewed
 )lua";
 
+// TAKE PAGE: one page of the fleet's budget (RedisSieve::TakePage).
+//   ARGV[1] prefix, [2] the limit
+//   Reply: 1 if NAME:pages was below the limit (and is now one more), else 0.
+constexpr char kTakePage[] = R"lua(
+local key = ARGV[1] .. 'pages'
+if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[2]) then return 0 end
+redis.call('INCR', key)
+return 1
+)lua";
+
 }  // namespace
 
 std::string PushScript() { return std::string(kCommon) + kPush; }
 std::string PopScript() { return std::string(kCommon) + kPop; }
 std::string ReleaseScript() { return std::string(kCommon) + kRelease; }
 std::string RenewScript() { return std::string(kCommon) + kRenew; }
+std::string TakePageScript() { return kTakePage; }
 
 }  // namespace sieve::internal

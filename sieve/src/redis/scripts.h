@@ -13,6 +13,7 @@ std::string PushScript();
 std::string PopScript();
 std::string ReleaseScript();
 std::string RenewScript();
+std::string TakePageScript();
 
 }  // namespace sieve::internal
 

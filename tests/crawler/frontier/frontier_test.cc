@@ -4,6 +4,8 @@
 #include "crawler/frontier.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -181,6 +183,82 @@ TEST(Frontier, PageLimitStopsHandingOut) {
     (*frontier)->Done(u);
   }
   EXPECT_TRUE((*frontier)->Exhausted());
+}
+
+// A fleet's page budget as the test's own counter (RedisSieve keeps it in
+// Redis: tests/e2e/redis_frontier_test.cc): taken only below the limit.
+class CountedPageBudget final : public PageBudget {
+ public:
+  bool Take(uint64_t limit) override {
+    ++takes;
+    if (taken >= limit) return false;
+    ++taken;
+    return true;
+  }
+  void Return(uint64_t count) override { taken -= count; }
+  uint64_t taken = 0;
+  uint64_t takes = 0;
+};
+
+TEST(Frontier, SharedMaxPagesIsTheFleetsTotal) {
+  auto budget = std::make_shared<CountedPageBudget>();
+  auto sieve_a = MakeSieve();
+  auto sieve_b = MakeSieve();
+  FrontierOptions options = NoDelay();
+  options.max_pages = 5;
+  options.shared_pages = budget;
+  auto a = Frontier::Create(sieve_a.get(), options);
+  auto b = Frontier::Create(sieve_b.get(), options);
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 10; ++i) urls.push_back(absl::StrCat("http://a/", i));
+  (*a)->OfferLinks(urls, 0, "");
+  (*b)->OfferLinks(urls, 0, "");
+  std::vector<CrawlUrl> got_a, got_b;
+  for (int i = 0; i < 3; ++i) got_a.push_back(*(*a)->Next(kFrontierT0));
+  while (auto u = (*b)->Next(kFrontierT0)) got_b.push_back(*u);
+  EXPECT_EQ(got_b.size(), 2u);  // 3 + 2 = the fleet's 5
+  EXPECT_FALSE((*a)->Next(kFrontierT0).has_value());
+  EXPECT_TRUE((*a)->PageLimitReached());
+  EXPECT_TRUE((*b)->PageLimitReached());
+  // A page put back (the robots gate) is kept by its process for the next.
+  (*a)->Release(got_a.back(), {}, kFrontierT0);
+  (*a)->Requeue(got_a.back(), kFrontierT0);
+  got_a.pop_back();
+  EXPECT_FALSE((*a)->PageLimitReached());
+  const uint64_t takes = budget->takes;
+  std::optional<CrawlUrl> again = (*a)->Next(kFrontierT0);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(budget->takes, takes);  // no new take: the kept one
+  EXPECT_EQ(budget->taken, 5u);
+  got_a.push_back(*again);
+  EXPECT_FALSE((*a)->Exhausted());  // three unfinished
+  for (const auto& u : got_a) {
+    (*a)->Release(u, {}, kFrontierT0);
+    (*a)->Done(u);
+  }
+  EXPECT_TRUE((*a)->Exhausted());
+}
+
+TEST(Frontier, SharedPagesHeldAndUnusedGoBackAtDestruction) {
+  auto budget = std::make_shared<CountedPageBudget>();
+  auto sieve = MakeSieve();
+  FrontierOptions options = NoDelay();
+  options.max_pages = 5;
+  options.shared_pages = budget;
+  {
+    auto frontier = Frontier::Create(sieve.get(), options);
+    ASSERT_TRUE(frontier.ok());
+    EXPECT_FALSE((*frontier)->Next(kFrontierT0).has_value());
+    EXPECT_EQ(budget->takes, 0u);  // nothing ready: nothing taken
+    (*frontier)->Offer(Seed("http://a/"));
+    auto url = (*frontier)->Next(kFrontierT0);
+    ASSERT_TRUE(url.has_value());
+    (*frontier)->Release(*url, {}, kFrontierT0);
+    (*frontier)->Requeue(*url, kFrontierT0);  // held again, never fetched
+    EXPECT_EQ(budget->taken, 1u);
+  }
+  EXPECT_EQ(budget->taken, 0u);
 }
 
 TEST(Frontier, MaxPagesPerHostRefusesBeforeTheSieve) {

@@ -7,6 +7,7 @@
 #include "sieve/redis_sieve.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <random>
@@ -327,6 +328,35 @@ TEST_P(RedisSieveTest, RedisRestartedWithoutItsDataIsDataLossNotAFreshStart) {
   EXPECT_EQ(health.code(), absl::StatusCode::kDataLoss) << health;
   EXPECT_NE(health.message().find("restart:meta"), std::string::npos) << health;
   EXPECT_TRUE(sieve->IsFinished());
+}
+
+// The fleet's page budget (crawl's --max-pages across processes): clients
+// racing for pages take exactly the limit between them, counted in
+// NAME:pages; pages given back may be taken again, never more than the limit.
+TEST_P(RedisSieveTest, ClientsRacingForThePageBudgetTakeExactlyTheLimit) {
+  RedisSieveOptions options = redis_.Options("budget");
+  auto a = Connect(options);
+  auto b = Connect(options);
+  ASSERT_TRUE(a && b);
+  std::atomic<uint64_t> taken{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      RedisSieve* sieve = t % 2 ? a.get() : b.get();
+      for (int i = 0; i < 100; ++i) taken += sieve->TakePage(137);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(taken.load(), 137u);
+  EXPECT_EQ(redis_.Command({"GET", "budget:pages"}), "137");
+  EXPECT_FALSE(a->TakePage(137));
+  b->ReturnPages(2);
+  EXPECT_TRUE(a->TakePage(137));
+  EXPECT_TRUE(b->TakePage(137));
+  EXPECT_FALSE(a->TakePage(137));
+  EXPECT_TRUE(a->TakePage(138));  // a larger limit (a process started with more) goes on
+  EXPECT_EQ(redis_.Command({"GET", "budget:pages"}), "138");
+  EXPECT_TRUE(a->health().ok()) << a->health();
 }
 
 TEST_P(RedisSieveTest, SaveIsUnimplementedBecauseTheStateIsInRedis) {
