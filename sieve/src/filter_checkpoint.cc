@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "descriptor_io.h"
+#include "zstd_streambuf.h"
 
 namespace sieve::internal {
 namespace {
@@ -100,9 +101,16 @@ std::string NewFileName(absl::string_view suffix) {
   return absl::StrCat(absl::StrFormat("filter-%016x", random()), suffix);
 }
 
-// Writes a new file in `dir` through `write` (temporary name, fsync, rename).
-absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view suffix,
-                                        absl::FunctionRef<absl::Status(std::ostream&)> write) {
+// A file just written: what a manifest records, and its bytes before zstd.
+struct NewFile {
+  FilterFile file;
+  uint64_t raw_bytes = 0;
+};
+
+// Writes a new file in `dir` through `write`, as one zstd frame (temporary
+// name, fsync, rename).
+absl::StatusOr<NewFile> WriteNewFile(const fs::path& dir, absl::string_view suffix,
+                                     absl::FunctionRef<absl::Status(std::ostream&)> write) {
   FilterFile file;
   file.name = NewFileName(suffix);
   const fs::path path = dir / file.name;
@@ -110,10 +118,17 @@ absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view s
   Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoError("cannot create", temporary);
   HashingWriteBuf buffer(fd.get());
-  std::ostream out(&buffer);
+  ZstdWriteBuf zstd(&buffer, kFilterZstdLevel);
+  std::ostream out(&zstd);
   absl::Status written = write(out);
-  out.flush();
-  if (written.ok() && (buffer.failed() || !out)) written = ErrnoError("cannot write", temporary);
+  const bool compressed = written.ok() && out && zstd.Finish();
+  buffer.pubsync();
+  if (written.ok() && (!compressed || buffer.failed())) {
+    written =
+        buffer.failed()
+            ? ErrnoError("cannot write", temporary)
+            : absl::InternalError(absl::StrCat("cannot compress ", temporary.string(), " (zstd)"));
+  }
   if (written.ok() && ::fsync(fd.get()) != 0) written = ErrnoError("cannot fsync", temporary);
   if (written.ok() && !fd.Close()) written = ErrnoError("cannot close", temporary);
   if (written.ok() && std::rename(temporary.c_str(), path.c_str()) != 0) {
@@ -126,7 +141,7 @@ absl::StatusOr<FilterFile> WriteNewFile(const fs::path& dir, absl::string_view s
   }
   file.bytes = buffer.bytes();
   file.checksum = buffer.digest();
-  return file;
+  return NewFile{file, zstd.raw_bytes()};
 }
 
 // Makes `dir`/name the chain's file `file` (from chain_dir): a hard link, or a
@@ -217,7 +232,7 @@ absl::StatusOr<FilterFiles> SaveFilterCheckpoint(SeenFilter& filter, const fs::p
   bool delta = DeltaFits(filter, chain, chain.delta_bytes_) && PlaceChain(chain, dir).ok();
   FilterChain next;
   if (delta) next = chain;
-  absl::StatusOr<FilterFile> file =
+  absl::StatusOr<NewFile> file =
       delta ? WriteNewFile(dir, kDeltaSuffix,
                            [&](std::ostream& out) { return SaveDelta(filter, out); })
             : WriteNewFile(dir, kBaseSuffix, [&](std::ostream& out) { return filter.Save(out); });
@@ -228,25 +243,31 @@ absl::StatusOr<FilterFiles> SaveFilterCheckpoint(SeenFilter& filter, const fs::p
   ClearDirty(filter);
   filter.set_tracked_from_empty(false);  // the chain now starts from a file
   next.dir_ = dir;
-  next.files_.push_back(*file);
-  next.delta_bytes_ = delta ? next.delta_bytes_ + file->bytes : 0;
+  next.files_.push_back(file->file);
+  // The bound on the chain is on the formats' bytes, before zstd: it bounds
+  // the work of a load and of the writes, which zstd only makes smaller.
+  next.delta_bytes_ = delta ? next.delta_bytes_ + file->raw_bytes : 0;
   chain = std::move(next);
-  return FilterFiles{chain.files_, file->bytes};
+  return FilterFiles{chain.files_, file->file.bytes, file->raw_bytes};
 }
 
 namespace {
 
-// Reads the first 8 bytes (the format's magic) without moving the descriptor.
-std::string Magic(int fd) {
+// Reads the first 8 bytes without moving the descriptor.
+std::string Head(int fd) {
   char bytes[8] = {};
   if (::pread(fd, bytes, sizeof(bytes), 0) != static_cast<ssize_t>(sizeof(bytes))) return "";
   return std::string(bytes, sizeof(bytes));
 }
 
-// Opens `file` in `dir`, checks its size, hands it to `parse`, then checks
-// that all of it was read and its checksum.
-absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
-                      absl::FunctionRef<absl::Status(int fd, std::istream&)> parse) {
+// Opens `file` in `dir`, checks its size, hands its content (decompressed:
+// files of builds before zstd are read as they are) and the format's magic
+// to `parse`, then checks that all of it was read and its checksum. Adds the
+// content's bytes to `*raw_bytes`.
+absl::Status ReadFile(
+    const fs::path& dir, const FilterFile& file,
+    absl::FunctionRef<absl::Status(const std::string& magic, std::istream&)> parse,
+    uint64_t* raw_bytes) {
   const fs::path path = dir / file.name;
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
@@ -259,15 +280,21 @@ absl::Status ReadFile(const fs::path& dir, const FilterFile& file,
                                             " bytes, the checkpoint says ", file.bytes));
   }
   HashingReader buffer(fd.get());
-  std::istream in(&buffer);
-  if (absl::Status s = parse(fd.get(), in); !s.ok()) {
+  const std::string head = Head(fd.get());
+  std::optional<ZstdReadBuf> zstd;
+  if (IsZstdFrame(head)) zstd.emplace(&buffer);
+  std::istream in(zstd.has_value() ? static_cast<std::streambuf*>(&*zstd) : &buffer);
+  const std::string magic = zstd.has_value() ? zstd->Peek(8) : head;
+  if (absl::Status s = parse(magic, in); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat(path.string(), ": ", s.message()));
   }
   if (in.rdbuf()->sgetc() != std::char_traits<char>::eof() || buffer.failed() ||
-      buffer.bytes() != file.bytes || buffer.digest() != file.checksum) {
+      (zstd.has_value() && zstd->failed()) || buffer.bytes() != file.bytes ||
+      buffer.digest() != file.checksum) {
     return absl::DataLossError(
         absl::StrCat("filter file ", path.string(), " does not match its checksum"));
   }
+  *raw_bytes += zstd.has_value() ? zstd->raw_bytes() : buffer.bytes();
   return absl::OkStatus();
 }
 
@@ -278,35 +305,40 @@ absl::StatusOr<SeenFilter> LoadFilterCheckpoint(OverflowPolicy policy, const fs:
   if (files.files.empty()) return absl::DataLossError("the checkpoint lists no filter file");
   std::optional<bloom::BloomFilter> fixed;
   std::optional<bloom::ScalableBloomFilter> scalable;
-  absl::Status first = ReadFile(dir, files.files[0], [&](int fd, std::istream& in) -> absl::Status {
-    const std::string magic = Magic(fd);
-    const bool grow = policy == OverflowPolicy::kGrow;
-    if (grow && (magic == "CRAWLSBF" || magic == "CRAWLSBD")) {
-      absl::StatusOr<bloom::ScalableBloomFilter> loaded =
-          magic == "CRAWLSBF" ? bloom::ScalableBloomFilter::Load(in)
-                              : bloom::ScalableBloomFilter::LoadDelta(in);
-      if (!loaded.ok()) return loaded.status();
-      scalable.emplace(*std::move(loaded));
-      return absl::OkStatus();
-    }
-    if (!grow && (magic == "CRAWLBLM" || magic == "CRAWLBLD")) {
-      absl::StatusOr<bloom::BloomFilter> loaded =
-          magic == "CRAWLBLM" ? bloom::BloomFilter::Load(in) : bloom::BloomFilter::LoadDelta(in);
-      if (!loaded.ok()) return loaded.status();
-      fixed.emplace(*std::move(loaded));
-      return absl::OkStatus();
-    }
-    return absl::DataLossError("not a filter image of the checkpoint's overflow policy");
-  });
+  uint64_t first_bytes = 0;
+  absl::Status first = ReadFile(
+      dir, files.files[0],
+      [&](const std::string& magic, std::istream& in) -> absl::Status {
+        const bool grow = policy == OverflowPolicy::kGrow;
+        if (grow && (magic == "CRAWLSBF" || magic == "CRAWLSBD")) {
+          absl::StatusOr<bloom::ScalableBloomFilter> loaded =
+              magic == "CRAWLSBF" ? bloom::ScalableBloomFilter::Load(in)
+                                  : bloom::ScalableBloomFilter::LoadDelta(in);
+          if (!loaded.ok()) return loaded.status();
+          scalable.emplace(*std::move(loaded));
+          return absl::OkStatus();
+        }
+        if (!grow && (magic == "CRAWLBLM" || magic == "CRAWLBLD")) {
+          absl::StatusOr<bloom::BloomFilter> loaded = magic == "CRAWLBLM"
+                                                          ? bloom::BloomFilter::Load(in)
+                                                          : bloom::BloomFilter::LoadDelta(in);
+          if (!loaded.ok()) return loaded.status();
+          fixed.emplace(*std::move(loaded));
+          return absl::OkStatus();
+        }
+        return absl::DataLossError("not a filter image of the checkpoint's overflow policy");
+      },
+      &first_bytes);
   if (!first.ok()) return first;
-  uint64_t delta_bytes =
-      absl::EndsWith(files.files[0].name, kDeltaSuffix) ? files.files[0].bytes : 0;
+  uint64_t delta_bytes = absl::EndsWith(files.files[0].name, kDeltaSuffix) ? first_bytes : 0;
   for (size_t i = 1; i < files.files.size(); ++i) {
-    absl::Status s = ReadFile(dir, files.files[i], [&](int, std::istream& in) {
-      return scalable.has_value() ? scalable->ApplyDelta(in) : fixed->ApplyBlocks(in);
-    });
+    absl::Status s = ReadFile(
+        dir, files.files[i],
+        [&](const std::string&, std::istream& in) {
+          return scalable.has_value() ? scalable->ApplyDelta(in) : fixed->ApplyBlocks(in);
+        },
+        &delta_bytes);
     if (!s.ok()) return s;
-    delta_bytes += files.files[i].bytes;
   }
   SeenFilter seen = scalable.has_value() ? SeenFilter::FromScalable(*std::move(scalable))
                                          : SeenFilter::FromFixed(*std::move(fixed), false);

@@ -5,7 +5,12 @@
 // directory: the first is a base image (bloom's Save format) or, for a filter
 // tracked since it was empty, a delta from zero; each later one is a delta of
 // the 64-byte blocks changed since the file before it (bloom/filter.h).
-// Applied in order they rebuild the saved filter bit for bit. Each Save keeps
+// Applied in order they rebuild the saved filter bit for bit. Each file is
+// one zstd frame of that format (zstd_streambuf.h: a delta is mostly zero
+// bits, ~4x smaller); a file of a build before zstd is read as it is, so
+// older checkpoints resume (tests/sieve/filter_checkpoint_test.cc,
+// "BeforeZstd"). The bounds below count the format's bytes, before zstd.
+// Each Save keeps
 // the chain's earlier files (hard links when the directory changes, a copy
 // across file systems) and writes one new file: a delta, or a new base once
 // the chain's deltas would pass 1.25x the base's size (docs/bloom.md,
@@ -58,6 +63,7 @@ struct FilterFile {
 struct FilterFiles {
   std::vector<FilterFile> files;
   uint64_t written_bytes = 0;  // bytes this Save wrote (0 for a load)
+  uint64_t raw_bytes = 0;      // the same before zstd: the format's bytes
 };
 
 // What the Sieve remembers between checkpoints: where its chain's files are

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <chrono>
 #include <cstdio>
@@ -78,7 +79,7 @@ TEST_P(FilterCheckpointTest, FreshFilterStartsWithASmallDeltaAndTheChainRebuilds
   FilterFiles files = Save(live, scratch.path(), chain);
   ASSERT_EQ(files.files.size(), 1u);
   EXPECT_TRUE(files.files[0].name.ends_with(".delta"));
-  EXPECT_EQ(files.written_bytes, bloom::BloomFilter::DeltaBytes(0));  // nothing inserted yet
+  EXPECT_EQ(files.raw_bytes, bloom::BloomFilter::DeltaBytes(0));  // nothing inserted yet
   for (uint64_t round = 0; round < 5; ++round) {
     Insert(live, round * 2000, (round + 1) * 2000);
     files = Save(live, scratch.path(), chain);
@@ -96,7 +97,8 @@ TEST_P(FilterCheckpointTest, DeltasPastTheBoundRestartTheChainWithABase) {
   SeenFilter live = Make(FilterOptions(OverflowPolicy::kWarn, GetParam(), 20'000));
   FilterChain chain;
   uint64_t written = 0;
-  uint64_t changed = 0;  // bytes of the blocks dirty at each save
+  uint64_t written_raw = 0;  // the same before zstd: the bound holds for both
+  uint64_t changed = 0;      // bytes of the blocks dirty at each save
   bool saw_base = false;
   FilterFiles files;
   for (uint64_t round = 0; round < 40; ++round) {
@@ -104,6 +106,7 @@ TEST_P(FilterCheckpointTest, DeltasPastTheBoundRestartTheChainWithABase) {
     changed += live.fixed()->DirtyBlockCount() * 64;
     files = Save(live, scratch.path(), chain);
     written += files.written_bytes;
+    written_raw += files.raw_bytes;
     saw_base = saw_base || files.files.size() == 1;
     uint64_t deltas = 0;
     for (const FilterFile& f : files.files) deltas += f.name.ends_with(".delta") ? f.bytes : 0;
@@ -114,6 +117,7 @@ TEST_P(FilterCheckpointTest, DeltasPastTheBoundRestartTheChainWithABase) {
   EXPECT_TRUE(saw_base);
   EXPECT_TRUE(files.files[0].name.ends_with(".base") || files.files.size() > 1);
   EXPECT_LE(written, 2 * changed) << written << " bytes written for " << changed << " changed";
+  EXPECT_LE(written_raw, 2 * changed) << written_raw << " bytes before zstd for " << changed;
   EXPECT_EQ(Load(OverflowPolicy::kWarn, scratch.path(), files), Image(live));
 }
 
@@ -122,6 +126,72 @@ INSTANTIATE_TEST_SUITE_P(Layouts, FilterCheckpointTest,
                          [](const auto& info) {
                            return std::string(bloom::LayoutName(info.param));
                          });
+
+std::string FileHead(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4, '\0');
+  in.read(head.data(), 4);
+  return head;
+}
+
+// Each file is a zstd frame of bloom's format: a delta of sparse blocks (as
+// between two checkpoints of a large filter) is several times smaller than
+// the format's bytes, and rebuilds the filter.
+TEST(FilterCheckpoint, FilesAreZstdFramesSeveralTimesSmallerThanTheFormat) {
+  const ScratchDir scratch;
+  SeenFilter live = Make(FilterOptions(OverflowPolicy::kWarn, bloom::Layout::kBlocked, 1e6));
+  FilterChain chain;
+  Insert(live, 0, 20'000);  // ~1 per block: most dirty blocks hold 1-2 keys
+  const uint64_t dirty = live.fixed()->DirtyBlockCount();
+  FilterFiles files = Save(live, scratch.path(), chain);
+  ASSERT_EQ(files.files.size(), 1u);
+  EXPECT_EQ(FileHead(scratch.path() / files.files[0].name), std::string("\x28\xb5\x2f\xfd"));
+  EXPECT_EQ(files.written_bytes, files.files[0].bytes);
+  EXPECT_EQ(files.raw_bytes, bloom::BloomFilter::DeltaBytes(dirty));
+  EXPECT_LT(files.written_bytes * 3, files.raw_bytes)
+      << files.written_bytes << " bytes on disk for " << files.raw_bytes;
+  EXPECT_EQ(Load(OverflowPolicy::kWarn, scratch.path(), files), Image(live));
+}
+
+// Writes `content` into `dir`/`name` as a build before zstd did: the format's
+// bytes as they are; returns the manifest's record of it.
+FilterFile WriteUncompressed(const fs::path& dir, const std::string& name,
+                             const std::string& content) {
+  std::ofstream(dir / name, std::ios::binary) << content;
+  return FilterFile{name, content.size(), XXH3_64bits(content.data(), content.size())};
+}
+
+// Migration: a chain written before zstd (a base and a delta, uncompressed)
+// loads bit for bit, and a resumed chain appends zstd deltas to it.
+TEST(FilterCheckpoint, AChainWrittenBeforeZstdStillLoadsAndKeepsGrowing) {
+  const ScratchDir scratch;
+  SeenFilter live = Make(FilterOptions(OverflowPolicy::kWarn, bloom::Layout::kBlocked, 1e5));
+  Insert(live, 0, 3000);
+  FilterFiles old_files;
+  old_files.files.push_back(
+      WriteUncompressed(scratch.path(), "filter-00000000000000a1.base", Image(live)));
+  live.fixed()->ClearDirtyBlocks();
+  Insert(live, 3000, 4000);
+  std::ostringstream delta;
+  ASSERT_TRUE(live.fixed()->SaveDirtyBlocks(delta).ok());
+  live.fixed()->ClearDirtyBlocks();
+  old_files.files.push_back(
+      WriteUncompressed(scratch.path(), "filter-00000000000000a2.delta", delta.str()));
+  ASSERT_NE(FileHead(scratch.path() / old_files.files[0].name), std::string("\x28\xb5\x2f\xfd"));
+
+  FilterChain chain;
+  absl::StatusOr<SeenFilter> resumed =
+      LoadFilterCheckpoint(OverflowPolicy::kWarn, scratch.path(), old_files, &chain);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(Image(*resumed), Image(live));
+  Insert(*resumed, 4000, 5000);
+  Insert(live, 4000, 5000);
+  const FilterFiles next = Save(*resumed, scratch.path(), chain);
+  ASSERT_EQ(next.files.size(), 3u);
+  EXPECT_EQ(next.files[1], old_files.files[1]);
+  EXPECT_EQ(FileHead(scratch.path() / next.files[2].name), std::string("\x28\xb5\x2f\xfd"));
+  EXPECT_EQ(Load(OverflowPolicy::kWarn, scratch.path(), next), Image(live));
+}
 
 TEST(FilterCheckpoint, AnEarlierCheckpointStaysExactWhateverLaterSavesDo) {
   // A kill -9 after checkpoint 1: its files must give the filter as of
