@@ -5,11 +5,12 @@
 // directory: the first is a base image (bloom's Save format) or, for a filter
 // tracked since it was empty, a delta from zero; each later one is a delta of
 // the 64-byte blocks changed since the file before it (bloom/filter.h).
-// Applied in order they rebuild the saved filter bit for bit. Each file is
-// one zstd frame of that format (zstd_streambuf.h: a delta is mostly zero
-// bits, ~4x smaller); a file of a build before zstd is read as it is, so
-// older checkpoints resume (tests/sieve/filter_checkpoint_test.cc,
-// "BeforeZstd"). The bounds below count the format's bytes, before zstd.
+// Applied in order they rebuild the saved filter bit for bit. A delta is one
+// zstd frame of its format (zstd_streambuf.h: mostly zero bits, ~4x
+// smaller); a base is written as it is (too slow to compress under the
+// checkpoint's locks). Files are read either way, so the uncompressed deltas
+// of builds before zstd still resume (tests/sieve/filter_checkpoint_test.cc,
+// "BeforeZstd"). The bounds below count the formats' bytes, before zstd.
 // Each Save keeps
 // the chain's earlier files (hard links when the directory changes, a copy
 // across file systems) and writes one new file: a delta, or a new base once

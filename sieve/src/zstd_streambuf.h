@@ -1,8 +1,7 @@
-// zstd streams over std::streambuf: the filter's checkpoint files (bloom's
-// Save and delta formats, written and read as streams) are stored as one zstd
-// frame each. A delta is mostly zero bits: at the bench's mix a 180 MB delta
-// is 43 MB at level 1 (bench/results/scale.md), and a filter image at 6% fill
-// ~39% of its size.
+// zstd streams over std::streambuf: the filter's checkpoint deltas (bloom's
+// delta format, written and read as a stream) are stored as one zstd frame
+// each. A delta is mostly zero bits: at bench/scale's mix a 180 MB delta is
+// 43 MB at level 1.
 //
 //   ZstdWriteBuf zstd(&file_buffer, kFilterZstdLevel);
 //   std::ostream out(&zstd);

@@ -134,10 +134,10 @@ std::string FileHead(const fs::path& path) {
   return head;
 }
 
-// Each file is a zstd frame of bloom's format: a delta of sparse blocks (as
+// Each delta is a zstd frame of bloom's format: a delta of sparse blocks (as
 // between two checkpoints of a large filter) is several times smaller than
 // the format's bytes, and rebuilds the filter.
-TEST(FilterCheckpoint, FilesAreZstdFramesSeveralTimesSmallerThanTheFormat) {
+TEST(FilterCheckpoint, DeltasAreZstdFramesSeveralTimesSmallerThanTheFormat) {
   const ScratchDir scratch;
   SeenFilter live = Make(FilterOptions(OverflowPolicy::kWarn, bloom::Layout::kBlocked, 1e6));
   FilterChain chain;
@@ -265,6 +265,7 @@ TEST(FilterCheckpoint, AFilterLoadedFromAnImageStartsItsChainWithABase) {
   const FilterFiles files = Save(*loaded, scratch.path(), chain);
   ASSERT_EQ(files.files.size(), 1u);
   EXPECT_TRUE(files.files[0].name.ends_with(".base"));
+  EXPECT_EQ(FileHead(scratch.path() / files.files[0].name), "CRAW");  // bases stay uncompressed
   EXPECT_EQ(Load(OverflowPolicy::kWarn, scratch.path(), files), Image(original));
 }
 
