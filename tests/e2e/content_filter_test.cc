@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,31 @@ TEST(ContentFilter, Issue19SitemapFlagWorksWithRobotsOff) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(site->RequestCount("/robots.txt"), 0u);
   ExpectSitemapCrawled(*site, options, /*robots=*/false);
+}
+
+// `crawl --sitemap URL` with no seed: the crawl starts from the sitemap,
+// its pages in scope by the sitemap's host; nothing else is fetched.
+TEST(ContentFilter, Issue19SitemapFlagAloneStartsTheCrawl) {
+  testsite::SiteOptions site_options;
+  site_options.pages = 3;
+  auto started = testsite::TestSite::Start(site_options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  auto site = std::move(*started);
+  AddUnlistedSitemap(site.get());
+  crawler::CrawlOptions options = e2e::FastOptions("content-sitemap-alone");
+  const e2e::CommandResult run =
+      e2e::RunProgram("crawl", {"--sitemap", site->BaseUrl() + "/maps/index.xml.gz", "--out",
+                                options.out_dir, "--delay", "0", "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ExpectSitemapCrawled(*site, options, /*robots=*/true);
+  EXPECT_EQ(site->RequestCount("/"), 0u) << "no seed: the root is not a page of this crawl";
+  std::set<std::string> recorded;
+  for (const auto& page : e2e::ReadPages(options.out_dir)) {
+    recorded.insert(e2e::PathOf(page["url"].get<std::string>()));
+  }
+  // The sitemap's pages, no more: two fetched, one blocked by robots.txt.
+  EXPECT_EQ(recorded,
+            (std::set<std::string>{"/hidden/1.html", "/hidden/2.html", "/hidden/blocked.html"}));
 }
 
 TEST(ContentFilter, Issue19BadValuesAreUsageErrorsNamingTheFlag) {

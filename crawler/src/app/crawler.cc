@@ -156,7 +156,12 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
   if (!start.ok()) return start.status();
   const std::vector<std::string> raw_seeds = Checkpointer::SeedsOf(*start, given_seeds);
-  absl::StatusOr<std::vector<std::string>> seeds = NormalizeSeeds(raw_seeds, options_);
+  // --sitemap without seeds: the sitemaps' URLs stand for the seeds where a
+  // seed sets something (the scope's hosts, private addresses allowed, the
+  // checkpoint's list); the pages come from the sitemaps, nothing else is queued.
+  const bool sitemaps_only = raw_seeds.empty() && !options_.sitemap_urls.empty();
+  absl::StatusOr<std::vector<std::string>> seeds =
+      NormalizeSeeds(sitemaps_only ? options_.sitemap_urls : raw_seeds, options_);
   if (!seeds.ok()) return seeds.status();
   absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options_, *seeds);
   if (!filter.ok()) return filter.status();
@@ -207,7 +212,7 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   LinkCounts seed_counts;
   const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
   for (const std::string& seed :
-       processor_->Filter(start->resumed ? no_seeds : *seeds, 0, &seed_counts)) {
+       processor_->Filter(start->resumed || sitemaps_only ? no_seeds : *seeds, 0, &seed_counts)) {
     CrawlUrl url;
     url.url = seed;
     frontier_->Offer(url);

@@ -33,7 +33,8 @@ absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) 
     urls = std::move(seeds->urls);
   }
   urls.insert(urls.end(), options.seed_urls.begin(), options.seed_urls.end());
-  if (urls.empty()) {
+  // --sitemap alone: the sitemaps give the URLs (Crawler::Impl::Init).
+  if (urls.empty() && (!options.seeds_file.empty() || options.sitemap_urls.empty())) {
     const std::string file = options.seeds_file == "-" ? "stdin" : options.seeds_file;
     return absl::InvalidArgumentError(file + ": no valid seed URL");
   }

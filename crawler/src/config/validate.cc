@@ -48,10 +48,11 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
     return absl::InvalidArgumentError(
         "--resume and --fresh contradict each other (continue the checkpoint, or discard it)");
   }
-  if (options.seeds_file.empty() && options.seed_urls.empty() && !options.resume) {
+  if (options.seeds_file.empty() && options.seed_urls.empty() && options.sitemap_urls.empty() &&
+      !options.resume) {
     return absl::InvalidArgumentError(
         "--seeds: missing (a file of start URLs, '-' for stdin, [seeds] file in the config, "
-        "or URLs as arguments)");
+        "URLs as arguments, or --sitemap URL)");
   }
   if (options.out_dir == "-") {
     return absl::InvalidArgumentError(

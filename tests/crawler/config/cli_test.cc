@@ -334,7 +334,7 @@ TEST(ParseCrawlCommand, BadValuesNameTheFlagAndTheValue) {
 TEST(ParseCrawlCommand, UsageErrors) {
   EXPECT_EQ(ParseError({}),
             "--seeds: missing (a file of start URLs, '-' for stdin, [seeds] file in the config, "
-            "or URLs as arguments)");
+            "URLs as arguments, or --sitemap URL)");
   EXPECT_EQ(ParseError({"--seeds", "s", "--bogus"}), "unknown option '--bogus' (see --help)");
   EXPECT_EQ(ParseError({"--seeds", "s", "extra"}),
             "unexpected argument 'extra': neither an option (--name) nor an http(s) URL to start "
