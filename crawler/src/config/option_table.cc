@@ -161,8 +161,9 @@ const std::array kRows = {
                                      Kind::kSeconds, "first wait to refetch a failed robots.txt")),
     Row<&O::sitemaps>("fetch", "sitemaps", "sitemaps", "", Kind::kSwitch,
                       "crawl the URLs of robots.txt Sitemap: files"),
-    Items(Row<&O::sitemap_urls>("fetch", "sitemap_urls", "sitemap", "URL", Kind::kTextList,
-                                "also crawl the URLs of this sitemap (repeatable; with no seeds, start from it)"),
+    Items(Row<&O::sitemap_urls>(
+              "fetch", "sitemap_urls", "sitemap", "URL", Kind::kTextList,
+              "also crawl the URLs of this sitemap (repeatable; with no seeds, start from it)"),
           ListItem::kUrl),
     Items(Row<&O::accept_types>("fetch", "accept_types", "accept-type", "TYPE", Kind::kTextList,
                                 "keep only responses of this media type (text/html, image/*; "
