@@ -182,13 +182,20 @@ void ExpectSitemapCrawled(const testsite::TestSite& site, const crawler::CrawlOp
   EXPECT_EQ(summary["sitemap_urls"], 3);
 }
 
-TEST(ContentFilter, Issue19SitemapFlagStartsFromAnUnlistedSitemap) {
+// A 3-page site with the sitemap index of AddUnlistedSitemap.
+std::unique_ptr<testsite::TestSite> StartSitemapSite() {
   testsite::SiteOptions site_options;
   site_options.pages = 3;
   auto started = testsite::TestSite::Start(site_options);
-  ASSERT_TRUE(started.ok()) << started.status();
-  auto site = std::move(*started);
-  AddUnlistedSitemap(site.get());
+  EXPECT_TRUE(started.ok()) << started.status();
+  if (!started.ok()) return nullptr;
+  AddUnlistedSitemap(started->get());
+  return std::move(*started);
+}
+
+TEST(ContentFilter, Issue19SitemapFlagStartsFromAnUnlistedSitemap) {
+  auto site = StartSitemapSite();
+  ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap");
   options.robots = true;
   options.sitemap_urls = {site->BaseUrl() + "/maps/index.xml.gz"};
@@ -199,12 +206,8 @@ TEST(ContentFilter, Issue19SitemapFlagStartsFromAnUnlistedSitemap) {
 }
 
 TEST(ContentFilter, Issue19SitemapFlagWorksWithRobotsOff) {
-  testsite::SiteOptions site_options;
-  site_options.pages = 3;
-  auto started = testsite::TestSite::Start(site_options);
-  ASSERT_TRUE(started.ok()) << started.status();
-  auto site = std::move(*started);
-  AddUnlistedSitemap(site.get());
+  auto site = StartSitemapSite();
+  ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap-robots-off");
   options.robots = false;
   options.sitemap_urls = {site->BaseUrl() + "/maps/index.xml.gz"};
@@ -217,12 +220,8 @@ TEST(ContentFilter, Issue19SitemapFlagWorksWithRobotsOff) {
 // `crawl --sitemap URL` with no seed: the crawl starts from the sitemap,
 // its pages in scope by the sitemap's host; nothing else is fetched.
 TEST(ContentFilter, Issue19SitemapFlagAloneStartsTheCrawl) {
-  testsite::SiteOptions site_options;
-  site_options.pages = 3;
-  auto started = testsite::TestSite::Start(site_options);
-  ASSERT_TRUE(started.ok()) << started.status();
-  auto site = std::move(*started);
-  AddUnlistedSitemap(site.get());
+  auto site = StartSitemapSite();
+  ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap-alone");
   const e2e::CommandResult run =
       e2e::RunProgram("crawl", {"--sitemap", site->BaseUrl() + "/maps/index.xml.gz", "--out",
