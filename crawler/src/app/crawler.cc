@@ -197,6 +197,11 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;
+  // With a shared frontier there is no checkpoint to re-fetch a lost tail
+  // from: a page is done for the fleet once its record is appended, so each
+  // record goes to the kernel then (a write(2) per page) and a SIGKILL loses
+  // none of them.
+  if (!options_.frontier.empty()) log_options.flush_every = 1;
   if (start->resumed) {
     absl::Status restored = checkpointer_->Restore(
         (std::filesystem::path(log_options.dir) / log_options.file_name).string());
