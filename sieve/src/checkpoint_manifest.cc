@@ -80,7 +80,11 @@ absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
   if (absl::Status s = in.ReadU64(manifest.queued); !s.ok()) return s;
   uint32_t count = 0;
   if (absl::Status s = in.ReadU32(count); !s.ok()) return s;
-  if (count > kMaxSegments) {
+  // Each entry takes at least its name's length, one name byte and four
+  // u64s: a count the body cannot hold is corruption, refused before the
+  // vector is sized from it (the sieve fuzzer's 1 GiB allocation).
+  constexpr uint64_t kMinSegmentEntryBytes = 4 + 1 + 4 * 8;
+  if (count > kMaxSegments || count * kMinSegmentEntryBytes > in.Remaining()) {
     return absl::DataLossError(absl::StrCat("manifest claims ", count, " segments"));
   }
   uint64_t records = 0;

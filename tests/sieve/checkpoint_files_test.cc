@@ -18,6 +18,7 @@
 #include "../../sieve/src/file_io.h"
 #include "bloom/filter.h"
 #include "bloom/hash.h"
+#include "fuzz/checksum_fixup.h"
 #include "gtest/gtest.h"
 #include "sieve/sieve.h"
 #include "sieve/test_urls.h"
@@ -139,6 +140,28 @@ TEST(CheckpointFilesTest, SecondSaveLinksSpilledSegmentsAndWritesOnlyTheInMemory
   absl::StatusOr<std::unique_ptr<Sieve>> again = Sieve::Open(ckpt, Options(dir, 256 << 10));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ((*again)->Stats().queued, got.size());
+}
+
+// The sieve fuzzer's tests/fuzz/crashes/sieve/manifest-segment-count-
+// allocates-1gib.bin, its checksums repaired as the fuzzer does: a manifest
+// claiming more segments than its body can hold is refused, naming the
+// count, before a vector is sized from it (it asked for 1 GiB).
+TEST(CheckpointFilesTest, ASegmentCountTheBodyCannotHoldIsRefusedBeforeAllocating) {
+  std::ifstream in(CRAWL_SOURCE_DIR
+                   "/tests/fuzz/crashes/sieve/manifest-segment-count-allocates-1gib.bin",
+                   std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  fuzz::RepairChecksums(bytes);
+  fuzz::RepairTrailer(bytes);
+  ScratchDir dir;
+  std::ofstream(Sieve::CheckpointPath(dir.path()), std::ios::binary) << bytes;
+  SieveOptions runtime;
+  runtime.spill_dir = dir.path() / "spill";
+  const absl::StatusOr<std::unique_ptr<Sieve>> opened = Sieve::Open(dir.path(), runtime);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.status().code(), absl::StatusCode::kDataLoss) << opened.status();
+  EXPECT_NE(opened.status().message().find("segments"), absl::string_view::npos) << opened.status();
 }
 
 TEST(CheckpointFilesTest, DamagedSegmentIsDataLossNamingTheFile) {
