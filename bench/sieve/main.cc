@@ -2,6 +2,7 @@
 //
 //   build/bin/sieve-bench [--urls 1e6,1e7] [--expected N] [--p 0.01] [--json]
 //                         [--plot docs/sieve-memory.png] [--baseline_max 1e7]
+//                         [--sample_cost_rounds 5] [--fp_rows]
 //
 // For each N it pushes the same N distinct generated URLs (url_generator.h)
 // through the Sieve and through a FIFO de-duplicated by
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -46,6 +48,8 @@ ABSL_FLAG(std::string, replot, "",
 ABSL_FLAG(std::string, spill_dir, "", "the Sieve's spill directory (default: $TMPDIR)");
 ABSL_FLAG(double, fp_sample_max_urls, 131072,
           "SieveOptions::fp_sample_max_urls (0: no sample, for the A/B of its cost)");
+ABSL_FLAG(int, sample_cost_rounds, 5,
+          "rounds of the in-process A/B of the fp sample's push cost at the largest N (0: skip)");
 ABSL_FLAG(bool, fp_rows, true,
           "also print measured vs computed false-positive rate at p = 0.01 and 0.0001");
 
@@ -157,6 +161,113 @@ void PrintFpRows(uint64_t n) {
       "|-----------|-----------|------------------------|----------|------------|\n",
       static_cast<unsigned long>(n), absl::GetFlag(FLAGS_fp_sample_max_urls));
   for (double p : {0.01, 0.0001}) PrintFpRow(n, p);
+}
+
+double MedianOf(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// One round of the fp sample's A/B (PrintSampleCost): per-URL push times,
+// summed and of the median chunk, of A (with the sample) and B (without).
+struct SampleCostRound {
+  double sum_a = 0;
+  double sum_b = 0;
+  double chunk_a = 0;
+  double chunk_b = 0;
+  double chunk_ratio = 0;  // median of the chunks' A/B
+  double sample_mib = 0;
+  uint64_t sample_one_in = 0;
+};
+
+// Two Sieves alike but for the sample (A: fp_sample_max_urls as given, or its
+// default when the flag is 0; B: none) take the same n URLs, chunk by chunk,
+// each chunk timed on both, the one that goes first alternating (the second
+// finds the chunk's strings in cache). The two filters take the same
+// decisions, so their queues spill at the same chunks.
+SampleCostRound RunSampleCostRound(uint64_t n) {
+  sieve::SieveOptions with = SieveOptionsFor(n);
+  if (with.fp_sample_max_urls == 0)
+    with.fp_sample_max_urls = sieve::SieveOptions{}.fp_sample_max_urls;
+  sieve::SieveOptions without = with;
+  without.fp_sample_max_urls = 0;
+  std::unique_ptr<sieve::Sieve> sieves[2] = {*sieve::Sieve::Create(with),
+                                             *sieve::Sieve::Create(without)};
+  UrlGenerator generator;
+  std::vector<std::string> urls(kChunk);
+  std::vector<std::string_view> views;
+  double spent[2] = {0, 0};
+  std::vector<double> per_url[2];
+  std::vector<double> ratios;
+  for (uint64_t start = 0; start < n; start += kChunk) {
+    const size_t size = static_cast<size_t>(std::min<uint64_t>(kChunk, n - start));
+    views.clear();
+    for (size_t i = 0; i < size; ++i) {
+      generator.Generate(start + i, urls[i]);
+      views.push_back(urls[i]);
+    }
+    double took[2];
+    const int first = (start / kChunk) % 2;
+    for (int side : {first, 1 - first}) {
+      const Clock::time_point t0 = Clock::now();
+      sieves[side]->PushBatch(views);
+      took[side] = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+      spent[side] += took[side];
+      per_url[side].push_back(took[side] / static_cast<double>(size));
+    }
+    ratios.push_back(took[0] / took[1]);
+  }
+  const sieve::SieveStats a = sieves[0]->Stats();
+  if (a.accepted != sieves[1]->Stats().accepted) {
+    std::fprintf(stderr, "sample cost: the two Sieves accepted different URLs\n");
+    std::exit(1);
+  }
+  SampleCostRound round;
+  round.sum_a = spent[0] / static_cast<double>(n);
+  round.sum_b = spent[1] / static_cast<double>(n);
+  round.chunk_a = MedianOf(per_url[0]);
+  round.chunk_b = MedianOf(per_url[1]);
+  round.chunk_ratio = MedianOf(ratios);
+  if (a.fp_measured) {
+    round.sample_mib = static_cast<double>(a.fp_measured->sample_bytes) / (1 << 20);
+    round.sample_one_in = a.fp_measured->sample_one_in;
+  }
+  return round;
+}
+
+// The fp sample's cost per push, A/B inside one process (RunSampleCostRound):
+// machine noise lands on both sides of a chunk alike, which whole-process
+// runs cannot give on a shared machine. Each round is a fresh pair; the ratio
+// A/B of its summed push times is one figure, and the median of its chunks'
+// ratios another, which the chunks where the queue seals and compresses a
+// segment (most of the summed time) do not move.
+void PrintSampleCost(uint64_t n, int rounds) {
+  std::printf(
+      "\nthe fp sample's push cost, in-process A/B (%lu URLs into a Sieve sized for them, "
+      "PushBatch of %zu; A with the sample, B without; alternating order per chunk):\n"
+      "| round | A ns/URL | B ns/URL | A/B   | median chunk: A ns/URL | B ns/URL | A/B of chunks, "
+      "median | A sample MiB | A's S  |\n"
+      "|-------|----------|----------|-------|------------------------|----------|-------------"
+      "--------|--------------|--------|\n",
+      static_cast<unsigned long>(n), kChunk);
+  std::vector<double> sum_ratios;
+  std::vector<double> chunk_ratios;
+  for (int i = 0; i < rounds; ++i) {
+    const SampleCostRound r = RunSampleCostRound(n);
+    sum_ratios.push_back(r.sum_a / r.sum_b);
+    chunk_ratios.push_back(r.chunk_ratio);
+    std::printf("| %5d | %8.1f | %8.1f | %.3f | %22.1f | %8.1f | %19.3f | %12.2f | %6lu |\n", i + 1,
+                r.sum_a, r.sum_b, r.sum_a / r.sum_b, r.chunk_a, r.chunk_b, r.chunk_ratio,
+                r.sample_mib, static_cast<unsigned long>(r.sample_one_in));
+  }
+  if (sum_ratios.empty()) return;
+  std::sort(sum_ratios.begin(), sum_ratios.end());
+  std::sort(chunk_ratios.begin(), chunk_ratios.end());
+  std::printf(
+      "A/B over %d rounds, summed time: min %.3f, median %.3f, max %.3f; "
+      "median chunk: min %.3f, median %.3f, max %.3f\n",
+      rounds, sum_ratios.front(), MedianOf(sum_ratios), sum_ratios.back(), chunk_ratios.front(),
+      MedianOf(chunk_ratios), chunk_ratios.back());
 }
 
 // The seen-set alone: the Sieve's filter, built as Sieve::Create builds it,
@@ -409,6 +520,8 @@ int Main() {
     if (!json) std::printf("|               | mean URL length %.1f bytes |\n", mean_length);
   }
   if (!absl::GetFlag(FLAGS_plot).empty()) Plot(rows, absl::GetFlag(FLAGS_plot));
+  const int rounds = absl::GetFlag(FLAGS_sample_cost_rounds);
+  if (!json && rounds > 0) PrintSampleCost(counts.back(), rounds);
   if (!json && absl::GetFlag(FLAGS_fp_rows)) PrintFpRows(counts.back());
   return 0;
 }
