@@ -66,9 +66,12 @@ namespace crawler {
 // the Sieve's payloads); version 1 state is refused, naming its MANIFEST.
 // Version 3: cookies.txt, the cookie jar. A version 2 checkpoint is read as
 // one with an empty jar (it predates the jar's saving: its cookies are lost,
-// as they were with the build that wrote it); the next checkpoint is a 3.
-inline constexpr int kCrawlStateVersion = 3;
-inline constexpr int kCrawlStateVersionMigrated = 2;
+// as they were with the build that wrote it).
+// Version 4: traps.txt, the crawler-trap counts (app/trap_guard.h). A version
+// 2 or 3 checkpoint is read with none: the resumed crawl counts from zero, as
+// the build that wrote it did. The next checkpoint is a 4.
+inline constexpr int kCrawlStateVersion = 4;
+inline constexpr int kCrawlStateVersionOldest = 2;  // older ones are refused
 
 // What a checkpoint holds besides the Sieve (which saves itself into the
 // checkpoint's directory).
@@ -84,6 +87,9 @@ struct CrawlCheckpoint {
   // resumed crawl sends back what servers set before the stop. Bound: what
   // the crawled servers set, at most 50 cookies per domain (libcurl's cap).
   std::string cookies;
+  // The crawler-trap counts (TrapGuard::Encode), so a resumed crawl does not
+  // give a trap a fresh budget. Bound: ~10 MB with every slot in use.
+  std::string traps;
 };
 
 class CrawlStateDir {

@@ -130,6 +130,10 @@ absl::Status Checkpointer::Restore(const std::string& log_path) {
   return absl::OkStatus();
 }
 
+std::string Checkpointer::RestoredTrapsPath() const {
+  return enabled() ? (state_->checkpoint_dir() / "traps.txt").string() : "";
+}
+
 bool Checkpointer::KeepForResume(bool stopping, const FetchResult& result) const {
   return enabled() && stopping && result.error.rfind(kFetchAborted, 0) == 0;
 }
@@ -152,6 +156,7 @@ absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::pat
     if (!archived.ok()) return archived;
   }
   if (parts_.cookies) checkpoint.cookies = parts_.cookies();
+  if (parts_.traps) checkpoint.traps = parts_.traps();
   checkpoint.counters = parts_.stats->Snapshot();
   checkpoint.counters.duration_s = crawl_seconds;
   parts_.stats->hosts().Fill(

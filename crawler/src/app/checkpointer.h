@@ -75,6 +75,8 @@ class Checkpointer {
     PolitePolicy* policy = nullptr;
     // The cookie jar's text (Fetcher::CookieJar); may be empty (no jar kept).
     std::function<std::string()> cookies;
+    // The crawler-trap counts' text (TrapGuard::Encode); may be empty.
+    std::function<std::string()> traps;
   };
   Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                std::unique_ptr<CrawlStateDir> state, Parts parts);
@@ -92,6 +94,10 @@ class Checkpointer {
   // On resume: the jar the checkpoint kept (for FetchOptions::restored_cookies);
   // "" otherwise.
   std::string RestoredCookies() const { return enabled() ? state_->loaded().cookies : ""; }
+  // The trap counts of the checkpoint resumed ("" for a new crawl or a
+  // checkpoint from before version 4) and the file they came from.
+  std::string RestoredTraps() const { return enabled() ? state_->loaded().traps : ""; }
+  std::string RestoredTrapsPath() const;
 
   // Crawl time of the runs before this one (0 for a new crawl).
   double prior_seconds() const { return prior_seconds_; }

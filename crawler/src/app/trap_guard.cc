@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/hash/hash.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bloom/hash.h"
 #include "crawler/link_filter.h"
 #include "spdlog/spdlog.h"
 
@@ -16,7 +19,10 @@ namespace {
 constexpr size_t kSlots = size_t{1} << 18;
 constexpr uint64_t kPagesPerInlinkHost = 1000;
 
-size_t SlotOf(std::string_view key) { return absl::HashOf(key) & (kSlots - 1); }
+// Stable across runs (absl::Hash is seeded per process), so checkpointed
+// counts keep their slots.
+uint64_t StableHash(std::string_view key) { return bloom::HashKey(key).low; }
+size_t SlotOf(std::string_view key) { return StableHash(key) & (kSlots - 1); }
 
 // "http://a.b:81/x/y?q#f" -> "a.b:81" (host and port), "/x/y", and whether a
 // query follows.
@@ -139,7 +145,7 @@ TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
     const size_t slot = SlotOf(parts.authority);
     if (!from_host.empty() && HostOfUrl(url) != from_host) {
       std::atomic_ref<uint64_t>(host_inlinks_[slot])
-          .fetch_or(uint64_t{1} << (absl::HashOf(from_host) & 63), std::memory_order_relaxed);
+          .fetch_or(uint64_t{1} << (StableHash(from_host) >> 58), std::memory_order_relaxed);
     }
     const uint64_t pages =
         std::atomic_ref<uint32_t>(host_pages_[slot]).load(std::memory_order_relaxed);
@@ -152,6 +158,84 @@ TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
     if (pages >= query_variants_) return TrapKind::kQueryVariants;
   }
   return TrapKind::kNone;
+}
+
+namespace {
+
+template <typename T>
+T LoadRelaxed(T* cells, size_t slot) {
+  return std::atomic_ref<T>(cells[slot]).load(std::memory_order_relaxed);
+}
+
+absl::Status BadTrapLine(const std::string& path, size_t line, absl::string_view why) {
+  return absl::DataLossError(absl::StrCat(path, ":", line, ": ", why));
+}
+
+}  // namespace
+
+std::string TrapGuard::Encode() const {
+  std::string text = absl::StrCat("traps\t1\t", kSlots, "\n");
+  if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) return text;
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    const uint32_t pages = LoadRelaxed(host_pages_, slot);
+    const uint64_t inlinks = LoadRelaxed(host_inlinks_, slot);
+    if (pages != 0 || inlinks != 0) {
+      absl::StrAppend(&text, "host\t", slot, "\t", pages, "\t", absl::Hex(inlinks), "\n");
+    }
+  }
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    const uint32_t pages = LoadRelaxed(query_pages_, slot);
+    if (pages != 0) absl::StrAppend(&text, "path\t", slot, "\t", pages, "\n");
+  }
+  return text;
+}
+
+absl::Status TrapGuard::Decode(std::string_view text, const std::string& path) {
+  if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) {
+    return absl::OkStatus();  // no tables (calloc failed): no defence, nothing to restore
+  }
+  struct Cell {
+    bool host;
+    size_t slot;
+    uint32_t pages;
+    uint64_t inlinks;
+  };
+  std::vector<Cell> cells;
+  size_t line_number = 0;
+  const absl::string_view all(text.data(), text.size());  // Debian's absl: its own string_view
+  for (absl::string_view line : absl::StrSplit(all, '\n', absl::SkipEmpty())) {
+    ++line_number;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
+    if (line_number == 1) {
+      if (f.size() != 3 || f[0] != "traps" || f[1] != "1") {
+        return BadTrapLine(path, 1, "not a traps file of version 1");
+      }
+      uint64_t slots = 0;
+      if (!absl::SimpleAtoi(f[2], &slots) || slots != kSlots) {
+        return BadTrapLine(path, 1, absl::StrCat("slot count ", f[2], ", this build has ", kSlots));
+      }
+      continue;
+    }
+    Cell cell{f[0] == "host", 0, 0, 0};
+    const size_t fields = cell.host ? 4 : 3;
+    if ((f[0] != "host" && f[0] != "path") || f.size() != fields ||
+        !absl::SimpleAtoi(f[1], &cell.slot) || cell.slot >= kSlots ||
+        !absl::SimpleAtoi(f[2], &cell.pages) ||
+        (cell.host && !absl::SimpleHexAtoi(f[3], &cell.inlinks))) {
+      return BadTrapLine(path, line_number, "not a host or path line");
+    }
+    cells.push_back(cell);
+  }
+  if (line_number == 0) return BadTrapLine(path, 1, "empty");
+  for (const Cell& cell : cells) {
+    if (cell.host) {
+      std::atomic_ref<uint32_t>(host_pages_[cell.slot]).fetch_add(cell.pages);
+      std::atomic_ref<uint64_t>(host_inlinks_[cell.slot]).fetch_or(cell.inlinks);
+    } else {
+      std::atomic_ref<uint32_t>(query_pages_[cell.slot]).fetch_add(cell.pages);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace crawler

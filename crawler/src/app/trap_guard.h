@@ -24,7 +24,12 @@
 // slots two of 10 000 hosts share one with probability ~4% each, and both
 // must then be large for it to matter. In-link hosts are estimated by linear
 // counting on 64 bits: accurate to ~10% up to ~100 hosts, saturating at 266.
-// Counts are not checkpointed: a resumed crawl starts them from zero.
+// Slots come from XXH3 (bloom::HashKey), the same in every run, so the counts
+// can be checkpointed: Encode/Decode below, kept as traps.txt in the crawl's
+// state (crawl_state.h, version 4) and restored on --resume, so a resumed
+// crawl does not give a trap a fresh budget. A page being parsed at the
+// checkpoint is fetched again after a resume and counted twice (at most one
+// per parser thread).
 //
 // Threading: every method is safe to call concurrently (relaxed atomics: a
 // count may run over its cap by the number of parser threads).
@@ -33,8 +38,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "crawler/options.h"
 
 namespace crawler {
@@ -53,6 +60,17 @@ class TrapGuard {
   // Whether following `url`, found on a page of host `from_host`, walks into
   // a trap. Also counts from_host as linking to url's host.
   TrapKind Check(std::string_view url, std::string_view from_host);
+
+  // The counts as text, one line per slot in use:
+  //   "traps\t1\t<slots>\n" then "host\t<slot>\t<pages>\t<in-link bits, hex>\n"
+  //   and "path\t<slot>\t<pages>\n", slots ascending.
+  // Bound: 3 x 2^18 lines (~10 MB) when every slot is used; a crawl of a few
+  // hosts writes a few lines.
+  std::string Encode() const;
+  // Puts back counts Encode wrote (adding to the current ones, which are
+  // zero right after construction). Anything else, another slot count
+  // included, is DataLoss naming `path`; the counts are then unchanged.
+  absl::Status Decode(std::string_view text, const std::string& path);
 
  private:
   uint64_t HostBudget(size_t slot) const;

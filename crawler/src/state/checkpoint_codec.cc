@@ -67,11 +67,11 @@ absl::StatusOr<Manifest> DecodeManifest(std::string_view bytes, const std::strin
                         &manifest.version)) {
     return Damaged(path, "bad version line");
   }
-  if (manifest.version != kCrawlStateVersion && manifest.version != kCrawlStateVersionMigrated) {
+  if (manifest.version < kCrawlStateVersionOldest || manifest.version > kCrawlStateVersion) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": a checkpoint of state format version ", manifest.version, ", written by ",
         manifest.version < kCrawlStateVersion ? "an older" : "a newer",
-        " build of crawl; this build reads versions ", kCrawlStateVersionMigrated, " and ",
+        " build of crawl; this build reads versions ", kCrawlStateVersionOldest, " to ",
         kCrawlStateVersion,
         ". Resume it with the build that wrote it, or start over with --fresh"));
   }

@@ -22,6 +22,7 @@ inline constexpr std::string_view kSeedsName = "seeds.txt";
 inline constexpr std::string_view kFrontierName = "frontier.json";
 inline constexpr std::string_view kCountersName = "counters.json";
 inline constexpr std::string_view kCookiesName = "cookies.txt";  // version 3 on
+inline constexpr std::string_view kTrapsName = "traps.txt";      // version 4 on
 
 struct FileCheck {
   uint64_t bytes = 0;

@@ -85,7 +85,10 @@ absl::StatusOr<std::string> ReadChecked(const fs::path& folder, std::string_view
                                         const Manifest& manifest) {
   const fs::path path = folder / name;
   auto listed = manifest.files.find(std::string(name));
-  if (listed == manifest.files.end()) return Damaged(folder / "MANIFEST", "file list incomplete");
+  if (listed == manifest.files.end()) {
+    return Damaged(folder / "MANIFEST",
+                   absl::StrCat("file list incomplete (no ", std::string(name), ")"));
+  }
   absl::StatusOr<std::string> bytes = state_internal::ReadWholeFile(path);
   if (absl::IsNotFound(bytes.status())) return Damaged(path, "missing");
   if (!bytes.ok()) return bytes.status();
@@ -137,6 +140,11 @@ absl::StatusOr<CrawlCheckpoint> ReadCheckpoint(const fs::path& folder, const Man
     if (!cookies.ok()) return cookies.status();
     checkpoint.cookies = *std::move(cookies);
   }
+  if (manifest.version >= 4) {  // versions 2 and 3 predate it: resumed with no trap counts
+    absl::StatusOr<std::string> traps = ReadChecked(folder, state_internal::kTrapsName, manifest);
+    if (!traps.ok()) return traps.status();
+    checkpoint.traps = *std::move(traps);
+  }
 
   std::error_code ec;
   if (!fs::exists(sieve::Sieve::CheckpointPath(folder), ec)) {
@@ -182,6 +190,7 @@ absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoi
       {state_internal::kFrontierName, state_internal::EncodeFrontier(checkpoint.frontier)},
       {state_internal::kCountersName, state_internal::EncodeCounters(checkpoint.counters)},
       {state_internal::kCookiesName, checkpoint.cookies},
+      {state_internal::kTrapsName, checkpoint.traps},
   };
   for (const auto& [name, bytes] : files) {
     absl::Status written = WriteListed(folder, name, bytes, &manifest);

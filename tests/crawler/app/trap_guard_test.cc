@@ -57,5 +57,69 @@ TEST(TrapGuard, ZeroTurnsEachDefenceOff) {
   EXPECT_EQ(guard.Check("http://a.test/a/a/a/a", "a.test"), TrapKind::kNone);
 }
 
+// The counts survive a checkpoint: a guard restored from another's Encode cuts
+// where the first one would, instead of giving the trap a fresh budget.
+TEST(TrapGuard, CountsComeBackFromTheirText) {
+  CrawlOptions options;
+  options.trap_host_budget = 5;
+  options.trap_query_variants = 3;
+  TrapGuard before(options);
+  for (int i = 0; i < 5; ++i) before.OnPageFetched("http://cal.test/d/" + std::to_string(i));
+  for (int i = 0; i < 3; ++i) before.OnPageFetched("http://a.test/s?t=" + std::to_string(i));
+  EXPECT_EQ(before.Check("http://b.test/", "fan.test"), TrapKind::kNone);  // an in-link for b
+
+  TrapGuard after(options);
+  ASSERT_TRUE(after.Decode(before.Encode(), "traps.txt").ok());
+  EXPECT_EQ(after.Check("http://cal.test/d/9", "cal.test"), TrapKind::kHostBudget);
+  EXPECT_EQ(after.Check("http://a.test/s?t=9", "a.test"), TrapKind::kQueryVariants);
+  EXPECT_EQ(after.Encode(), before.Encode());
+
+  TrapGuard fresh(options);  // what a resume without the counts would do
+  EXPECT_EQ(fresh.Check("http://cal.test/d/9", "cal.test"), TrapKind::kNone);
+}
+
+// Golden: the text of traps.txt (crawl state version 4). Slots are XXH3's
+// low 18 bits of the host ("cal.test") and of the path up to its query
+// ("http://a.test/s"); the in-link bit is XXH3's top 6 bits of the linking
+// host. A change here is a change of format: bump kCrawlStateVersion.
+TEST(TrapGuard, EncodedTextIsFrozen) {
+  CrawlOptions options;
+  TrapGuard guard(options);
+  guard.OnPageFetched("http://cal.test/d/1");
+  guard.OnPageFetched("http://cal.test/d/2");
+  guard.OnPageFetched("http://a.test/s?t=1");
+  guard.Check("http://cal.test/d/3", "fan.test");
+  EXPECT_EQ(guard.Encode(),
+            "traps\t1\t262144\n"
+            "host\t102316\t2\t400000000000\n"  // cal.test: 2 pages, fan.test links in
+            "host\t178186\t1\t0\n"             // a.test: 1 page
+            "path\t57594\t1\n");               // http://a.test/s: 1 query variant
+}
+
+TEST(TrapGuard, DamagedTextIsDataLossNamingTheLineAndChangesNothing) {
+  CrawlOptions options;
+  options.trap_host_budget = 1;
+  TrapGuard guard(options);
+  const struct {
+    const char* text;
+    const char* where;
+  } cases[] = {
+      {"", "traps.txt:1: empty"},
+      {"traps\t2\t262144\n", "traps.txt:1: not a traps file of version 1"},
+      {"traps\t1\t1024\n", "traps.txt:1: slot count 1024"},
+      {"traps\t1\t262144\nhost\t1\t5\n", "traps.txt:2: not a host or path line"},
+      {"traps\t1\t262144\npath\t262144\t5\n", "traps.txt:2: not a host or path line"},
+      {"traps\t1\t262144\nhost\t7\t1\tzz\n", "traps.txt:2: not a host or path line"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status status = guard.Decode(c.text, "traps.txt");
+    EXPECT_TRUE(absl::IsDataLoss(status)) << c.text;
+    EXPECT_NE(status.message().find(c.where), std::string::npos) << status;
+  }
+  // A damaged file after good lines restored none of them.
+  EXPECT_FALSE(guard.Decode("traps\t1\t262144\nhost\t0\t9\t0\nbad\n", "traps.txt").ok());
+  EXPECT_EQ(guard.Encode(), "traps\t1\t262144\n");
+}
+
 }  // namespace
 }  // namespace crawler

@@ -71,6 +71,7 @@ class StateTest : public ::testing::Test {
     c.cookies =
         "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc123\n"
         "#HttpOnly_.a.test\tTRUE\t/x\tTRUE\t2000000000\tconsent\tyes\n";
+    c.traps = "traps\t1\t262144\nhost\t102316\t2\t400000000000\npath\t57594\t1\n";
     return c;
   }
 
@@ -144,6 +145,7 @@ TEST_F(StateTest, CheckpointReadsBackWhole) {
   EXPECT_EQ(got.frontier.stats.done, 42u);
   EXPECT_EQ(got.frontier.stats.offered, 500u);
   EXPECT_EQ(got.cookies, want.cookies);
+  EXPECT_EQ(got.traps, want.traps);
 
   // The Sieve saved beside it queues the in-flight URL first.
   auto sieve = sieve::Sieve::Open((*opened)->checkpoint_dir());
@@ -158,8 +160,9 @@ TEST_F(StateTest, ManifestStartsWithMagicAndVersion) {
   ASSERT_TRUE(state.ok());
   WriteSample(**state);
   const std::string manifest = ReadAll(CurrentFolder() / "MANIFEST");
-  EXPECT_EQ(manifest.rfind("crawl-state 3\n", 0), 0u) << manifest;
+  EXPECT_EQ(manifest.rfind("crawl-state 4\n", 0), 0u) << manifest;
   EXPECT_THAT(manifest, HasSubstr("\"cookies.txt\":{"));
+  EXPECT_THAT(manifest, HasSubstr("\"traps.txt\":{"));
   EXPECT_THAT(manifest, ::testing::MatchesRegex("(.|\n)*\ncrc32 [0-9a-f]{8}\n"));
 }
 
@@ -314,6 +317,16 @@ TEST_F(StateTest, CookiesFileBytesAreFrozen) {
             "#HttpOnly_.a.test\tTRUE\t/x\tTRUE\t2000000000\tconsent\tyes\n");
 }
 
+// Golden: traps.txt, version 4: TrapGuard::Encode's text as it is
+// (tests/crawler/app/trap_guard_test.cc freezes that text).
+TEST_F(StateTest, TrapsFileBytesAreFrozen) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  EXPECT_EQ(ReadAll(CurrentFolder() / "traps.txt"),
+            "traps\t1\t262144\nhost\t102316\t2\t400000000000\npath\t57594\t1\n");
+}
+
 // Rewrites the current MANIFEST as `version` without `drop` in its file
 // list, with a valid checksum: what an older build wrote.
 void RewriteManifest(const fs::path& folder, int version, const std::string& drop) {
@@ -335,17 +348,21 @@ void RewriteManifest(const fs::path& folder, int version, const std::string& dro
   WriteAll(folder / "MANIFEST", covered + line);
 }
 
-// Migration: a version 2 checkpoint (before cookies.txt) resumes with an
-// empty jar; the same layout claiming version 3 is damaged, naming MANIFEST.
+// Migration: a version 2 checkpoint (before cookies.txt and traps.txt)
+// resumes with an empty jar and no trap counts; the same layout claiming
+// version 3 is damaged, naming MANIFEST.
 TEST_F(StateTest, VersionTwoStateIsReadWithAnEmptyJar) {
   auto state = CrawlStateDir::Create(StateDir(), false);
   ASSERT_TRUE(state.ok());
   WriteSample(**state);
   fs::remove(CurrentFolder() / "cookies.txt");
+  fs::remove(CurrentFolder() / "traps.txt");
+  RewriteManifest(CurrentFolder(), 4, "traps.txt");
   RewriteManifest(CurrentFolder(), 2, "cookies.txt");
   auto opened = CrawlStateDir::Open(StateDir());
   ASSERT_TRUE(opened.ok()) << opened.status();
   EXPECT_EQ((*opened)->loaded().cookies, "");
+  EXPECT_EQ((*opened)->loaded().traps, "");
   EXPECT_EQ((*opened)->loaded().counters.pages, 42);
 
   auto again = CrawlStateDir::Create((root_ / "state3").string(), false);
@@ -355,10 +372,40 @@ TEST_F(StateTest, VersionTwoStateIsReadWithAnEmptyJar) {
   std::string name;
   current >> name;
   const fs::path folder = root_ / "state3" / name;
+  RewriteManifest(folder, 4, "traps.txt");
   RewriteManifest(folder, 3, "cookies.txt");
   auto damaged = CrawlStateDir::Open((root_ / "state3").string());
   ASSERT_FALSE(damaged.ok());
   EXPECT_THAT(damaged.status().message(), HasSubstr("MANIFEST"));
+}
+
+// Migration: a version 3 checkpoint (before traps.txt) resumes with its jar
+// and no trap counts (the resumed crawl counts traps from zero, as the build
+// that wrote it did); the same layout claiming version 4 is damaged, naming
+// MANIFEST.
+TEST_F(StateTest, VersionThreeStateIsReadWithNoTrapCounts) {
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  WriteSample(**state);
+  fs::remove(CurrentFolder() / "traps.txt");
+  RewriteManifest(CurrentFolder(), 3, "traps.txt");
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->loaded().traps, "");
+  EXPECT_EQ((*opened)->loaded().cookies, Sample().cookies);
+
+  auto again = CrawlStateDir::Create((root_ / "state4").string(), false);
+  ASSERT_TRUE(again.ok());
+  WriteSample(**again);
+  std::ifstream current(root_ / "state4" / "CURRENT");
+  std::string name;
+  current >> name;
+  const fs::path folder = root_ / "state4" / name;
+  fs::remove(folder / "traps.txt");
+  RewriteManifest(folder, 4, "traps.txt");
+  auto damaged = CrawlStateDir::Open((root_ / "state4").string());
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(damaged.status().message(), HasSubstr("traps.txt"));
 }
 
 // A state directory written by the build before payloads (format 1: URLs
