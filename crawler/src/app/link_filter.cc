@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "crawler/host_queues.h"
 #include "crawler/type_filter.h"
+#include "url/find_first_of.h"
 
 namespace crawler {
 
@@ -35,7 +36,7 @@ std::string_view HostOfUrl(std::string_view url) {
   const size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return {};
   size_t start = scheme_end + 3;
-  const size_t end = std::min(url.find_first_of("/?#", start), url.size());
+  const size_t end = std::min(FindFirstOf(url, "/?#", start), url.size());
   std::string_view authority = url.substr(start, end - start);
   const size_t at = authority.rfind('@');
   if (at != std::string_view::npos) authority.remove_prefix(at + 1);

@@ -28,8 +28,13 @@ StopSignals::StopSignals() {
   watcher_ = std::thread([this] { Watch(); });
 }
 
+// The watcher is woken at once rather than at its next tick: a short crawl
+// otherwise waited up to 200 ms (100 on average) here before exiting. The
+// signal goes to the watcher thread alone, which has it blocked and takes it
+// in sigtimedwait, where done_ makes it a wake-up, not a stop.
 StopSignals::~StopSignals() {
   done_.store(true);
+  pthread_kill(watcher_.native_handle(), SIGTERM);
   watcher_.join();
 }
 
@@ -47,7 +52,7 @@ void StopSignals::Watch() {
   int received = 0;
   while (!done_.load()) {
     const int sig = sigtimedwait(&set, nullptr, &tick);
-    if (sig < 0) continue;  // EAGAIN (tick) or EINTR
+    if (sig < 0 || done_.load()) continue;  // EAGAIN (tick), EINTR, or the destructor's wake-up
     if (++received >= 2) {
       static constexpr char kMsg[] = "\ncrawl: second signal, exiting now\n";
       (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);

@@ -12,6 +12,7 @@
 #include "bloom/hash.h"
 #include "crawler/link_filter.h"
 #include "spdlog/spdlog.h"
+#include "url/find_first_of.h"
 
 namespace crawler {
 namespace {
@@ -37,10 +38,10 @@ UrlParts PartsOf(std::string_view url) {
   const size_t scheme = url.find("://");
   if (scheme == std::string_view::npos) return parts;
   const size_t start = scheme + 3;
-  const size_t path = url.find_first_of("/?#", start);
+  const size_t path = FindFirstOf(url, "/?#", start);
   parts.authority = url.substr(start, path == std::string_view::npos ? url.npos : path - start);
   if (path == std::string_view::npos) return parts;
-  const size_t end = url.find_first_of("?#", path);
+  const size_t end = FindFirstOf(url, "?#", path);
   parts.path = url.substr(path, end == std::string_view::npos ? url.npos : end - path);
   parts.has_query = end != std::string_view::npos && url[end] == '?';
   return parts;

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "config/strings.h"
+#include "url/find_first_of.h"
 
 namespace crawler {
 namespace {
@@ -117,7 +118,7 @@ bool HasExtension(std::string_view url, const std::vector<std::string>& extensio
   const size_t path_start = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
   if (path_start == std::string_view::npos) return false;
   std::string_view path = url.substr(path_start);
-  path = path.substr(0, path.find_first_of("?#"));
+  path = path.substr(0, FindFirstOf(path, "?#"));
   const std::string_view segment = path.substr(path.rfind('/') + 1);
   for (const std::string& extension : extensions) {
     if (segment.size() <= extension.size() + 1) continue;  // ".pdf" alone has no name

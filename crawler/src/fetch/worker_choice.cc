@@ -2,13 +2,15 @@
 
 #include <functional>
 
+#include "url/find_first_of.h"
+
 namespace crawler::fetch_internal {
 
 std::string_view AuthorityOf(std::string_view url) {
   const size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return {};
   const std::string_view rest = url.substr(scheme_end + 3);
-  return rest.substr(0, rest.find_first_of("/?#"));
+  return rest.substr(0, FindFirstOf(rest, "/?#"));
 }
 
 size_t ChooseWorker(std::string_view url, const std::vector<WorkerLoad>& workers) {

@@ -9,13 +9,15 @@
 #include <algorithm>
 #include <utility>
 
+#include "url/find_first_of.h"
+
 namespace crawler {
 
 std::string AuthorityOf(const std::string& url) {
   const size_t scheme_end = url.find("://");
   if (scheme_end == std::string::npos) return url.substr(0, url.find('/'));
   const size_t host_start = scheme_end + 3;
-  const size_t end = url.find_first_of("/?#", host_start);
+  const size_t end = FindFirstOf(url, "/?#", host_start);
   std::string authority =
       url.substr(host_start, end == std::string::npos ? std::string::npos : end - host_start);
   const size_t at = authority.rfind('@');

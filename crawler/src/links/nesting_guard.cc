@@ -1,7 +1,9 @@
 // NestingSafePrefix: memchr from '<' to '<', then a short look at the tag name.
 #include "links/nesting_guard.h"
 
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string_view>
 
 #include "links/ascii.h"
@@ -26,13 +28,32 @@ bool IsTagNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+// kNestingTags' index range for each first letter (the list is sorted), so a
+// tag name is compared with the one to six names that share its first letter
+// instead of all 35: this check runs for every tag of every page, and the
+// whole-list walk was ~9% of a crawl's CPU on the Python docs.
+struct LetterRanges {
+  uint8_t begin[26] = {};
+  uint8_t end[26] = {};
+  constexpr LetterRanges() {
+    for (size_t i = 0; i < std::size(kNestingTags); ++i) {
+      const int letter = kNestingTags[i][0] - 'a';
+      if (end[letter] == 0) begin[letter] = static_cast<uint8_t>(i);
+      end[letter] = static_cast<uint8_t>(i + 1);
+    }
+  }
+};
+constexpr LetterRanges kRanges;
+
 bool IsNestingTag(std::string_view name) {
   char lowered[12];
-  if (name.size() > sizeof(lowered)) return false;
+  if (name.empty() || name.size() > sizeof(lowered)) return false;
   for (size_t i = 0; i < name.size(); ++i) lowered[i] = AsciiLower(name[i]);
+  if (lowered[0] < 'a' || lowered[0] > 'z') return false;
   const std::string_view key(lowered, name.size());
-  for (std::string_view tag : kNestingTags) {
-    if (tag == key) return true;
+  const int letter = lowered[0] - 'a';
+  for (size_t i = kRanges.begin[letter]; i < kRanges.end[letter]; ++i) {
+    if (kNestingTags[i] == key) return true;
   }
   return false;
 }

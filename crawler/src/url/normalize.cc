@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "url/find_first_of.h"
 #include "url/percent_encode.h"
 
 namespace crawler {
@@ -85,7 +86,7 @@ void EraseUserinfo(std::string& href) {
   const size_t start = href.find("://");
   if (start == std::string::npos) return;
   const size_t host = start + 3;
-  const size_t authority_end = std::min(href.find_first_of("/?#", host), href.size());
+  const size_t authority_end = std::min(FindFirstOf(href, "/?#", host), href.size());
   const size_t at = href.rfind('@', authority_end);
   if (at == std::string::npos || at < host || at >= authority_end) return;
   href.erase(host, at + 1 - host);

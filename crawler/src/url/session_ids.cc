@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "url/find_first_of.h"
 #include "url/normalize.h"
 
 namespace crawler::url_internal {
@@ -66,7 +67,7 @@ bool StripPathSessionId(std::string& href) {
       i = href.find(';', i + 1);
       continue;
     }
-    size_t end = href.find_first_of("/?", i);
+    size_t end = FindFirstOf(href, "/?", i);
     if (end == std::string::npos) end = href.size();
     href.erase(i, end - i);
     stripped = true;
