@@ -69,13 +69,36 @@ FpSample::FpSample(const Options& options)
       max_key_(MaxKeyFor(options.min_one_in_log2)),
       one_in_log2_(options.min_one_in_log2) {}
 
+// One lock per block of 64 URLs rather than one per sampled URL: in a crawl's
+// first 131,072 URLs (S = 1) every URL is sampled, and the lock per URL was
+// ~1.7% of a small crawl's CPU (perf, the 20k-page synthetic site).
 void FpSample::ObserveBatch(absl::Span<const bloom::Hash128> hashes,
                             absl::Span<const bool> said_new) {
-  for (size_t i = 0; i < hashes.size(); ++i) Observe(hashes[i], said_new[i]);
+  if (!enabled_) return;
+  constexpr size_t kBlock = 64;
+  uint64_t keys[kBlock];
+  bool news[kBlock];
+  for (size_t start = 0; start < hashes.size(); start += kBlock) {
+    const size_t end = std::min(hashes.size(), start + kBlock);
+    const uint64_t max_key = max_key_.load(std::memory_order_relaxed);
+    size_t sampled = 0;
+    for (size_t i = start; i < end; ++i) {
+      keys[sampled] = SampleKey(hashes[i]);
+      news[sampled] = said_new[i];
+      sampled += keys[sampled] <= max_key;
+    }
+    if (sampled == 0) continue;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t j = 0; j < sampled; ++j) ObserveSampledLocked(keys[j], news[j]);
+  }
 }
 
 void FpSample::ObserveSampled(uint64_t key, bool filter_said_new) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ObserveSampledLocked(key, filter_said_new);
+}
+
+void FpSample::ObserveSampledLocked(uint64_t key, bool filter_said_new) {
   if (key > max_key_.load(std::memory_order_relaxed)) return;  // halved meanwhile
   if (!sampled_.insert(key).second) return;  // truly seen before: the filter said seen too
   if (!filter_said_new) false_positives_.insert(key);

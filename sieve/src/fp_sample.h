@@ -118,6 +118,8 @@ class FpSample {
 
  private:
   void ObserveSampled(uint64_t key, bool filter_said_new);
+  void ObserveSampledLocked(uint64_t key, bool filter_said_new)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void HalveLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const bool enabled_;

@@ -1,12 +1,17 @@
 // NestingSafePrefix: memchr from '<' to '<', then a short look at the tag name.
 #include "links/nesting_guard.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <string_view>
 
 #include "links/ascii.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace crawler::links_internal {
 namespace {
@@ -58,9 +63,33 @@ bool IsNestingTag(std::string_view name) {
   return false;
 }
 
+// Whether `html` holds more than `limit` '<' bytes, 16 at a time: far
+// cheaper than the tag-by-tag walk below, which it lets most pages skip.
+bool MoreLessThanSignsThan(std::string_view html, size_t limit) {
+  size_t count = 0;
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i lt = _mm_set1_epi8('<');
+  while (i + 16 <= html.size()) {
+    const size_t block_end = std::min(html.size() & ~size_t{15}, i + 4096);
+    for (; i < block_end; i += 16) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(html.data() + i));
+      count +=
+          static_cast<size_t>(__builtin_popcount(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, lt))));
+    }
+    if (count > limit) return true;
+  }
+#endif
+  for (; i < html.size(); ++i) count += html[i] == '<';
+  return count > limit;
+}
+
 }  // namespace
 
 size_t NestingSafePrefix(std::string_view html, size_t max_depth) {
+  // Each level of depth is a '<': a page with at most max_depth of them
+  // cannot pass it, and the walk would return html.size() anyway.
+  if (!MoreLessThanSignsThan(html, max_depth)) return html.size();
   const char* const begin = html.data();
   const char* const end = begin + html.size();
   size_t depth = 0;

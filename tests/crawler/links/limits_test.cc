@@ -82,6 +82,25 @@ TEST(LimitsTest, QuadraticBlockNestingIsCutAtMaxNestingDepth) {
   EXPECT_FALSE(ExtractLinks(NestedDivs(10), "text/html", LimitsPageUrl(), shallow).truncated);
 }
 
+// The guard skips its tag walk on a page with at most max_nesting_depth '<'
+// (16 bytes at a time): the cut must be the walk's whatever the page's
+// length and alignment. n divs at depth limit n are whole; n + 1 are cut.
+TEST(LimitsTest, TheNestingCutIsExactAroundTheLessThanCount) {
+  for (const size_t pad : {0, 1, 7, 15}) {
+    for (const int n : {3, 15, 16, 17, 255, 1000, 5000}) {
+      LinkOptions options;
+      options.max_nesting_depth = static_cast<size_t>(n);
+      std::string html = std::string(pad, ' ');
+      for (int i = 0; i < n; ++i) html += "<div>";
+      const PageLinks at_limit = ExtractLinks(html + "x", "text/html", LimitsPageUrl(), options);
+      EXPECT_FALSE(at_limit.truncated) << n << " pad " << pad;
+      const PageLinks past = ExtractLinks(html + "<div>x", "text/html", LimitsPageUrl(), options);
+      EXPECT_TRUE(past.truncated) << n << " pad " << pad;
+      EXPECT_EQ(past.parsed_bytes, html.size()) << n << " pad " << pad;
+    }
+  }
+}
+
 TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
   LinkOptions shallow;
   shallow.max_nesting_depth = 3;
