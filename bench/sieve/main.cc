@@ -73,6 +73,20 @@ struct Row {
   uint64_t sample_one_in = 0;  // its S at the end
 };
 
+// Generates URLs [start, start + size) into `urls` and points `views` at
+// them; returns their total length.
+uint64_t FillChunk(UrlGenerator& generator, uint64_t start, size_t size,
+                   std::vector<std::string>& urls, std::vector<std::string_view>& views) {
+  uint64_t bytes = 0;
+  views.clear();
+  for (size_t i = 0; i < size; ++i) {
+    generator.Generate(start + i, urls[i]);
+    views.push_back(urls[i]);
+    bytes += urls[i].size();
+  }
+  return bytes;
+}
+
 // Feeds URLs [0, n) to `consume` in chunks, timing only `consume`.
 double TimedFeed(uint64_t n,
                  const std::function<void(const std::vector<std::string_view>&)>& consume,
@@ -84,12 +98,7 @@ double TimedFeed(uint64_t n,
   uint64_t bytes = 0;
   for (uint64_t start = 0; start < n; start += kChunk) {
     const size_t size = static_cast<size_t>(std::min<uint64_t>(kChunk, n - start));
-    views.clear();
-    for (size_t i = 0; i < size; ++i) {
-      generator.Generate(start + i, urls[i]);
-      views.push_back(urls[i]);
-      bytes += urls[i].size();
-    }
+    bytes += FillChunk(generator, start, size, urls, views);
     const Clock::time_point t0 = Clock::now();
     consume(views);
     spent += Clock::now() - t0;
@@ -201,11 +210,7 @@ SampleCostRound RunSampleCostRound(uint64_t n) {
   std::vector<double> ratios;
   for (uint64_t start = 0; start < n; start += kChunk) {
     const size_t size = static_cast<size_t>(std::min<uint64_t>(kChunk, n - start));
-    views.clear();
-    for (size_t i = 0; i < size; ++i) {
-      generator.Generate(start + i, urls[i]);
-      views.push_back(urls[i]);
-    }
+    FillChunk(generator, start, size, urls, views);
     double took[2];
     const int first = (start / kChunk) % 2;
     for (int side : {first, 1 - first}) {

@@ -92,11 +92,24 @@ class StateTest : public ::testing::Test {
     ASSERT_TRUE(written.ok()) << written;
   }
 
-  fs::path CurrentFolder() const {
-    std::ifstream in(fs::path(StateDir()) / "CURRENT");
+  fs::path CurrentFolder() const { return CurrentFolderOf(StateDir()); }
+
+  // The folder CURRENT names in state directory `dir`.
+  static fs::path CurrentFolderOf(const fs::path& dir) {
+    std::ifstream in(dir / "CURRENT");
     std::string name;
     in >> name;
-    return fs::path(StateDir()) / name;
+    return dir / name;
+  }
+
+  // A second state directory under the test's root holding one sample
+  // checkpoint; returns that checkpoint's folder.
+  fs::path WriteSecondState(const std::string& name) {
+    const fs::path dir = root_ / name;
+    auto state = CrawlStateDir::Create(dir.string(), false);
+    EXPECT_TRUE(state.ok()) << state.status();
+    if (state.ok()) WriteSample(**state);
+    return CurrentFolderOf(dir);
   }
 
   fs::path root_;
@@ -365,13 +378,7 @@ TEST_F(StateTest, VersionTwoStateIsReadWithAnEmptyJar) {
   EXPECT_EQ((*opened)->loaded().traps, "");
   EXPECT_EQ((*opened)->loaded().counters.pages, 42);
 
-  auto again = CrawlStateDir::Create((root_ / "state3").string(), false);
-  ASSERT_TRUE(again.ok());
-  WriteSample(**again);
-  std::ifstream current(root_ / "state3" / "CURRENT");
-  std::string name;
-  current >> name;
-  const fs::path folder = root_ / "state3" / name;
+  const fs::path folder = WriteSecondState("state3");
   RewriteManifest(folder, 4, "traps.txt");
   RewriteManifest(folder, 3, "cookies.txt");
   auto damaged = CrawlStateDir::Open((root_ / "state3").string());
@@ -394,13 +401,7 @@ TEST_F(StateTest, VersionThreeStateIsReadWithNoTrapCounts) {
   EXPECT_EQ((*opened)->loaded().traps, "");
   EXPECT_EQ((*opened)->loaded().cookies, Sample().cookies);
 
-  auto again = CrawlStateDir::Create((root_ / "state4").string(), false);
-  ASSERT_TRUE(again.ok());
-  WriteSample(**again);
-  std::ifstream current(root_ / "state4" / "CURRENT");
-  std::string name;
-  current >> name;
-  const fs::path folder = root_ / "state4" / name;
+  const fs::path folder = WriteSecondState("state4");
   fs::remove(folder / "traps.txt");
   RewriteManifest(folder, 4, "traps.txt");
   auto damaged = CrawlStateDir::Open((root_ / "state4").string());
