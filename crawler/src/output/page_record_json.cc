@@ -1,7 +1,14 @@
 // PageRecord -> one JSON line. nlohmann::json escapes control characters and
 // rejects invalid UTF-8 by throwing; URLs from the wild can carry anything, so
 // strings are dumped with the `replace` error handler (U+FFFD) and nothing throws.
+// Records with nothing to escape (nearly all) are written directly instead,
+// to the same bytes (output/page_record_json.h).
+#include "output/page_record_json.h"
+
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/time/time.h"
 #include "crawler/output.h"
@@ -19,9 +26,65 @@ std::string Rfc3339(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
 
+// Printable ASCII without '"' and '\': a JSON string's bytes as they are.
+bool NeedsNoEscape(const std::string& s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+void AppendKey(std::string& out, std::string_view key) {
+  out += out.size() == 1 ? "\"" : ",\"";
+  out += key;
+  out += "\":";
+}
+
+void AppendString(std::string& out, std::string_view key, const std::string& value) {
+  AppendKey(out, key);
+  out += '"';
+  out += value;
+  out += '"';
+}
+
+void AppendStringOrNull(std::string& out, std::string_view key, const std::string& value) {
+  if (value.empty()) {
+    AppendKey(out, key);
+    out += "null";
+  } else {
+    AppendString(out, key, value);
+  }
+}
+
+void AppendInt(std::string& out, std::string_view key, int64_t value) {
+  AppendKey(out, key);
+  out += std::to_string(value);
+}
+
+// `thousandths` / 1000 as nlohmann writes a double: the shortest decimal that
+// reads back as the same double, which for k / 1000 (k < 2^53 / 1000) is k's
+// decimal with the point three places in and trailing zeros dropped, keeping
+// one fractional digit ("12.0", "0.591", "4.2").
+void AppendThousandths(std::string& out, std::string_view key, int64_t thousandths) {
+  AppendKey(out, key);
+  out += std::to_string(thousandths / 1000);
+  char fraction[4] = {static_cast<char>('0' + thousandths / 100 % 10),
+                      static_cast<char>('0' + thousandths / 10 % 10),
+                      static_cast<char>('0' + thousandths % 10), 0};
+  int digits = 3;
+  while (digits > 1 && fraction[digits - 1] == '0') --digits;
+  out += '.';
+  out.append(fraction, static_cast<size_t>(digits));
+}
+
+// Milliseconds with microsecond resolution is plenty and keeps lines short.
+int64_t FetchThousandths(const PageRecord& r) { return static_cast<int64_t>(r.fetch_ms * 1000); }
+
 }  // namespace
 
-std::string PageRecordToJson(const PageRecord& r) {
+namespace output_internal {
+
+std::string PageRecordToJsonViaTree(const PageRecord& r) {
   nlohmann::ordered_json j;
   j["url"] = r.url;
   j["final_url"] = r.final_url.empty() ? r.url : r.final_url;
@@ -31,8 +94,7 @@ std::string PageRecordToJson(const PageRecord& r) {
   j["depth"] = r.depth;
   j["parent"] = NullIfEmpty(r.parent);
   j["fetched_at"] = Rfc3339(r.fetched_at);
-  // Milliseconds with microsecond resolution is plenty and keeps lines short.
-  j["fetch_ms"] = static_cast<double>(static_cast<int64_t>(r.fetch_ms * 1000)) / 1000;
+  j["fetch_ms"] = static_cast<double>(FetchThousandths(r)) / 1000;
   j["links_found"] = r.links_found;
   j["links_new"] = r.links_new;
   if (!r.redirect_to.empty()) j["redirect_to"] = r.redirect_to;
@@ -48,6 +110,51 @@ std::string PageRecordToJson(const PageRecord& r) {
     j["warc_offset"] = r.warc_offset;
   }
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
+  const int64_t thousandths = FetchThousandths(r);
+  if (thousandths < 0 || thousandths >= int64_t{1'000'000'000'000'000}) return std::nullopt;
+  for (const std::string* s : {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to,
+                               &r.error, &r.truncated_reason, &r.warc_file}) {
+    if (!NeedsNoEscape(*s)) return std::nullopt;
+  }
+  std::string out = "{";
+  out.reserve(256 + r.url.size() * 2 + r.parent.size());
+  AppendString(out, "url", r.url);
+  AppendString(out, "final_url", r.final_url.empty() ? r.url : r.final_url);
+  AppendInt(out, "status", r.status);
+  AppendStringOrNull(out, "content_type", r.content_type);
+  AppendInt(out, "bytes", r.bytes);
+  AppendInt(out, "depth", r.depth);
+  AppendStringOrNull(out, "parent", r.parent);
+  AppendString(out, "fetched_at", Rfc3339(r.fetched_at));
+  AppendThousandths(out, "fetch_ms", thousandths);
+  AppendInt(out, "links_found", r.links_found);
+  AppendInt(out, "links_new", r.links_new);
+  if (!r.redirect_to.empty()) AppendString(out, "redirect_to", r.redirect_to);
+  AppendStringOrNull(out, "error", r.error);
+  AppendInt(out, "attempts", r.attempts);
+  if (r.truncated) {
+    AppendKey(out, "truncated");
+    out += "true";
+    AppendInt(out, "parsed_bytes", r.parsed_bytes);
+    AppendStringOrNull(out, "truncated_reason", r.truncated_reason);
+  }
+  if (!r.warc_file.empty()) {
+    AppendString(out, "warc_file", r.warc_file);
+    AppendKey(out, "warc_offset");
+    out += std::to_string(r.warc_offset);
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace output_internal
+
+std::string PageRecordToJson(const PageRecord& r) {
+  std::optional<std::string> direct = output_internal::PageRecordToJsonDirect(r);
+  return direct ? *std::move(direct) : output_internal::PageRecordToJsonViaTree(r);
 }
 
 std::string ErrorKind(const std::string& error) {
