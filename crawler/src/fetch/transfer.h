@@ -62,6 +62,9 @@ class Transfer {
 
   // Whether accept_type refuses this response (asked once; see transfer.cc).
   bool TypeRefused(bool body_arrived);
+  // Before the first body bytes: room for the whole declared Content-Length
+  // (capped at max_body), so the body is not grown by doubling.
+  void ReserveForDeclaredLength();
   CURLcode ConfigureProxy();
   CURLcode ConfigureRequestExtras();
 
