@@ -46,8 +46,8 @@ PageRecord RandomRecord(std::mt19937_64& rng) {
   r.parent = RandomString(rng, plain);
   r.fetched_at = absl::FromUnixMicros(static_cast<int64_t>(rng() % 4'000'000'000'000'000));
   static const double kMs[] = {0, 0.0004, 0.001, 0.591, 4.2, 12, 999.999, 1000, 65535.5, 1e9};
-  r.fetch_ms = rng() % 2 ? kMs[rng() % std::size(kMs)]
-                         : static_cast<double>(rng() % 100'000'000) / 997.0;
+  r.fetch_ms =
+      rng() % 2 ? kMs[rng() % std::size(kMs)] : static_cast<double>(rng() % 100'000'000) / 997.0;
   r.links_found = static_cast<int>(rng() % 5000);
   r.links_new = static_cast<int>(rng() % 5000);
   if (rng() % 4 == 0) r.redirect_to = RandomString(rng, plain);
