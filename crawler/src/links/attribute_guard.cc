@@ -4,12 +4,12 @@
 
 #include <cstring>
 
+#include "links/ascii.h"
+
 namespace crawler::links_internal {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
-
-bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Counts the attributes of the start tag whose name starts at `p`, stopping
 // past `max`; `*tag_end` is set to the '>' (or `end`).

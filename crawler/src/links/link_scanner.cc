@@ -25,7 +25,6 @@ namespace {
 // tag; Gumbo takes such a page (the nesting guard allows 4096).
 constexpr size_t kMaxModelDepth = 1024;
 
-bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool EndsTagName(char c) { return IsHtmlSpace(c) || c == '/' || c == '>'; }
 
 bool AllHtmlSpace(std::string_view text) {

@@ -82,15 +82,18 @@ TEST(LimitsTest, QuadraticBlockNestingIsCutAtMaxNestingDepth) {
   EXPECT_FALSE(ExtractLinks(NestedDivs(10), "text/html", LimitsPageUrl(), shallow).truncated);
 }
 
-// The guard skips its tag walk on a page with at most max_nesting_depth '<'
-// (16 bytes at a time): the cut must be the walk's whatever the page's
-// length and alignment. n divs at depth limit n are whole; n + 1 are cut.
+// The guard skips its tag walk on a page with at most max_nesting_depth start
+// tags ('<' then a letter, counted 16 bytes at a time): the cut must be the
+// walk's whatever the page's length and alignment. n divs at depth limit n
+// are whole; n + 1 are cut.
 TEST(LimitsTest, TheNestingCutIsExactAroundTheLessThanCount) {
   for (const size_t pad : {0, 1, 7, 15}) {
     for (const int n : {3, 15, 16, 17, 255, 1000, 5000}) {
       LinkOptions options;
       options.max_nesting_depth = static_cast<size_t>(n);
       std::string html = std::string(pad, ' ');
+      // '<'s that are not start tags, which the count must not take for them.
+      for (int i = 0; i < 20; ++i) html += "</p>< 3<!--x--><\xc3\xa9";
       for (int i = 0; i < n; ++i) html += "<div>";
       const PageLinks at_limit = ExtractLinks(html + "x", "text/html", LimitsPageUrl(), options);
       EXPECT_FALSE(at_limit.truncated) << n << " pad " << pad;
