@@ -236,6 +236,28 @@ TEST_F(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
   EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
 }
 
+// A slot that comes back empty (a replica promoted before it had synced,
+// or a primary restarted without persistence) is a lost frontier: after
+// the connections drop and the slot map is re-read, the client finds
+// {NAME}:meta gone and stops with DataLoss instead of crawling on with an
+// empty filter (which re-fetches the whole site).
+TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
+  RedisSieveOptions options = cluster_->Options("lost");
+  options.retry.max_attempts = 3;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  ASSERT_EQ(PushAll(**sieve, ClusterUrls("lost", 100)), 100u);
+  const int primary = cluster_->PrimaryOf(KeySlot("{lost}:meta"));
+  ASSERT_GE(primary, 0);
+  ASSERT_EQ(cluster_->CommandOn(primary, {"DEL", "{lost}:meta"}), "1");
+  for (size_t i = 0; i < cluster_->size(); ++i) {
+    cluster_->CommandOn(i, {"CLIENT", "KILL", "TYPE", "normal"});
+  }
+  EXPECT_EQ(PushAll(**sieve, ClusterUrls("lost-2", 100)), 0u);
+  EXPECT_EQ((*sieve)->health().code(), absl::StatusCode::kDataLoss) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->IsFinished());  // failed: consumers stop
+}
+
 // The primary holding the fleet's keys ({NAME}) dies; its replica takes
 // over (cluster-node-timeout 1 s), and the client's retries ride it out:
 // every URL pushed is popped once, before and after.

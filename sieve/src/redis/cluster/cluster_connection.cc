@@ -95,7 +95,29 @@ absl::StatusOr<std::unique_ptr<ClusterConnection>> ClusterConnection::Open(
   return read;
 }
 
-void ClusterConnection::RequireOnReconnect(std::string, std::string) {}
+void ClusterConnection::RequireOnReconnect(std::string key, std::string value) {
+  required_key_ = std::move(key);
+  required_value_ = std::move(value);
+}
+
+absl::Status ClusterConnection::CheckRequired() {
+  if (required_key_.empty()) return absl::OkStatus();
+  const std::string address = PrimaryOf(KeySlot(required_key_));
+  absl::StatusOr<RedisConnection*> node = Node(address);
+  if (!node.ok()) return absl::OkStatus();
+  absl::StatusOr<std::vector<RedisReply>> got = (*node)->Run({{"GET", required_key_}});
+  if (!got.ok()) return absl::OkStatus();
+  const redisReply* r = (*got)[0].get();
+  // An error reply (ASK, MOVED, CLUSTERDOWN) is not an answer.
+  if (r->type == REDIS_REPLY_ERROR) return absl::OkStatus();
+  if (r->type == REDIS_REPLY_STRING && absl::string_view(r->str, r->len) == required_value_) {
+    return absl::OkStatus();
+  }
+  return absl::DataLossError(
+      absl::StrCat("redis cluster: ", address, " serves ", required_key_,
+                   "'s slot without it (a replica promoted before it had synced, or a primary "
+                   "restarted without persistence?): the shared frontier is lost"));
+}
 
 absl::StatusOr<RedisConnection*> ClusterConnection::Node(const std::string& address) {
   auto it = nodes_.find(address);
@@ -221,6 +243,7 @@ absl::StatusOr<std::vector<RedisReply>> ClusterConnection::Run(
       for (const auto& [slot, address] : moved) SetPrimary(slot, address);
       moved.clear();
       reread = false;
+      if (absl::Status s = CheckRequired(); !s.ok()) return s;
     }
     std::map<std::string, std::vector<size_t>> by_node;
     for (size_t i : pending) {

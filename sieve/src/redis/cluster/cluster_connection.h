@@ -24,9 +24,12 @@
 // Scripts (Register) are loaded on every primary, at once on those known
 // and when a new one is first reached.
 //
-// RequireOnReconnect is not checked here: a cluster's primaries are made
-// durable by their replicas (and a failed-over primary's data is on its
-// replica), not by one key re-read on reconnect.
+// RequireOnReconnect's key is read again after every re-read of the slot
+// map (a MOVED, a failed attempt): a replica promoted before it had synced
+// (or a primary restarted without persistence) serves an empty slot, and
+// RedisSieve must stop with DataLoss rather than start the crawl over on an
+// empty filter. A read that fails (the cluster still failing over) is not
+// taken for a loss: the next re-read asks again.
 //
 //   absl::StatusOr<std::unique_ptr<ClusterConnection>> c =
 //       ClusterConnection::Open(options);  // options.cluster_nodes: seeds
@@ -73,6 +76,9 @@ class ClusterConnection final : public RedisLink {
  private:
   explicit ClusterConnection(const RedisSieveOptions& options);
   absl::Status ReadSlotMap();
+  // DataLoss if the required key's primary answers it with another value
+  // (nil included); OK if it matches or cannot be read now.
+  absl::Status CheckRequired();
   // The connection to a primary, opened (scripts loaded) on first use.
   absl::StatusOr<RedisConnection*> Node(const std::string& address);
   void SetPrimary(int slot, const std::string& address);
@@ -86,6 +92,8 @@ class ClusterConnection final : public RedisLink {
   std::vector<std::string> addresses_;             // the primaries of the map
   std::array<int16_t, kClusterSlots> slot_owner_;  // index into addresses_, -1 none
   std::vector<std::string> scripts_;
+  std::string required_key_;
+  std::string required_value_;
   uint64_t map_reads_ = 0;
 };
 
