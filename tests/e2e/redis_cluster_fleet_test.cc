@@ -367,5 +367,34 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
   EXPECT_LE(logged, pages + duplicates);
 }
 
+// The primary holding {NAME} dies and nothing takes over (no replica): the
+// cluster stays down, the process's retries run out (~6 s), and `crawl`
+// stops with the error (stop_reason "error", exit non-zero) rather than
+// reading its failed frontier as a drained queue and exiting 0.
+TEST(RedisClusterFleetTest, AFrontierThatStaysDownEndsTheCrawlWithAnError) {
+  ThreeNodeCluster cluster;
+  const std::string started = cluster.Start();
+  ASSERT_EQ(started, "");
+  testsite::SiteOptions options;
+  options.pages = 200;
+  options.latency_ms = 50;
+  absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  BinaryCrawl crawl;
+  std::thread process([&] {
+    crawl = RunCrawlBinary("redis-cluster-down", {(*site)->RootUrl()},
+                           {"--frontier", cluster.FrontierUrl("e2e-down"), "--delay", "0"});
+  });
+  for (int wait = 0; wait < 3000 && (*site)->TotalRequests() < 20; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GT(cluster.KillPrimaryOf("{e2e-down}:meta"), 0);
+  process.join();
+  EXPECT_NE(crawl.run.exit_code, 0) << crawl.run.err;
+  EXPECT_EQ(crawl.summary["stop_reason"], "error");
+  EXPECT_NE(crawl.run.err.find("redis cluster failed"), std::string::npos) << crawl.run.err;
+  EXPECT_LT((*site)->TotalRequests(), 200u) << "the crawl finished before the kill";
+}
+
 }  // namespace
 }  // namespace e2e

@@ -251,6 +251,9 @@ class RedisSieve final : public Sieve {
 
   // OK, or the error that put this client in its failed state.
   absl::Status health() const;
+  // The same, as the Sieve interface's Health (an owner such as `crawl`
+  // stops with it instead of taking IsFinished's true for a drained queue).
+  absl::Status Health() const override;
   // The filter's bit count m and hash count k, as written in NAME:meta.
   uint64_t bit_count() const;
   uint32_t hash_count() const;

@@ -255,6 +255,7 @@ TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
   }
   EXPECT_EQ(PushAll(**sieve, ClusterUrls("lost-2", 100)), 0u);
   EXPECT_EQ((*sieve)->health().code(), absl::StatusCode::kDataLoss) << (*sieve)->health();
+  EXPECT_EQ((*sieve)->Health().code(), absl::StatusCode::kDataLoss);  // the Sieve interface's
   EXPECT_TRUE((*sieve)->IsFinished());  // failed: consumers stop
 }
 
