@@ -367,6 +367,68 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
   EXPECT_LE(logged, pages + duplicates);
 }
 
+// --max-pages and --max-depth across the fleet on a cluster: the page
+// budget ({NAME}:pages, taken by a script routed by {NAME}:meta) and the
+// depth in each URL's payload hold as on one server: three processes with
+// --max-pages 40 fetch 40 pages in total; with --max-depth 1, exactly the
+// pages within depth 1, each once.
+TEST(RedisClusterFleetTest, MaxPagesAndMaxDepthHoldAcrossProcesses) {
+  ThreeNodeCluster cluster;
+  const std::string started = cluster.Start();
+  ASSERT_EQ(started, "");
+  for (const bool pages_run : {true, false}) {
+    std::vector<std::unique_ptr<testsite::TestSite>> sites;
+    std::vector<std::string> seeds;
+    for (int i = 1; i <= 3; ++i) {
+      testsite::SiteOptions options;
+      options.pages = 100;
+      options.links_per_page = 8;
+      options.host = absl::StrCat("127.0.0.", i);
+      absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
+      ASSERT_TRUE(site.ok()) << site.status();
+      seeds.push_back((*site)->RootUrl());
+      sites.push_back(*std::move(site));
+    }
+    const std::string name = pages_run ? "e2e-pages" : "e2e-depth";
+    std::vector<std::string> flags = {"--frontier", cluster.FrontierUrl(name), "--delay", "0"};
+    const std::vector<std::string> limit = pages_run ? std::vector<std::string>{"--max-pages", "40"}
+                                                     : std::vector<std::string>{"--max-depth", "1"};
+    flags.insert(flags.end(), limit.begin(), limit.end());
+    std::vector<BinaryCrawl> crawls(3);
+    std::vector<std::thread> processes;
+    for (int i = 0; i < 3; ++i) {
+      processes.emplace_back([&, i] {
+        crawls[i] = RunCrawlBinary(absl::StrCat("redis-cluster-", name, "-", i), seeds, flags);
+      });
+    }
+    for (std::thread& p : processes) p.join();
+    std::map<std::string, int> logged;
+    size_t records = 0;
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(crawls[i].run.exit_code, 0)
+          << name << " process " << i << ": " << crawls[i].run.err;
+      records += crawls[i].pages.size();
+      for (const nlohmann::json& page : crawls[i].pages) ++logged[page["url"].get<std::string>()];
+    }
+    size_t requests = 0;
+    for (const auto& site : sites) requests += site->TotalRequests();
+    if (pages_run) {
+      EXPECT_EQ(requests, 40u);
+      EXPECT_EQ(records, 40u);
+      continue;
+    }
+    size_t within_total = 0;
+    for (const auto& site : sites) {
+      const std::vector<std::string> within = site->PageUrlsWithinDepth(1);
+      ASSERT_LT(within.size(), 100u);  // the limit must cut something
+      for (const std::string& url : within) EXPECT_EQ(logged[url], 1) << url;
+      EXPECT_EQ(site->TotalRequests(), within.size()) << site->RootUrl();
+      within_total += within.size();
+    }
+    EXPECT_EQ(records, within_total);
+  }
+}
+
 // The primary holding {NAME} dies and nothing takes over (no replica): the
 // cluster stays down, the process's retries run out (~6 s), and `crawl`
 // stops with the error (stop_reason "error", exit non-zero) rather than

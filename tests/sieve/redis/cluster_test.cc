@@ -256,7 +256,7 @@ TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
   EXPECT_EQ(PushAll(**sieve, ClusterUrls("lost-2", 100)), 0u);
   EXPECT_EQ((*sieve)->health().code(), absl::StatusCode::kDataLoss) << (*sieve)->health();
   EXPECT_EQ((*sieve)->Health().code(), absl::StatusCode::kDataLoss);  // the Sieve interface's
-  EXPECT_TRUE((*sieve)->IsFinished());  // failed: consumers stop
+  EXPECT_TRUE((*sieve)->IsFinished());                                // failed: consumers stop
 }
 
 // The primary holding the fleet's keys ({NAME}) dies; its replica takes
