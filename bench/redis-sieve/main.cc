@@ -5,6 +5,11 @@
 // (scrapy-redis's dupefilter). Starts its own redis-server on 127.0.0.1.
 //
 //   redis-sieve-bench [--memory_urls=10000000] [--scale=1] [--batches=1,64,1024]
+//                     [--queue_urls=1000000] [--primaries=1,3,6] [--cluster_urls=400000]
+//
+// Then Redis memory per queued URL (host queues as crawl makes them, the
+// filter excluded) and the scale-out on a Redis Cluster of 1, 3 and 6
+// primaries on this machine, as URLs per CPU-second.
 //
 // Theory: a push batch costs one round trip plus the server's work: the Lua
 // script's (a Lua string per argument, k BITFIELD probes per URL, ~5 us of
@@ -17,6 +22,7 @@
 // waits on round trips. Memory: the filter costs m/8 bytes whatever the URLs
 // (~1.25 bytes/URL at p = 1%, blocked), a SET ~ URL length + ~50 bytes of
 // dict entry and object overhead per member.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,12 +30,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/marshalling.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cluster_harness.h"
 #include "redis_harness.h"
 #include "sieve/memory_sieve.h"
 #include "sieve/redis_sieve.h"
@@ -37,12 +46,19 @@
 
 ABSL_FLAG(uint64_t, memory_urls, 10'000'000, "URLs for the memory comparison (0: skip)");
 ABSL_FLAG(double, scale, 1.0, "multiplies the URL counts of the throughput runs");
+ABSL_FLAG(uint64_t, queue_urls, 1'000'000,
+          "URLs queued for the memory-per-queued-URL table (0: skip)");
+ABSL_FLAG(std::vector<std::string>, primaries, std::vector<std::string>({"1", "3", "6"}),
+          "cluster sizes of the scale-out table (empty: skip)");
+ABSL_FLAG(uint64_t, cluster_urls, 400'000, "URLs pushed then popped per scale-out row");
+ABSL_FLAG(int, cluster_procs, 2, "client processes of the scale-out rows");
 ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64", "1024"}),
           "batch sizes of the throughput runs");
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using redis_bench::ClusterHarness;
 using redis_bench::RedisHarness;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -217,6 +233,139 @@ void ThroughputTable(RedisHarness& redis) {
   }
 }
 
+// crawl's host_key: the URL's scheme://authority.
+std::string BenchHostKey(std::string_view url) {
+  const size_t slash = url.find('/', url.find("://") + 3);
+  return std::string(url.substr(0, slash));
+}
+
+// CPU seconds used by this process's waited-for children so far.
+double ChildCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Redis memory per queued URL, the filter excluded: n URLs queued with
+// crawl's host partitions (one list per host), used_memory's delta less
+// the filter's keys (MEMORY USAGE), over n. With list-compress-depth 0
+// (Redis's default) and 1 (every quicklist node but a list's head and tail
+// LZF-compressed), at Redis's default node size (-2: 8 KiB), at -1 (4
+// KiB) and at 32 entries (more of a host's list in compressed nodes, each
+// compressing less): server settings, no client change.
+void QueueMemoryTable(RedisHarness& redis, uint64_t n) {
+  std::printf("\n## Redis memory per queued URL at %llu URLs (host queues, filter excluded)\n\n",
+              static_cast<unsigned long long>(n));
+  std::printf(
+      "| list-compress-depth | list-max-listpack-size | used_memory delta | filter keys | queue "
+      "bytes/URL |\n");
+  std::printf("|---:|---:|---:|---:|---:|\n");
+  for (auto [depth, node] :
+       {std::pair{"0", "-2"}, std::pair{"1", "-2"}, std::pair{"1", "-1"}, std::pair{"1", "32"}}) {
+    redis.Command({"FLUSHALL"});
+    redis.Command({"CONFIG", "SET", "list-compress-depth", depth});
+    redis.Command({"CONFIG", "SET", "list-max-listpack-size", node});
+    const uint64_t base = redis.UsedMemory();
+    sieve::RedisSieveOptions o = Options(redis, 1024, n, PushPath::kModule);
+    o.host_key = BenchHostKey;
+    auto s = sieve::RedisSieve::Connect(o);
+    if (!s.ok()) {
+      std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
+      return;
+    }
+    PushRange(**s, 0, n, 1024);
+    const uint64_t queued = std::stoull(redis.Command({"GET", "bench:queued"}));
+    uint64_t filter = 0;
+    for (uint64_t shard = 0;; ++shard) {
+      const std::string bytes =
+          redis.Command({"MEMORY", "USAGE", absl::StrCat("bench:bits:", shard)});
+      if (bytes.empty()) break;
+      filter += std::stoull(bytes);
+    }
+    const uint64_t delta = redis.UsedMemory() - base;
+    std::printf("| %s | %s | %llu | %llu | %.1f |\n", depth, node,
+                static_cast<unsigned long long>(delta), static_cast<unsigned long long>(filter),
+                static_cast<double>(delta - filter) / static_cast<double>(queued));
+    std::fflush(stdout);
+    s->reset();
+  }
+  redis.Command({"CONFIG", "SET", "list-compress-depth", "0"});
+  redis.Command({"CONFIG", "SET", "list-max-listpack-size", "-2"});
+  redis.Command({"FLUSHALL"});
+}
+
+struct ClusterPushWork {
+  std::vector<std::string> nodes;
+  uint64_t per_proc;
+  uint64_t expected;
+  sieve::RedisSieveOptions Base() const {
+    sieve::RedisSieveOptions o;
+    o.cluster_nodes = nodes;
+    o.name = "bench";
+    o.expected_count = expected;
+    o.shard_bytes = 256 << 10;  // ~40 shards at the default size: spread over 6 primaries
+    o.push_batch_size = 1024;
+    o.pop_batch_size = 1024;
+    o.done_batch_size = 1024;
+    return o;
+  }
+  std::unique_ptr<sieve::RedisSieve> Prepare(int) const {
+    auto s = sieve::RedisSieve::Connect(Base());
+    if (!s.ok()) {
+      std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
+      _exit(1);
+    }
+    return *std::move(s);
+  }
+  void Run(int p, std::unique_ptr<sieve::RedisSieve>& s) const {
+    PushRange(*s, static_cast<uint64_t>(p) * per_proc, per_proc, 1024);
+  }
+};
+
+struct ClusterPopWork {
+  ClusterPushWork push;
+  std::unique_ptr<sieve::RedisSieve> Prepare(int p) const { return push.Prepare(p); }
+  void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
+};
+
+// Pushes, then pops, `total` URLs from `procs` processes on clusters of 1,
+// 3 and 6 primaries, all on this machine. Per-core efficiency: URLs per
+// CPU-second of everything that ran (the clients and every redis-server),
+// so a cluster that only adds processes competing for the same 2 cores
+// shows as less efficient, not as slower by chance.
+void ScaleOutTable(uint64_t total, int procs) {
+  std::printf(
+      "\n## Scale-out on a Redis Cluster (%llu URLs, %d client processes, batch 1024, "
+      "Lua pushes)\n\n",
+      static_cast<unsigned long long>(total), procs);
+  std::printf(
+      "| primaries | pushes/s | push CPU s (clients+redis) | pushes per CPU-s | pops/s | pop "
+      "CPU s | pops per CPU-s | cores busy (push) |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);  // before the nodes fork: a child's freopen would flush it again
+  for (const std::string& text : absl::GetFlag(FLAGS_primaries)) {
+    const int primaries = std::stoi(text);
+    ClusterHarness cluster(primaries);
+    if (absl::Status st = cluster.Start(); !st.ok()) {
+      std::fprintf(stderr, "%s\n", st.ToString().c_str());
+      return;
+    }
+    const uint64_t per_proc = total / static_cast<uint64_t>(procs);
+    ClusterPushWork push{cluster.Nodes(), per_proc, total * 2};
+    double cpu0 = ChildCpuSeconds() + cluster.CpuSeconds();
+    const double push_s = InProcesses(procs, push);
+    double cpu1 = ChildCpuSeconds() + cluster.CpuSeconds();
+    const double pop_s = InProcesses(procs, ClusterPopWork{push});
+    double cpu2 = ChildCpuSeconds() + cluster.CpuSeconds();
+    const double urls = static_cast<double>(per_proc * procs);
+    std::printf("| %d | %.0f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f |\n", primaries,
+                urls / push_s, cpu1 - cpu0, urls / (cpu1 - cpu0), urls / pop_s, cpu2 - cpu1,
+                urls / (cpu2 - cpu1), (cpu1 - cpu0) / push_s);
+    std::fflush(stdout);
+  }
+}
+
 void MemoryTable(RedisHarness& redis, uint64_t n) {
   std::printf("\n## Redis memory per seen URL at %llu URLs\n\n",
               static_cast<unsigned long long>(n));
@@ -265,7 +414,11 @@ int main(int argc, char** argv) {
   }
   std::printf("redis-server %s on 127.0.0.1:%d, no persistence; %ld CPUs\n",
               redis.Version().c_str(), redis.port(), sysconf(_SC_NPROCESSORS_ONLN));
-  ThroughputTable(redis);
+  if (!absl::GetFlag(FLAGS_batches).empty()) ThroughputTable(redis);
   if (absl::GetFlag(FLAGS_memory_urls) > 0) MemoryTable(redis, absl::GetFlag(FLAGS_memory_urls));
+  if (absl::GetFlag(FLAGS_queue_urls) > 0) QueueMemoryTable(redis, absl::GetFlag(FLAGS_queue_urls));
+  if (!absl::GetFlag(FLAGS_primaries).empty()) {
+    ScaleOutTable(absl::GetFlag(FLAGS_cluster_urls), absl::GetFlag(FLAGS_cluster_procs));
+  }
   return 0;
 }

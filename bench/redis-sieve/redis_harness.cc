@@ -9,8 +9,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <sstream>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "sieve/url_generator.h"
@@ -42,11 +47,12 @@ redisContext* Connect(int port) {
 
 }  // namespace
 
-RedisHarness::RedisHarness() {
+RedisHarness::RedisHarness(std::vector<std::string> extra_args, int port)
+    : extra_args_(std::move(extra_args)) {
   std::random_device random;
   dir_ = std::filesystem::temp_directory_path() / absl::StrCat("redis-sieve-bench-", random());
   std::filesystem::create_directories(dir_);
-  port_ = FreePort();
+  port_ = port != 0 ? port : FreePort();
 }
 
 RedisHarness::~RedisHarness() {
@@ -61,13 +67,19 @@ RedisHarness::~RedisHarness() {
 absl::Status RedisHarness::Start() {
   const std::string port = std::to_string(port_);
   const std::string dir = dir_.string();
+  // With the crawlsieve module, so one server runs both push paths.
+  std::vector<std::string> args = {
+      "redis-server",    "--port", port,    "--bind", "127.0.0.1",  "--save",  "",
+      "--appendonly",    "no",     "--dir", dir,      "--loglevel", "warning", "--loadmodule",
+      CRAWL_REDIS_MODULE};
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
     freopen("/dev/null", "w", stdout);  // its start-up banner is not the table
-    // With the crawlsieve module, so one server runs both push paths.
-    execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--save",
-           "", "--appendonly", "no", "--dir", dir.c_str(), "--loglevel", "warning", "--loadmodule",
-           CRAWL_REDIS_MODULE, static_cast<char*>(nullptr));
+    execvp("redis-server", argv.data());
     _exit(127);
   }
   for (int i = 0; i < 500; ++i) {
@@ -75,6 +87,19 @@ absl::Status RedisHarness::Start() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return absl::UnavailableError("redis-server (from PATH) did not start");
+}
+
+double RedisHarness::CpuSeconds() const {
+  std::ifstream stat(absl::StrCat("/proc/", pid_, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Fields after the command's closing ')': state is field 3, utime 14, stime 15.
+  std::istringstream rest(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i >= 14) ticks += std::atof(field.c_str());
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 std::string RedisHarness::Command(const std::vector<std::string>& args) const {

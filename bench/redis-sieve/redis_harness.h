@@ -19,10 +19,14 @@ namespace redis_bench {
 
 class RedisHarness {
  public:
-  RedisHarness();
+  // extra_args: more redis-server arguments (a cluster node's); port 0: a
+  // free one.
+  explicit RedisHarness(std::vector<std::string> extra_args = {}, int port = 0);
   ~RedisHarness();
   absl::Status Start();
   int port() const { return port_; }
+  // CPU seconds (user + system) the server has used so far (/proc).
+  double CpuSeconds() const;
   std::string Version() const;
   // One command; the reply as text (integers in decimal, "" for nil).
   std::string Command(const std::vector<std::string>& args) const;
@@ -32,6 +36,7 @@ class RedisHarness {
 
  private:
   std::filesystem::path dir_;
+  std::vector<std::string> extra_args_;
   int port_ = 0;
   pid_t pid_ = -1;
 };

@@ -216,7 +216,8 @@ struct CrawlOptions {
   // With "grow": the most memory the seen-filter may take (0 = no cap). Past
   // it the filter behaves as "warn", and a warning says so once.
   uint64_t filter_memory_max = 0;
-  // A to-visit queue shared by many crawl processes: "redis://HOST:PORT/NAME"
+  // A to-visit queue shared by many crawl processes: "redis://HOST:PORT/NAME",
+  // or "redis-cluster://HOST:PORT[,HOST:PORT...]/NAME" for a Redis Cluster
   // (sieve/redis_sieve.h; README "Crawling with several machines"). Empty =
   // the in-memory Sieve. With it, checkpoints are off and --resume refused.
   std::string frontier;

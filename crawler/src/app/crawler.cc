@@ -436,6 +436,16 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
       RequestStop();
     }
   }
+  // A shared frontier that failed (its retries exhausted, or its state gone
+  // from Redis) reads as finished: its error, not an empty queue, ends the
+  // crawl, whenever it came (the loop checks only once a second).
+  if (fatal_.ok()) {
+    if (absl::Status health = sieve_->Health(); !health.ok()) {
+      fatal_ = absl::Status(health.code(), absl::StrCat("the URL queue: ", health.message()));
+      spdlog::error("{}; stopping", std::string(fatal_.message()));
+      stop_reason = "error";
+    }
+  }
   // Shutdown's bound (docs/reliability.md): kStopGrace for running transfers,
   // then the parse backlog (<= 2 x --connections pages, <= 4 MiB of bodies),
   // then summary.json, and only then the final checkpoint, whose time grows

@@ -59,8 +59,11 @@ absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
     return absl::Status(sieve.status().code(), absl::StrCat("--frontier ", options.frontier, ": ",
                                                             sieve.status().message()));
   }
-  spdlog::info("shared frontier {} (Redis {}:{}, name '{}'); checkpoints off", options.frontier,
-               redis->host, redis->port, redis->name);
+  spdlog::info("shared frontier {} ({}, name '{}'); checkpoints off", options.frontier,
+               redis->cluster_nodes.empty()
+                   ? absl::StrCat("Redis ", redis->host, ":", redis->port)
+                   : absl::StrCat("Redis Cluster, ", redis->cluster_nodes.size(), " seed nodes"),
+               redis->name);
   CrawlStart start;  // no state: checkpoints off
   if (options.max_pages > 0) start.shared_pages = std::make_shared<RedisPageBudget>(sieve->get());
   start.sieve = *std::move(sieve);

@@ -201,8 +201,10 @@ const std::array kRows = {
           "grow|warn"),
     Row<&O::filter_memory_max>("queue", "filter_memory_max", "filter-memory-max", "SIZE",
                                Kind::kBytes, "cap for --overflow grow (0 = none); past it, warn"),
-    Row<&O::frontier>("queue", "frontier", "frontier", "URL", Kind::kText,
-                      "share the queue: redis://HOST:PORT/NAME (default in memory)"),
+    Row<&O::frontier>(
+        "queue", "frontier", "frontier", "URL", Kind::kText,
+        "share the queue: redis://HOST:PORT/NAME, or redis-cluster://HOST:PORT[,...]/NAME "
+        "(default in memory)"),
     Bounded(Row<&O::out_dir>("output", "dir", "out", "DIR", Kind::kText,
                              "directory of the crawl's results"),
             1),

@@ -37,6 +37,36 @@
 // the queues into the leases, atomically, so a URL popped is either still
 // queued or leased to the client that got the reply.
 //
+// Redis Cluster (cluster_nodes set; `crawl --frontier redis-cluster://...`):
+// the same keys with hash tags, so that each atomic step touches one slot:
+//   {NAME}:meta, {NAME}:q:H, {NAME}:ready, ... every key above but the
+//                  filter's, in the one slot of tag {NAME} (the queues,
+//                  leases and counters: one primary holds them all);
+//   {NAME:bits:I}  filter shard I, each its own tag, so the shards (and the
+//                  push's bit work) spread over the slots and primaries;
+//                  shard_bytes (kClusterShardBytes from a redis-cluster://
+//                  URL) sets how many there are.
+// A push is then two steps instead of one script: (1) per filter shard, a
+// script tests-and-sets the k bits of its URLs (the blocked layout puts a
+// URL's k bits in one 512-bit block, so in one shard: that step is atomic
+// per URL, and exactly one client sees a URL as new); (2) one script in
+// {NAME} enqueues the URLs step 1 found new. Both remember this client's
+// last trip, so a resend after a lost reply returns the first answer
+// instead of finding its own bits set (or enqueueing twice). A client that
+// dies (or fails for good) between (1) and (2) loses the URLs of that trip
+// that were new: marked seen, never queued; at most push_batch_size x 8 URLs
+// per dead client. Pops, acks, leases and the page budget are single
+// scripts in {NAME}, as on one server. The crawlsieve module is not used on
+// a cluster (its command builds keys across slots): pushes go through Lua.
+// Resharding {NAME}'s slot while clients run is not supported (its keys
+// move one by one and a script could see half of them); filter shards
+// move safely (each is one key: ASK/MOVED are followed). A primary's
+// failover to its replica is ridden out by the retries (retry policy; the
+// slot map is re-read between attempts). Redis replicates asynchronously:
+// writes a primary acknowledged in its last moments may be missing on the
+// replica (filter bits: a URL pushed again is queued twice; a push or an
+// ack: a URL lost or fetched twice). Redis Cluster promises no more.
+//
 // Host partitions (host_key set; `crawl` sets it to the URL's
 // scheme://host:port): a host's URLs are handed only to the client holding
 // the host's lease, so one process at a time fetches a host and its own
@@ -89,6 +119,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -111,6 +142,11 @@ struct RedisRetryPolicy {
 struct RedisSieveOptions {
   std::string host = "127.0.0.1";
   int port = 6379;
+  // A Redis Cluster instead of one server: "HOST:PORT" of some of its
+  // nodes (any one that answers gives the slot map; host and port are then
+  // unused). See "Redis Cluster" above for the key layout and what a
+  // client dying mid-push can cost. Needs the blocked layout.
+  std::vector<std::string> cluster_nodes;
   // Prefix of every key; the processes of one crawl share it. Non-empty.
   std::string name = "crawl";
   // The filter, as SieveOptions: n, p and layout give m and k (bloom/params.h).
@@ -171,10 +207,19 @@ struct RedisSieveOptions {
   RedisRetryPolicy retry;
 };
 
+// A cluster's filter shard: 1 MiB, so 1e9 URLs at 1% (~1.2 GB) are ~1200
+// shards spread over the slots (a 1e7 crawl: ~12); a push trip's filter
+// step is one script call per shard it touches.
+inline constexpr uint64_t kClusterShardBytes = uint64_t{1} << 20;
+
 // Parses "redis://HOST:PORT/NAME" (PORT and NAME optional: 6379, "crawl")
-// into `base` with host, port and name replaced; a query of options joined
-// by '&' sets more: "lease_ms=N" (lease_time), "host_lease_ms=N"
-// (host_lease_time). InvalidArgument otherwise.
+// into `base` with host, port and name replaced, or
+// "redis-cluster://HOST:PORT[,HOST:PORT...]/NAME" into cluster_nodes (and
+// shard_bytes set to kClusterShardBytes, so the filter spreads over slots).
+// A query of options joined by '&' sets more: "lease_ms=N" (lease_time),
+// "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: when a
+// site has few hosts, a cap lets every process of the fleet hold some).
+// InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 
 class RedisSieve final : public Sieve {
@@ -206,6 +251,9 @@ class RedisSieve final : public Sieve {
 
   // OK, or the error that put this client in its failed state.
   absl::Status health() const;
+  // The same, as the Sieve interface's Health (an owner such as `crawl`
+  // stops with it instead of taking IsFinished's true for a drained queue).
+  absl::Status Health() const override;
   // The filter's bit count m and hash count k, as written in NAME:meta.
   uint64_t bit_count() const;
   uint32_t hash_count() const;

@@ -220,7 +220,9 @@ class Sieve {
   //     Cleared when a later spill succeeds.
   //   DataLoss: a spilled segment could not be read back (the message names
   //     the file); its URLs were lost (Stats().lost). Stays.
-  // RedisSieve: always OK (its errors are logged per call).
+  // RedisSieve: the error that put the client in its failed state (its
+  // retries exhausted: Unavailable; the frontier gone from Redis: DataLoss),
+  // after which it reads as finished. Stays.
   virtual absl::Status Health() const { return absl::OkStatus(); }
 
   // Writes a checkpoint into `dir` (created if missing); Open(dir) reads it.

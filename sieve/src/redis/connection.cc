@@ -187,7 +187,7 @@ absl::StatusOr<std::vector<RedisReply>> RedisConnection::Run(
                                              retry_.max_attempts, " attempts: ", last.message()));
 }
 
-absl::StatusOr<RedisReply> RedisConnection::Call(const RedisCommand& command) {
+absl::StatusOr<RedisReply> RedisLink::Call(const RedisCommand& command) {
   absl::StatusOr<std::vector<RedisReply>> replies = Run({command});
   if (!replies.ok()) return replies.status();
   RedisReply reply = std::move((*replies)[0]);

@@ -13,6 +13,10 @@
 // NOSCRIPT (Redis restarted, or SCRIPT FLUSH) makes Run load every registered
 // script again and resend.
 //
+// RedisLink is what RedisSieve talks to: this class (one server) or
+// ClusterConnection (cluster/cluster_connection.h: a Redis Cluster, each
+// command routed by its key's slot).
+//
 // Threading: none; RedisSieve uses it under its mutex.
 #ifndef SIEVE_SRC_REDIS_CONNECTION_H_
 #define SIEVE_SRC_REDIS_CONNECTION_H_
@@ -44,23 +48,31 @@ absl::StatusOr<std::string> ReplyString(const redisReply* reply);  // nil: ""
 bool ReplyIsNil(const redisReply* reply);
 absl::Status ReplyError(const redisReply* reply);  // OK unless an error reply
 
-class RedisConnection {
+class RedisLink {
  public:
-  static absl::StatusOr<std::unique_ptr<RedisConnection>> Open(const RedisSieveOptions& options);
-  ~RedisConnection();
-
+  virtual ~RedisLink() = default;
   // After every re-connection (not the first), GET `key` must return `value`;
   // otherwise Run returns DataLoss (RedisSieve checks so that the frontier
   // survived: a Redis restarted without persistence lost it).
-  void RequireOnReconnect(std::string key, std::string value);
+  virtual void RequireOnReconnect(std::string key, std::string value) = 0;
   // Remembers a Lua script and loads it now; returns its SHA1 for EVALSHA.
-  absl::StatusOr<std::string> Register(const std::string& source);
-
+  virtual absl::StatusOr<std::string> Register(const std::string& source) = 0;
   // Sends the commands pipelined and returns one reply per command (error
   // replies included: check them). Unavailable after the retries.
-  absl::StatusOr<std::vector<RedisReply>> Run(const std::vector<RedisCommand>& commands);
+  virtual absl::StatusOr<std::vector<RedisReply>> Run(
+      const std::vector<RedisCommand>& commands) = 0;
   // Run of one command, its error reply turned into a status.
   absl::StatusOr<RedisReply> Call(const RedisCommand& command);
+};
+
+class RedisConnection final : public RedisLink {
+ public:
+  static absl::StatusOr<std::unique_ptr<RedisConnection>> Open(const RedisSieveOptions& options);
+  ~RedisConnection() override;
+
+  void RequireOnReconnect(std::string key, std::string value) override;
+  absl::StatusOr<std::string> Register(const std::string& source) override;
+  absl::StatusOr<std::vector<RedisReply>> Run(const std::vector<RedisCommand>& commands) override;
 
  private:
   explicit RedisConnection(const RedisSieveOptions& options);

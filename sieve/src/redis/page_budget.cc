@@ -15,8 +15,8 @@ bool RedisSieve::TakePage(uint64_t limit) {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.failure.ok()) return false;
-  absl::StatusOr<RedisReply> reply =
-      s.connection->Call({"EVALSHA", s.take_page_sha, "0", s.keys.prefix, std::to_string(limit)});
+  absl::StatusOr<RedisReply> reply = s.connection->Call(
+      {"EVALSHA", s.take_page_sha, "1", s.keys.meta, s.keys.prefix, std::to_string(limit)});
   absl::StatusOr<long long> taken =
       reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());
   if (!taken.ok()) {

@@ -12,6 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cluster/cluster_connection.h"
 #include "heartbeat.h"
 #include "redis_state.h"
 #include "scripts.h"
@@ -35,7 +37,18 @@ absl::Status Validate(const RedisSieveOptions& o) {
   if (o.max_hosts < 1) return bad("max_hosts", "must be >= 1");
   if (o.io_timeout.count() < 1) return bad("io_timeout", "must be >= 1 ms");
   if (o.retry.max_attempts < 1) return bad("retry.max_attempts", "must be >= 1");
+  if (!o.cluster_nodes.empty() && o.layout != bloom::Layout::kBlocked) {
+    // Classic probes spread a URL's bits over shards (slots): no atomic
+    // test-and-set of a URL could span them.
+    return bad("layout", "must be kBlocked on a Redis Cluster (a URL's bits in one shard)");
+  }
   return absl::OkStatus();
+}
+
+// "HOST:PORT", or "the cluster of HOST:PORT,..." for messages.
+std::string Where(const RedisSieveOptions& o) {
+  if (o.cluster_nodes.empty()) return absl::StrCat(o.host, ":", o.port);
+  return absl::StrCat("the cluster of ", absl::StrJoin(o.cluster_nodes, ","));
 }
 
 // hostname:pid:random, unique across the fleet and across restarts.
@@ -49,7 +62,7 @@ std::string ClientId() {
 
 // Writes the parameters if this is the first process (SET NX), then checks
 // that what is there is what these options give.
-absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& keys,
+absl::Status AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
                                const RedisSieveOptions& options, const std::string& ours) {
   absl::StatusOr<std::vector<internal::RedisReply>> replies =
       c.Run({{"SET", keys.meta, ours, "NX"}, {"GET", keys.meta}});
@@ -59,15 +72,15 @@ absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& ke
   if (*stored == ours) return absl::OkStatus();
   if (!absl::StartsWith(*stored, absl::StrCat(internal::FilterLayout::kMetaVersion, " "))) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "redis frontier '", options.name, "' at ", options.host, ":", options.port,
+        "redis frontier '", options.name, "' at ", Where(options),
         " was written by an older build (NAME:meta '", *stored, "'; this build writes ",
         internal::FilterLayout::kMetaVersion,
         ": per-URL payloads in the queues): finish that crawl with the build that started it, "
         "or delete its keys (NAME:*) or choose another name to start over"));
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "redis frontier '", options.name, "' at ", options.host, ":", options.port,
-      " was created with parameters '", *stored, "' but these options give '", ours,
+      "redis frontier '", options.name, "' at ", Where(options), " was created with parameters '",
+      *stored, "' but these options give '", ours,
       "': every process must use the same expected_count, fp_rate, layout and shard size "
       "(or choose another name)"));
 }
@@ -75,10 +88,12 @@ absl::Status AgreeOnParameters(internal::RedisConnection& c, const RedisKeys& ke
 // True if the server has the crawlsieve module's push command: COMMAND INFO
 // answers [nil] for a command it does not know. Its probes name shards in 32
 // bits: a filter of more shards (tiny shards, huge m) stays on Lua.
-absl::StatusOr<bool> ShouldUsePushModule(internal::RedisConnection& c,
-                                         const RedisSieveOptions& options,
+absl::StatusOr<bool> ShouldUsePushModule(internal::RedisLink& c, const RedisSieveOptions& options,
                                          const internal::FilterLayout& layout) {
-  if (!options.use_push_module || layout.ShardCount() > (uint64_t{1} << 32)) return false;
+  if (!options.use_push_module || !options.cluster_nodes.empty() ||
+      layout.ShardCount() > (uint64_t{1} << 32)) {
+    return false;  // the module's command spans slots: not on a cluster
+  }
   absl::StatusOr<internal::RedisReply> reply = c.Call({"COMMAND", "INFO", "crawlsieve.push"});
   if (!reply.ok()) return reply.status();
   const redisReply* r = reply->get();
@@ -86,21 +101,44 @@ absl::StatusOr<bool> ShouldUsePushModule(internal::RedisConnection& c,
          r->element[0]->type == REDIS_REPLY_ARRAY;
 }
 
+absl::StatusOr<std::unique_ptr<internal::RedisLink>> OpenLink(const RedisSieveOptions& options) {
+  if (!options.cluster_nodes.empty()) {
+    absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> c =
+        internal::ClusterConnection::Open(options);
+    if (!c.ok()) return c.status();
+    return std::unique_ptr<internal::RedisLink>(*std::move(c));
+  }
+  absl::StatusOr<std::unique_ptr<internal::RedisConnection>> c =
+      internal::RedisConnection::Open(options);
+  if (!c.ok()) return c.status();
+  return std::unique_ptr<internal::RedisLink>(*std::move(c));
+}
+
 }  // namespace
 
-RedisKeys::RedisKeys(const std::string& name)
-    : prefix(name + ":"),
-      meta(name + ":meta"),
-      queued(name + ":queued"),
-      leases(name + ":leases"),
-      pages(name + ":pages") {}
+RedisKeys::RedisKeys(const std::string& name_in, bool cluster_in)
+    : name(name_in),
+      cluster(cluster_in),
+      prefix(cluster ? absl::StrCat("{", name, "}:") : name + ":"),
+      meta(prefix + "meta"),
+      queued(prefix + "queued"),
+      leases(prefix + "leases"),
+      pages(prefix + "pages") {}
 
 std::string RedisKeys::ShardKey(uint64_t shard) const {
+  if (cluster) return absl::StrCat("{", name, ":bits:", shard, "}");
   return absl::StrCat(prefix, "bits:", shard);
 }
 
+std::string RedisKeys::ShardTripKey(uint64_t shard, const std::string& owner) const {
+  return absl::StrCat(ShardKey(shard), ":trip:", owner);
+}
+
 RedisSieve::State::State(const RedisSieveOptions& options_in, internal::FilterLayout layout_in)
-    : options(options_in), layout(layout_in), keys(options_in.name), owner(ClientId()) {}
+    : options(options_in),
+      layout(layout_in),
+      keys(options_in.name, !options_in.cluster_nodes.empty()),
+      owner(ClientId()) {}
 
 RedisSieve::RedisSieve(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
@@ -109,10 +147,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
   if (!layout.ok()) return layout.status();
   auto state = std::make_unique<State>(options, *layout);
-  absl::StatusOr<std::unique_ptr<internal::RedisConnection>> connection =
-      internal::RedisConnection::Open(options);
+  absl::StatusOr<std::unique_ptr<internal::RedisLink>> connection = OpenLink(options);
   if (!connection.ok()) return connection.status();
-  internal::RedisConnection& c = **connection;
+  internal::RedisLink& c = **connection;
   const std::string meta = layout->MetaString();
   if (absl::Status s = AgreeOnParameters(c, state->keys, options, meta); !s.ok()) return s;
   c.RequireOnReconnect(state->keys.meta, meta);
@@ -120,7 +157,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
                              std::pair{internal::PopScript(), &state->pop_sha},
                              std::pair{internal::ReleaseScript(), &state->release_sha},
                              std::pair{internal::RenewScript(), &state->renew_sha},
-                             std::pair{internal::TakePageScript(), &state->take_page_sha}}) {
+                             std::pair{internal::TakePageScript(), &state->take_page_sha},
+                             std::pair{internal::FilterScript(), &state->filter_sha},
+                             std::pair{internal::EnqueueScript(), &state->enqueue_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;
@@ -129,9 +168,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   if (!push_module.ok()) return push_module.status();
   internal::Emit(
       options.log_sink, LogLevel::kDebug,
-      absl::StrFormat("redis sieve '%s' at %s:%d: %s (%d shard keys), client %s, push by %s",
-                      options.name, options.host, options.port, meta, layout->ShardCount(),
-                      state->owner, *push_module ? "the crawlsieve module" : "the Lua script"));
+      absl::StrFormat("redis sieve '%s' at %s: %s (%d shard keys), client %s, push by %s",
+                      options.name, Where(options), meta, layout->ShardCount(), state->owner,
+                      *push_module ? "the crawlsieve module" : "the Lua script"));
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);

@@ -219,6 +219,8 @@ absl::Status RedisSieve::health() const {
   return state_->failure;
 }
 
+absl::Status RedisSieve::Health() const { return health(); }
+
 uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
 uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
 bool RedisSieve::uses_push_module() const {

@@ -24,12 +24,18 @@
 
 namespace sieve {
 
-// The key names of one frontier.
+// The key names of one frontier; on a cluster with hash tags (redis_sieve.h,
+// "Redis Cluster"): "{NAME}:..." for all but the filter, "{NAME:bits:I}".
 struct RedisKeys {
-  explicit RedisKeys(const std::string& name);
+  RedisKeys(const std::string& name, bool cluster);
   std::string ShardKey(uint64_t shard) const;
+  // A key of shard's slot holding this client's last filter step there
+  // (cluster push, scripts.cc FILTER).
+  std::string ShardTripKey(uint64_t shard, const std::string& owner) const;
 
-  std::string prefix;  // "NAME:", ARGV[1] of every script
+  std::string name;
+  bool cluster;
+  std::string prefix;  // "NAME:" or "{NAME}:", ARGV[1] of every script
   std::string meta;
   std::string queued;  // the count of queued URLs
   std::string leases;
@@ -48,6 +54,11 @@ struct RedisSieve::State {
   std::string release_sha;
   std::string renew_sha;
   std::string take_page_sha;
+  // A cluster's push steps (scripts.cc FILTER, ENQUEUE) and the number of
+  // this client's push trips, which names each trip so a resend is known.
+  std::string filter_sha;
+  std::string enqueue_sha;
+  uint64_t push_trips = 0;  // under mutex
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.
@@ -59,7 +70,7 @@ struct RedisSieve::State {
   std::chrono::steady_clock::time_point last_round_trip ABSL_GUARDED_BY(mutex);
   // When the heartbeat last renewed this client's URL leases.
   std::chrono::steady_clock::time_point last_url_renewal ABSL_GUARDED_BY(mutex);
-  std::unique_ptr<internal::RedisConnection> connection ABSL_GUARDED_BY(mutex);
+  std::unique_ptr<internal::RedisLink> connection ABSL_GUARDED_BY(mutex);
   // Pushes go through CRAWLSIEVE.PUSH (the server had the crawlsieve module
   // at Connect and options.use_push_module), else through the push script;
   // cleared if the server answers that the command is unknown.

@@ -42,7 +42,8 @@ RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls
                          absl::Span<const std::string> elements) {
   RedisCommand command = {"EVALSHA",
                           s.push_sha,
-                          "0",
+                          "1",
+                          s.keys.meta,
                           s.keys.prefix,
                           std::to_string(urls.size()),
                           std::to_string(s.layout.hash_count())};
@@ -115,6 +116,7 @@ void Fail(State& s, const absl::Status& status) {
 
 bool PushUrls(State& s, absl::Span<const std::string_view> urls,
               absl::Span<const std::string> elements, absl::Span<bool> is_new) {
+  if (s.keys.cluster) return ClusterPushUrls(s, urls, elements, is_new);
   const size_t batch = s.options.push_batch_size;
   const size_t per_trip = batch * kPushPipelineDepth;
   size_t start = 0;
@@ -160,7 +162,8 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
 bool AckAndLease(State& s, size_t want) {
   RedisCommand command = {"EVALSHA",
                           s.pop_sha,
-                          "0",
+                          "1",
+                          s.keys.meta,
                           s.keys.prefix,
                           s.owner,
                           std::to_string(s.options.lease_time.count()),
@@ -214,7 +217,8 @@ std::optional<long long> Release(State& s, std::string_view where,
                                  const std::vector<std::string>& elements, bool all_hosts) {
   RedisCommand command = {"EVALSHA",
                           s.release_sha,
-                          "0",
+                          "1",
+                          s.keys.meta,
                           s.keys.prefix,
                           s.owner,
                           std::string(where),
@@ -233,8 +237,13 @@ std::optional<long long> Release(State& s, std::string_view where,
 
 bool RenewUrlLeases(State& s) {
   if (s.leased.empty() && s.in_flight.empty()) return true;
-  RedisCommand command = {"EVALSHA",     s.renew_sha, "0",
-                          s.keys.prefix, s.owner,     std::to_string(s.options.lease_time.count())};
+  RedisCommand command = {"EVALSHA",
+                          s.renew_sha,
+                          "1",
+                          s.keys.meta,
+                          s.keys.prefix,
+                          s.owner,
+                          std::to_string(s.options.lease_time.count())};
   command.reserve(command.size() + s.leased.size() + s.in_flight.size());
   for (const auto& [element, host] : s.leased) command.push_back(element);
   for (const auto& [url, flight] : s.in_flight) command.push_back(flight.element);

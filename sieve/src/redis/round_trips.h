@@ -31,6 +31,14 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
               absl::Span<const std::string> elements, absl::Span<bool> is_new)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
+// PushUrls on a Redis Cluster (cluster_push.cc): per trip of
+// push_batch_size x 8 URLs, the filter step on each shard, then the enqueue
+// of the new URLs (redis_sieve.h, "Redis Cluster"). False (and failed) on
+// error.
+bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
+                     absl::Span<const std::string> elements, absl::Span<bool> is_new)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs
 // into s.leased (counted in s.host_urls); refreshes s.queued and s.leases.
 // False (and failed) on error.

@@ -5,8 +5,9 @@
 namespace sieve::internal {
 namespace {
 
-// Shared by every script. ARGV[1] is always the key prefix "NAME:"; keys are
-// built from it (a frontier lives in one Redis, not a cluster).
+// Shared by every script but FILTER. ARGV[1] is always the key prefix
+// "NAME:" ("{NAME}:" on a cluster: one slot); keys are built from it, and
+// KEYS[1] is NAME:meta, a key of that slot, so a cluster routes the call.
 //
 // A host h's URLs wait in the list NAME:q:<h>; h = '' is the shared queue of
 // a frontier without host partitions (no host_key): nobody leases it.
@@ -324,8 +325,80 @@ redis.call('INCR', key)
 return 1
 )lua";
 
+// FILTER (cluster, step 1 of a push): test-and-set of the k bits of each
+// URL in one filter shard, as PUSH's first half.
+//   KEYS[1] the shard {NAME:bits:I}, KEYS[2] this client's trip key there
+//   ARGV[1] the trip's id, [2] k, then k offsets per URL (URL order, so a
+//   URL repeated in the trip finds the first copy's bits set)
+//   Reply: one character per URL, '1' new, '0' seen. A trip id equal to the
+//   last one run here (a resend after a lost reply) returns the first
+//   run's answer: the bits are not looked at again.
+// The trip key holds "<trip id> <reply>" for an hour (a dead client's goes).
+constexpr char kFilter[] = R"lua(
+local last = redis.call('GET', KEYS[2])
+local tag = ARGV[1] .. ' '
+if last and string.sub(last, 1, #tag) == tag then return string.sub(last, #tag + 1) end
+local k = tonumber(ARGV[2])
+local n = (#ARGV - 2) / k
+local fresh, args, owner, count = {}, {KEYS[1]}, {}, 0
+local function flush()
+  local old = redis.call('BITFIELD', unpack(args, 1, 4 * count + 1))
+  for j = 1, count do
+    if old[j] == 0 then fresh[owner[j]] = true end
+  end
+  count = 0
+end
+for i = 1, n do
+  for q = 3 + (i - 1) * k, 2 + i * k do
+    if count == 1000 then flush() end
+    count = count + 1
+    local b = 4 * count - 2
+    args[b], args[b + 1], args[b + 2], args[b + 3] = 'SET', 'u1', ARGV[q], '1'
+    owner[count] = i
+  end
+end
+if count > 0 then flush() end
+local out = {}
+for i = 1, n do out[i] = fresh[i] and '1' or '0' end
+local flags = table.concat(out)
+redis.call('SET', KEYS[2], tag .. flags, 'PX', 3600000)
+return flags
+)lua";
+
+// ENQUEUE (cluster, step 2 of a push): the URLs FILTER found new, into
+// their hosts' queues, as PUSH's second half.
+//   ARGV[1] prefix, [2] client id, [3] the trip's id, then per URL its
+//   queue element and its host ('' without host partitions)
+//   Reply: URLs enqueued; 0 if this trip was enqueued already (a resend).
+constexpr char kEnqueue[] = R"lua(
+local K_trip = prefix .. 'trip:' .. ARGV[2]
+if redis.call('GET', K_trip) == ARGV[3] then return 0 end
+local by_host, hosts = {}, {}
+for a = 4, #ARGV, 2 do
+  local h = ARGV[a + 1]
+  local list = by_host[h]
+  if not list then
+    list = {}
+    by_host[h] = list
+    hosts[#hosts + 1] = h
+  end
+  list[#list + 1] = ARGV[a]
+end
+local now = now_ms()
+for _, h in ipairs(hosts) do
+  local list = by_host[h]
+  for first = 1, #list, 1000 do
+    enqueue(h, list, first, math.min(#list, first + 999), false, now)
+  end
+end
+redis.call('SET', K_trip, ARGV[3], 'PX', 3600000)
+return (#ARGV - 3) / 2
+)lua";
+
 }  // namespace
 
+std::string FilterScript() { return kFilter; }
+std::string EnqueueScript() { return std::string(kCommon) + kEnqueue; }
 std::string PushScript() { return std::string(kCommon) + kPush; }
 std::string PopScript() { return std::string(kCommon) + kPop; }
 std::string ReleaseScript() { return std::string(kCommon) + kRelease; }

@@ -14,6 +14,9 @@ std::string PopScript();
 std::string ReleaseScript();
 std::string RenewScript();
 std::string TakePageScript();
+// A cluster's push, in two steps (redis_sieve.h, "Redis Cluster").
+std::string FilterScript();
+std::string EnqueueScript();
 
 }  // namespace sieve::internal
 

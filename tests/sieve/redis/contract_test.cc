@@ -1,9 +1,10 @@
 // The Sieve's contract (sieve/sieve.h), one suite run on both
 // implementations: the in-memory Sieve and RedisSieve on a private
 // redis-server, the latter pushing through the Lua script and through the
-// crawlsieve module (a second server, started with it). Only what the contract promises of every
-// implementation is here; the in-memory specifics (spilling, checkpoints, overflow policy) are in
-// tests/sieve/, the Redis specifics in redis_sieve_test.cc.
+// crawlsieve module (a second server, started with it), and on a 3-primary
+// Redis Cluster (Lua pushes: the module is single-server only). Only what the contract promises of
+// every implementation is here; the in-memory specifics (spilling, checkpoints, overflow policy)
+// are in tests/sieve/, the Redis specifics in redis_sieve_test.cc.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "sieve/redis/redis_cluster.h"
 #include "sieve/redis/redis_server.h"
 #include "sieve/redis_sieve.h"
 #include "sieve/sieve.h"
@@ -21,7 +23,7 @@
 namespace sieve {
 namespace {
 
-enum class Kind { kMemory, kRedis, kRedisModule };
+enum class Kind { kMemory, kRedis, kRedisModule, kRedisCluster };
 
 // One redis-server per push path for the whole suite, started on first use;
 // each test uses its own frontier name.
@@ -36,6 +38,16 @@ sieve_test::RedisServer*& SharedRedis(bool with_module) {
   return server;
 }
 
+sieve_test::RedisCluster*& SharedCluster() {
+  static sieve_test::RedisCluster* cluster = nullptr;
+  if (cluster == nullptr) {
+    cluster = new sieve_test::RedisCluster(3);
+    absl::Status started = cluster->Start();
+    EXPECT_TRUE(started.ok()) << started;
+  }
+  return cluster;
+}
+
 class SieveContractTest : public testing::TestWithParam<Kind> {
  protected:
   static void TearDownTestSuite() {
@@ -43,6 +55,8 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
       delete SharedRedis(with_module);
       SharedRedis(with_module) = nullptr;
     }
+    delete SharedCluster();
+    SharedCluster() = nullptr;
   }
 
   std::unique_ptr<Sieve> Make(uint64_t expected = 10000) {
@@ -55,8 +69,10 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
     }
     const bool with_module = GetParam() == Kind::kRedisModule;
     const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
-    RedisSieveOptions options =
-        SharedRedis(with_module)->Options(absl::StrCat(test->name(), ":", ++made_));
+    const std::string name = absl::StrCat(test->name(), ":", ++made_);
+    RedisSieveOptions options = GetParam() == Kind::kRedisCluster
+                                    ? SharedCluster()->Options(name)
+                                    : SharedRedis(with_module)->Options(name);
     options.expected_count = expected;
     absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
     EXPECT_TRUE(sieve.ok()) << sieve.status();
@@ -285,7 +301,8 @@ TEST_P(SieveContractTest, StatsReportTheFilter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
-                         testing::Values(Kind::kMemory, Kind::kRedis, Kind::kRedisModule),
+                         testing::Values(Kind::kMemory, Kind::kRedis, Kind::kRedisModule,
+                                         Kind::kRedisCluster),
                          [](const testing::TestParamInfo<Kind>& info) {
                            switch (info.param) {
                              case Kind::kMemory:
@@ -294,6 +311,8 @@ INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
                                return "Redis";
                              case Kind::kRedisModule:
                                return "RedisModule";
+                             case Kind::kRedisCluster:
+                               return "RedisCluster";
                            }
                            return "";
                          });

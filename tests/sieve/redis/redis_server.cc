@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -68,7 +69,8 @@ std::string ReplyText(const redisReply* r) {
 
 }  // namespace
 
-RedisServer::RedisServer(bool with_module) : with_module_(with_module) {
+RedisServer::RedisServer(bool with_module, std::vector<std::string> extra_args, int port)
+    : with_module_(with_module), extra_args_(std::move(extra_args)) {
   // spdlog builds its registry on first use, inside libspdlog, which TSan
   // does not instrument: when two test threads log first at once (each
   // connecting a RedisSieve), TSan cannot see the static's guard and reports
@@ -77,7 +79,7 @@ RedisServer::RedisServer(bool with_module) : with_module_(with_module) {
   std::random_device random;
   dir_ = std::filesystem::temp_directory_path() / absl::StrCat("sieve-redis-test-", random());
   std::filesystem::create_directories(dir_);
-  port_ = FreePort();
+  port_ = port != 0 ? port : FreePort();
 }
 
 RedisServer::~RedisServer() {
@@ -113,6 +115,7 @@ absl::Status RedisServer::StartOnce() {
   std::vector<const char*> argv = {
       "redis-server", "--port", port.c_str(), "--bind",    "127.0.0.1",  "--save", "",
       "--appendonly", "no",     "--dir",      dir.c_str(), "--loglevel", "warning"};
+  for (const std::string& arg : extra_args_) argv.push_back(arg.c_str());
   if (with_module_) {
     argv.push_back("--loadmodule");
     argv.push_back(CRAWL_REDIS_MODULE);

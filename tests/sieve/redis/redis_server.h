@@ -26,7 +26,10 @@ namespace sieve_test {
 
 class RedisServer {
  public:
-  explicit RedisServer(bool with_module = false);
+  // extra_args: more redis-server arguments (the cluster fixture's
+  // --cluster-enabled ...); port 0: a free one.
+  explicit RedisServer(bool with_module = false, std::vector<std::string> extra_args = {},
+                       int port = 0);
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -55,6 +58,7 @@ class RedisServer {
 
   std::filesystem::path dir_;
   bool with_module_;
+  std::vector<std::string> extra_args_;
   int port_ = 0;
   pid_t pid_ = -1;
   bool started_once_ = false;

@@ -1,0 +1,63 @@
+// A private Redis Cluster for a test: `primaries` redis-servers (and
+// `replicas` replicas of each) with --cluster-enabled yes on free loopback
+// ports, each in its own scratch directory, joined by `redis-cli --cluster
+// create`; Start returns once every node says cluster_state:ok. A missing
+// redis-server or redis-cli is a failure (Start returns it), never a skip.
+// Killed by the destructor.
+//
+//   RedisCluster cluster(3);
+//   ASSERT_TRUE(cluster.Start().ok());
+//   sieve::RedisSieveOptions options = cluster.Options("t");
+//
+// Threading: one thread.
+#ifndef TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
+#define TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "redis_server.h"
+#include "sieve/redis_sieve.h"
+
+namespace sieve_test {
+
+class RedisCluster {
+ public:
+  explicit RedisCluster(int primaries, int replicas = 0);
+  RedisCluster(const RedisCluster&) = delete;
+  RedisCluster& operator=(const RedisCluster&) = delete;
+
+  absl::Status Start();
+  // Options for a RedisSieve on this cluster, frontier `name`: every node a
+  // seed, small filter shards (4 KiB) so a test's filter spans many slots,
+  // fast retries that still outlast a failover (~3 s with a 1 s node timeout).
+  sieve::RedisSieveOptions Options(const std::string& name) const;
+
+  size_t size() const { return nodes_.size(); }
+  RedisServer& node(size_t i) { return *nodes_[i]; }
+  std::string Address(size_t i) const;
+  // The node a command is answered by on its own (not following MOVED).
+  std::string CommandOn(size_t i, const std::vector<std::string>& args) const;
+  // The index of the live primary serving `slot`, by asking the nodes; -1
+  // if none claims it.
+  int PrimaryOf(int slot) const;
+  // The node id (CLUSTER MYID) of node i.
+  std::string Id(size_t i) const;
+  // Waits until every live node reports cluster_state:ok and agrees that
+  // `slot` is served by a live primary.
+  absl::Status WaitHealthy(int slot = 0) const;
+  // SIGKILLs node i (WaitHealthy and PrimaryOf then skip it).
+  void Kill(size_t i);
+
+ private:
+  int primaries_;
+  int replicas_;
+  std::vector<std::unique_ptr<RedisServer>> nodes_;
+  std::vector<bool> dead_;
+};
+
+}  // namespace sieve_test
+
+#endif  // TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
