@@ -50,6 +50,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -72,6 +73,9 @@ namespace crawler {
 // the build that wrote it did. The next checkpoint is a 4.
 inline constexpr int kCrawlStateVersion = 4;
 inline constexpr int kCrawlStateVersionOldest = 2;  // older ones are refused
+
+// The file of a checkpoint's folder that holds CrawlCheckpoint::traps.
+inline constexpr std::string_view kCrawlStateTrapsFile = "traps.txt";
 
 // What a checkpoint holds besides the Sieve (which saves itself into the
 // checkpoint's directory).

@@ -109,6 +109,13 @@ Checkpointer::Checkpointer(const CrawlOptions& options, std::vector<std::string>
 
 absl::Status Checkpointer::Restore(const std::string& log_path) {
   const CrawlCheckpoint& loaded = state_->loaded();
+  // A checkpoint from before version 4 has no counts: the crawl counts from
+  // zero, as the build that wrote it did.
+  if (parts_.traps != nullptr && !loaded.traps.empty()) {
+    absl::Status traps = parts_.traps->Decode(
+        loaded.traps, (state_->checkpoint_dir() / kCrawlStateTrapsFile).string());
+    if (!traps.ok()) return traps;
+  }
   absl::StatusOr<int64_t> kept = RepairPageLog(log_path, loaded.log_bytes);
   if (!kept.ok()) return kept.status();
   parts_.frontier->Restore(loaded.frontier);
@@ -128,10 +135,6 @@ absl::Status Checkpointer::Restore(const std::string& log_path) {
       state_->checkpoint_dir().string(), loaded.counters.pages, parts_.sieve->Stats().queued, *kept,
       log_path);
   return absl::OkStatus();
-}
-
-std::string Checkpointer::RestoredTrapsPath() const {
-  return enabled() ? (state_->checkpoint_dir() / "traps.txt").string() : "";
 }
 
 bool Checkpointer::KeepForResume(bool stopping, const FetchResult& result) const {
@@ -156,7 +159,7 @@ absl::StatusOr<CrawlCheckpoint> Checkpointer::Capture(const std::filesystem::pat
     if (!archived.ok()) return archived;
   }
   if (parts_.cookies) checkpoint.cookies = parts_.cookies();
-  if (parts_.traps) checkpoint.traps = parts_.traps();
+  if (parts_.traps != nullptr) checkpoint.traps = parts_.traps->Encode();
   checkpoint.counters = parts_.stats->Snapshot();
   checkpoint.counters.duration_s = crawl_seconds;
   parts_.stats->hosts().Fill(

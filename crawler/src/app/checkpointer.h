@@ -38,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "app/crawl_stats.h"
+#include "app/trap_guard.h"
 #include "crawler/crawl_state.h"
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
@@ -75,8 +76,9 @@ class Checkpointer {
     PolitePolicy* policy = nullptr;
     // The cookie jar's text (Fetcher::CookieJar); may be empty (no jar kept).
     std::function<std::string()> cookies;
-    // The crawler-trap counts' text (TrapGuard::Encode); may be empty.
-    std::function<std::string()> traps;
+    // The crawler-trap counts: saved with each checkpoint, put back by
+    // Restore; may be null (no counts kept).
+    TrapGuard* traps = nullptr;
   };
   Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                std::unique_ptr<CrawlStateDir> state, Parts parts);
@@ -87,17 +89,14 @@ class Checkpointer {
                                                  const std::vector<std::string>& given);
 
   // On resume, before the log is opened and anything offered: restores the
-  // Frontier's counts and the crawl's counters, and cuts a
-  // torn last line off `log_path`.
+  // trap counts, the Frontier's counts and the crawl's counters, and cuts a
+  // torn last line off `log_path`. Damaged trap counts are DataLoss naming
+  // their file, before anything else is touched.
   absl::Status Restore(const std::string& log_path);
 
   // On resume: the jar the checkpoint kept (for FetchOptions::restored_cookies);
   // "" otherwise.
   std::string RestoredCookies() const { return enabled() ? state_->loaded().cookies : ""; }
-  // The trap counts of the checkpoint resumed ("" for a new crawl or a
-  // checkpoint from before version 4) and the file they came from.
-  std::string RestoredTraps() const { return enabled() ? state_->loaded().traps : ""; }
-  std::string RestoredTrapsPath() const;
 
   // Crawl time of the runs before this one (0 for a new crawl).
   double prior_seconds() const { return prior_seconds_; }

@@ -194,7 +194,7 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
       Checkpointer::Parts{
           sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); }, policy_,
           [this] { return fetcher_ != nullptr ? fetcher_->CookieJar() : std::string(); },
-          [this] { return traps_->Encode(); }});
+          traps_.get()});
   PageLogOptions log_options;
   log_options.dir = options_.out_dir;
   log_options.append = start->resumed;
@@ -203,11 +203,6 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   // record goes to the kernel then (a write(2) per page) and a SIGKILL loses
   // none of them.
   if (!options_.frontier.empty()) log_options.flush_every = 1;
-  if (start->resumed && !checkpointer_->RestoredTraps().empty()) {
-    absl::Status traps =
-        traps_->Decode(checkpointer_->RestoredTraps(), checkpointer_->RestoredTrapsPath());
-    if (!traps.ok()) return traps;
-  }
   if (start->resumed) {
     absl::Status restored = checkpointer_->Restore(
         (std::filesystem::path(log_options.dir) / log_options.file_name).string());

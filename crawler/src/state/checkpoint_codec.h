@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crawler/crawl_state.h"
 #include "crawler/frontier.h"
 #include "crawler/output.h"
 
@@ -21,8 +22,8 @@ inline constexpr std::string_view kOptionsName = "options.toml";
 inline constexpr std::string_view kSeedsName = "seeds.txt";
 inline constexpr std::string_view kFrontierName = "frontier.json";
 inline constexpr std::string_view kCountersName = "counters.json";
-inline constexpr std::string_view kCookiesName = "cookies.txt";  // version 3 on
-inline constexpr std::string_view kTrapsName = "traps.txt";      // version 4 on
+inline constexpr std::string_view kCookiesName = "cookies.txt";       // version 3 on
+inline constexpr std::string_view kTrapsName = kCrawlStateTrapsFile;  // version 4 on
 
 struct FileCheck {
   uint64_t bytes = 0;
