@@ -89,8 +89,10 @@ absl::Status RedisHarness::Start() {
   return absl::UnavailableError("redis-server (from PATH) did not start");
 }
 
-double RedisHarness::CpuSeconds() const {
-  std::ifstream stat(absl::StrCat("/proc/", pid_, "/stat"));
+double RedisHarness::CpuSeconds() const { return ProcessCpuSeconds(pid_); }
+
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   // Fields after the command's closing ')': state is field 3, utime 14, stime 15.
   std::istringstream rest(text.substr(text.rfind(')') + 2));

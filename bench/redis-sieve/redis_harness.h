@@ -17,6 +17,9 @@
 
 namespace redis_bench {
 
+// CPU seconds (user + system) process `pid` has used so far (/proc).
+double ProcessCpuSeconds(pid_t pid);
+
 class RedisHarness {
  public:
   // extra_args: more redis-server arguments (a cluster node's); port 0: a

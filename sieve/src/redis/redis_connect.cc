@@ -158,6 +158,7 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
                              std::pair{internal::ReleaseScript(), &state->release_sha},
                              std::pair{internal::RenewScript(), &state->renew_sha},
                              std::pair{internal::TakePageScript(), &state->take_page_sha},
+                             std::pair{internal::JournalScript(), &state->journal_sha},
                              std::pair{internal::FilterScript(), &state->filter_sha},
                              std::pair{internal::EnqueueScript(), &state->enqueue_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);

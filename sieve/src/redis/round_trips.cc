@@ -181,9 +181,10 @@ bool AckAndLease(State& s, size_t want) {
     return false;
   }
   const redisReply* r = reply->get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 6 ||
       r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
-      r->element[0]->elements != r->element[1]->elements) {
+      r->element[0]->elements != r->element[1]->elements ||
+      r->element[5]->type != REDIS_REPLY_ARRAY) {
     Fail(s, absl::InternalError("pop script: unexpected reply"));
     return false;
   }
@@ -200,6 +201,11 @@ bool AckAndLease(State& s, size_t want) {
   }
   s.queued = static_cast<uint64_t>(r->element[2]->integer);
   s.leases = static_cast<uint64_t>(r->element[3]->integer);
+  s.journals = static_cast<uint64_t>(r->element[4]->integer);
+  if (r->element[5]->elements > 0) {
+    ReplayClaimedJournal(s, r->element[5]);
+    return s.failure.ok();
+  }
   return true;
 }
 

@@ -173,8 +173,15 @@ return table.concat(out)
 //   [5] cooldown ms, [6] want, [7] max hosts, [8] d then d URLs done,
 //   then i then i hosts the client has no URL of any more (given back if
 //   their queue is empty).
-//   Reply: {URLs, their hosts, queued URLs after, URL leases after}
+//   Reply: {URLs, their hosts, queued URLs after, URL leases after,
+//   journal records pending (a cluster's), a claimed record}
 // Deadlines are in the server's clock (TIME), so clients' clocks may differ.
+// A cluster's push journal (JOURNAL below) whose client is past its
+// deadline is claimed, one per pop: its deadline moves a URL lease time on
+// (if this client dies too, another claims it then) and the reply's last
+// element is {its client, the time now, then the record's items: trip id,
+// time written, element, host, ...}; the claimer finishes that trip
+// (cluster_replay.cc). Otherwise the last element is {}.
 constexpr char kPop[] = R"lua(
 local now = now_ms()
 local owner = ARGV[2]
@@ -262,7 +269,20 @@ if want > 0 then
     redis.call('HSET', K_lhosts, unpack(hosted, first, math.min(#hosted, first + 1999)))
   end
 end
-return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases)}
+local K_journals, claimed = prefix .. 'journals', {}
+local dead = redis.call('ZRANGEBYSCORE', K_journals, '-inf', now, 'LIMIT', 0, 1)[1]
+if dead then
+  local record = redis.call('LRANGE', prefix .. 'journal:' .. dead, 0, -1)
+  if #record >= 2 then
+    redis.call('ZADD', K_journals, now + url_lease, dead)
+    claimed = {dead, tostring(now)}
+    for i = 1, #record do claimed[i + 2] = record[i] end
+  else
+    redis.call('ZREM', K_journals, dead)
+  end
+end
+return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases),
+        redis.call('ZCARD', K_journals), claimed}
 )lua";
 
 // RELEASE: gives leased URLs back to their hosts' queues, at the tail
@@ -325,21 +345,58 @@ redis.call('INCR', key)
 return 1
 )lua";
 
+// JOURNAL (cluster, step 0 of a push): the trip's candidate URLs, written
+// in {NAME} before any filter bit is set, so that a client dying between
+// FILTER and ENQUEUE leaves them where a survivor finds them.
+//   ARGV[1] prefix, [2] client id, [3] the trip's id, [4] how long the
+//   record waits for its client (ms: the URL lease time), then per URL its
+//   queue element and its host ('' without host partitions)
+//   Reply: 1.
+// NAME:journal:<client> is a list: the trip's id, the server time it was
+// written (ms), then element, host, element, host, ... (one record per
+// client: a client's trips run one at a time, the next overwrites it).
+// NAME:journals scores each client with a record by the time after which
+// it counts as dead (a survivor's POP then claims the record: below).
+constexpr char kJournal[] = R"lua(
+local key = prefix .. 'journal:' .. ARGV[2]
+local now = now_ms()
+redis.call('DEL', key)
+redis.call('RPUSH', key, ARGV[3], now)
+for first = 5, #ARGV, 1000 do
+  redis.call('RPUSH', key, unpack(ARGV, first, math.min(#ARGV, first + 999)))
+end
+redis.call('ZADD', prefix .. 'journals', now + tonumber(ARGV[4]), ARGV[2])
+return 1
+)lua";
+
 // FILTER (cluster, step 1 of a push): test-and-set of the k bits of each
 // URL in one filter shard, as PUSH's first half.
-//   KEYS[1] the shard {NAME:bits:I}, KEYS[2] this client's trip key there
-//   ARGV[1] the trip's id, [2] k, then k offsets per URL (URL order, so a
-//   URL repeated in the trip finds the first copy's bits set)
+//   KEYS[1] the shard {NAME:bits:I}, KEYS[2] the trip's client's record
+//   there ({NAME:bits:I}:trip:<client>)
+//   ARGV[1] the trip's id, [2] k, [3] mode, [4] how long the record is
+//   kept (ms), then k offsets per URL (URL order, so a URL repeated in the
+//   trip finds the first copy's bits set)
 //   Reply: one character per URL, '1' new, '0' seen. A trip id equal to the
-//   last one run here (a resend after a lost reply) returns the first
-//   run's answer: the bits are not looked at again.
-// The trip key holds "<trip id> <reply>" for an hour (a dead client's goes).
+//   record's (a resend after a lost reply, or a survivor replaying a dead
+//   client's journal) returns the first run's answer: the bits are not
+//   looked at again.
+// Modes: 'run' (the client's own trip); 'replay' (a survivor finishing a
+// dead client's trip: a record of a later trip means that client finished
+// this one itself, and the reply is '' so the survivor stops); 'all'
+// (replay of a journal older than the record's life: a record missing now
+// may have expired, so every URL is answered new: duplicates, not losses).
+// The record holds "<trip id> <reply>" for ARGV[4] ms (a dead client's go).
 constexpr char kFilter[] = R"lua(
 local last = redis.call('GET', KEYS[2])
-local tag = ARGV[1] .. ' '
-if last and string.sub(last, 1, #tag) == tag then return string.sub(last, #tag + 1) end
+local trip, mode = tonumber(ARGV[1]), ARGV[3]
+if last then
+  local space = string.find(last, ' ', 1, true)
+  local last_trip = tonumber(string.sub(last, 1, space - 1))
+  if last_trip == trip then return string.sub(last, space + 1) end
+  if last_trip > trip and mode ~= 'run' then return '' end
+end
 local k = tonumber(ARGV[2])
-local n = (#ARGV - 2) / k
+local n = (#ARGV - 4) / k
 local fresh, args, owner, count = {}, {KEYS[1]}, {}, 0
 local function flush()
   local old = redis.call('BITFIELD', unpack(args, 1, 4 * count + 1))
@@ -349,7 +406,7 @@ local function flush()
   count = 0
 end
 for i = 1, n do
-  for q = 3 + (i - 1) * k, 2 + i * k do
+  for q = 5 + (i - 1) * k, 4 + i * k do
     if count == 1000 then flush() end
     count = count + 1
     local b = 4 * count - 2
@@ -359,30 +416,43 @@ for i = 1, n do
 end
 if count > 0 then flush() end
 local out = {}
-for i = 1, n do out[i] = fresh[i] and '1' or '0' end
+for i = 1, n do out[i] = (fresh[i] or mode == 'all') and '1' or '0' end
 local flags = table.concat(out)
-redis.call('SET', KEYS[2], tag .. flags, 'PX', 3600000)
+redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. flags, 'PX', tonumber(ARGV[4]))
 return flags
 )lua";
 
-// ENQUEUE (cluster, step 2 of a push): the URLs FILTER found new, into
-// their hosts' queues, as PUSH's second half.
-//   ARGV[1] prefix, [2] client id, [3] the trip's id, then per URL its
-//   queue element and its host ('' without host partitions)
-//   Reply: URLs enqueued; 0 if this trip was enqueued already (a resend).
+// ENQUEUE (cluster, step 2 of a push): the journaled URLs FILTER found new,
+// into their hosts' queues, as PUSH's second half; the journal record goes
+// in the same script, so a trip is either pending (its record there) or
+// enqueued (record gone), never both.
+//   ARGV[1] prefix, [2] client id, [3] the trip's id, [4] FILTER's answer
+//   for each journaled URL, in journal order ('1' new)
+//   Reply: URLs enqueued; 0 if the client's record is not this trip's (a
+//   resend after a lost reply, or a survivor got there first: the trip was
+//   enqueued already).
 constexpr char kEnqueue[] = R"lua(
-local K_trip = prefix .. 'trip:' .. ARGV[2]
-if redis.call('GET', K_trip) == ARGV[3] then return 0 end
-local by_host, hosts = {}, {}
-for a = 4, #ARGV, 2 do
-  local h = ARGV[a + 1]
-  local list = by_host[h]
-  if not list then
-    list = {}
-    by_host[h] = list
-    hosts[#hosts + 1] = h
+local owner = ARGV[2]
+local K_journal = prefix .. 'journal:' .. owner
+if redis.call('LINDEX', K_journal, 0) ~= ARGV[3] then return 0 end
+local items = redis.call('LRANGE', K_journal, 2, -1)
+local flags = ARGV[4]
+if 2 * #flags ~= #items then
+  return redis.error_reply('ENQUEUE: ' .. #flags .. ' answers for ' .. #items / 2 .. ' URLs')
+end
+local by_host, hosts, count = {}, {}, 0
+for i = 1, #flags do
+  if string.byte(flags, i) == 49 then  -- '1'
+    local h = items[2 * i]
+    local list = by_host[h]
+    if not list then
+      list = {}
+      by_host[h] = list
+      hosts[#hosts + 1] = h
+    end
+    list[#list + 1] = items[2 * i - 1]
+    count = count + 1
   end
-  list[#list + 1] = ARGV[a]
 end
 local now = now_ms()
 for _, h in ipairs(hosts) do
@@ -391,12 +461,14 @@ for _, h in ipairs(hosts) do
     enqueue(h, list, first, math.min(#list, first + 999), false, now)
   end
 end
-redis.call('SET', K_trip, ARGV[3], 'PX', 3600000)
-return (#ARGV - 3) / 2
+redis.call('DEL', K_journal)
+redis.call('ZREM', prefix .. 'journals', owner)
+return count
 )lua";
 
 }  // namespace
 
+std::string JournalScript() { return std::string(kCommon) + kJournal; }
 std::string FilterScript() { return kFilter; }
 std::string EnqueueScript() { return std::string(kCommon) + kEnqueue; }
 std::string PushScript() { return std::string(kCommon) + kPush; }

@@ -1,4 +1,4 @@
-#include "sieve/redis/redis_server.h"
+#include "redis_fixture/redis_server.h"
 
 #include <arpa/inet.h>
 #include <hiredis/hiredis.h>

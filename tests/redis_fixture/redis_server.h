@@ -10,8 +10,8 @@
 //   options.port = redis.port();
 //
 // Threading: one thread.
-#ifndef TESTS_SIEVE_REDIS_REDIS_SERVER_H_
-#define TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+#ifndef TESTS_REDIS_FIXTURE_REDIS_SERVER_H_
+#define TESTS_REDIS_FIXTURE_REDIS_SERVER_H_
 
 #include <sys/types.h>
 
@@ -41,6 +41,8 @@ class RedisServer {
   // SIGKILL, and waits for it: the state is gone.
   void Kill();
   int port() const { return port_; }
+  // The server's process id (-1 when not running), e.g. for its CPU time.
+  pid_t pid() const { return pid_; }
   bool with_module() const { return with_module_; }
 
   // Options for a RedisSieve on this server, frontier `name`, with fast
@@ -66,4 +68,4 @@ class RedisServer {
 
 }  // namespace sieve_test
 
-#endif  // TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+#endif  // TESTS_REDIS_FIXTURE_REDIS_SERVER_H_
