@@ -358,7 +358,7 @@ void ScaleOutTable(uint64_t total, int procs) {
       "| primaries | pushes/s | push CPU s (clients+redis) | pushes per CPU-s | pops/s | pop "
       "CPU s | pops per CPU-s | cores busy (push) |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  std::fflush(stdout);  // before the nodes fork: a child's freopen would flush it again
+  std::fflush(stdout);  // before the nodes fork
   for (const std::string& text : absl::GetFlag(FLAGS_primaries)) {
     const int primaries = std::stoi(text);
     sieve_test::RedisCluster cluster(primaries);

@@ -1,12 +1,17 @@
 #include "e2e/crawl_child.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <utility>
 
-#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "e2e/binary_crawl.h"
 #include "e2e/e2e_util.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
 namespace e2e {
@@ -16,33 +21,12 @@ CrawlChild StartCrawlChild(const std::string& name, const std::vector<std::strin
   const std::string dir = FreshDir(name);
   CrawlChild child;
   child.out_dir = dir + "/out";
-  const std::string seed_file = WriteFile(dir, "seeds.txt", absl::StrJoin(seeds, "\n") + "\n");
-  std::vector<std::string> args = {std::string(CRAWL_BIN_DIR) + "/crawl",
-                                   "--seeds",
-                                   seed_file,
-                                   "--out",
-                                   child.out_dir,
-                                   "--spill-dir",
-                                   dir + "/spill",
-                                   "--expected",
-                                   "100000",
-                                   "--fp-rate",
-                                   "0.0001",
-                                   "--delay",
-                                   "0",
-                                   "--per-host",
-                                   "1",
-                                   "--connections",
-                                   "1",
-                                   "--robots",
-                                   "off",
-                                   "--timeout",
-                                   "3s",
-                                   "--retry-backoff",
-                                   "10ms",
-                                   "--quiet",
-                                   "--frontier",
-                                   frontier};
+  std::vector<std::string> args = {std::string(CRAWL_BIN_DIR) + "/crawl"};
+  const std::vector<std::string> flags = LoopbackCrawlFlags(dir, seeds);
+  args.insert(args.end(), flags.begin(), flags.end());
+  const std::vector<std::string> one_at_a_time = {"--per-host", "1",          "--connections",
+                                                  "1",          "--frontier", frontier};
+  args.insert(args.end(), one_at_a_time.begin(), one_at_a_time.end());
   args.insert(args.end(), extra.begin(), extra.end());
   child.pid = fork();
   if (child.pid == 0) {
@@ -58,14 +42,36 @@ CrawlChild StartCrawlChild(const std::string& name, const std::vector<std::strin
   return child;
 }
 
-std::set<std::string> LoggedUrls(const std::string& out_dir) {
+std::set<std::string> LoggedUrls(const std::vector<CrawlChild>& children) {
   std::set<std::string> urls;
-  std::ifstream in(out_dir + "/pages.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    nlohmann::json page = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (page.is_object() && page.contains("url")) urls.insert(page["url"].get<std::string>());
+  for (const CrawlChild& child : children) {
+    std::ifstream in(child.out_dir + "/pages.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      nlohmann::json page = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (page.is_object() && page.contains("url")) urls.insert(page["url"].get<std::string>());
+    }
   }
   return urls;
+}
+
+void KillHolderAndAwaitTheOthers(std::vector<CrawlChild>& children, const std::string& holder) {
+  const std::vector<std::string> fields = absl::StrSplit(holder, ':');
+  ASSERT_EQ(fields.size(), 3u) << "host lease holder '" << holder << "'";
+  size_t victim = children.size();
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (std::to_string(children[i].pid) == fields[1]) victim = i;
+  }
+  ASSERT_LT(victim, children.size()) << "holder " << holder << " is none of the children";
+  std::swap(children[0], children[victim]);
+  ASSERT_EQ(kill(children[0].pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(children[0].pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  for (size_t i = 1; i < children.size(); ++i) {
+    waitpid(children[i].pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
+    EXPECT_EQ(ReadSummary(children[i].out_dir)["stop_reason"], "drained") << "process " << i;
+  }
 }
 
 }  // namespace e2e

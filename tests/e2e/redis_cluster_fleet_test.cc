@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "e2e/binary_crawl.h"
 #include "e2e/crawl_child.h"
 #include "e2e/e2e_util.h"
@@ -33,6 +32,13 @@
 
 namespace e2e {
 namespace {
+
+// Starts the cluster; the failure says why.
+testing::AssertionResult Started(sieve_test::RedisCluster& cluster) {
+  const absl::Status started = cluster.Start();
+  if (started.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << started;
+}
 
 // Three testsite hosts, 127.0.0.1 to .3, of `pages` pages each.
 struct ThreeHosts {
@@ -64,8 +70,7 @@ struct ThreeHosts {
 
 TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
   sieve_test::RedisCluster cluster(3);
-  const absl::Status started = cluster.Start();
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(Started(cluster));
   // 5 ms a page: the first process must not finish a host before the last starts.
   ThreeHosts hosts = ThreeHosts::Start(120, 5);
   ASSERT_EQ(hosts.sites.size(), 3u);
@@ -129,8 +134,7 @@ TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
 // retries) = 72; measured 11-18 over 20 runs.
 TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
   sieve_test::RedisCluster cluster(3, 1);
-  const absl::Status started = cluster.Start();
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(Started(cluster));
   ThreeHosts hosts = ThreeHosts::Start(120, 50);  // slow enough that the kill lands mid-crawl
   ASSERT_EQ(hosts.sites.size(), 3u);
   const std::vector<std::string>& seeds = hosts.seeds;
@@ -196,8 +200,7 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
 // files; the survivors exit 0 with the queue drained.
 TEST(RedisClusterFleetTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites) {
   sieve_test::RedisCluster cluster(3);
-  const absl::Status started = cluster.Start();
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(Started(cluster));
   ThreeHosts hosts = ThreeHosts::Start(120, 20);
   ASSERT_EQ(hosts.sites.size(), 3u);
   const std::string frontier =
@@ -221,28 +224,8 @@ TEST(RedisClusterFleetTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites
     holder = cluster.CommandOn(primary, {"HGET", "{e2e-kill}:hostowners", host});
     if (holder.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const std::vector<std::string> fields = absl::StrSplit(holder, ':');
-  ASSERT_EQ(fields.size(), 3u) << "host lease holder '" << holder << "'";
-  size_t victim = children.size();
-  for (size_t i = 0; i < children.size(); ++i) {
-    if (std::to_string(children[i].pid) == fields[1]) victim = i;
-  }
-  ASSERT_LT(victim, children.size()) << "holder " << holder << " is none of the three";
-  std::swap(children[0], children[victim]);  // children[0] is the killed one from here on
-  ASSERT_EQ(kill(children[0].pid, SIGKILL), 0);
-  int status = 0;
-  waitpid(children[0].pid, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status));
-  for (int i = 1; i < 3; ++i) {
-    waitpid(children[i].pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
-    EXPECT_EQ(ReadSummary(children[i].out_dir)["stop_reason"], "drained") << "process " << i;
-  }
-  std::set<std::string> logged;
-  for (const CrawlChild& child : children) {
-    const std::set<std::string> urls = LoggedUrls(child.out_dir);
-    logged.insert(urls.begin(), urls.end());
-  }
+  KillHolderAndAwaitTheOthers(children, holder);
+  const std::set<std::string> logged = LoggedUrls(children);
   size_t pages = 0;
   size_t refetched = 0;
   for (const auto& site : hosts.sites) {
@@ -265,8 +248,7 @@ TEST(RedisClusterFleetTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites
 // pages within depth 1, each once.
 TEST(RedisClusterFleetTest, MaxPagesAndMaxDepthHoldAcrossProcesses) {
   sieve_test::RedisCluster cluster(3);
-  const absl::Status started = cluster.Start();
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(Started(cluster));
   for (const bool pages_run : {true, false}) {
     ThreeHosts hosts = ThreeHosts::Start(100, 0);
     ASSERT_EQ(hosts.sites.size(), 3u);
@@ -318,8 +300,7 @@ TEST(RedisClusterFleetTest, MaxPagesAndMaxDepthHoldAcrossProcesses) {
 // reading its failed frontier as a drained queue and exiting 0.
 TEST(RedisClusterFleetTest, AFrontierThatStaysDownEndsTheCrawlWithAnError) {
   sieve_test::RedisCluster cluster(3);
-  const absl::Status started = cluster.Start();
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(Started(cluster));
   testsite::SiteOptions options;
   options.pages = 200;
   options.latency_ms = 50;

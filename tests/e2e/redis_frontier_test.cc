@@ -33,7 +33,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "e2e/binary_crawl.h"
 #include "e2e/crawl_child.h"
 #include "e2e/e2e_util.h"
@@ -549,28 +548,8 @@ TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
   }
   const std::string holder = redis.Hget(
       "e2e-kill:hostowners", (*site)->RootUrl().substr(0, (*site)->RootUrl().find('/', 8)));
-  const std::vector<std::string> fields = absl::StrSplit(holder, ':');
-  ASSERT_EQ(fields.size(), 3u) << "host lease holder '" << holder << "'";
-  size_t victim = children.size();
-  for (size_t i = 0; i < children.size(); ++i) {
-    if (std::to_string(children[i].pid) == fields[1]) victim = i;
-  }
-  ASSERT_LT(victim, children.size()) << "holder " << holder << " is none of the three";
-  std::swap(children[0], children[victim]);  // children[0] is the killed one from here on
-  ASSERT_EQ(kill(children[0].pid, SIGKILL), 0);
-  int status = 0;
-  waitpid(children[0].pid, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status));
-  for (int i = 1; i < 3; ++i) {
-    waitpid(children[i].pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
-    EXPECT_EQ(ReadSummary(children[i].out_dir)["stop_reason"], "drained") << "process " << i;
-  }
-  std::set<std::string> logged;
-  for (const CrawlChild& child : children) {
-    const std::set<std::string> urls = LoggedUrls(child.out_dir);
-    logged.insert(urls.begin(), urls.end());
-  }
+  KillHolderAndAwaitTheOthers(children, holder);
+  const std::set<std::string> logged = LoggedUrls(children);
   // Nothing lost: every page was fetched and has a record in one of the
   // pages.jsonl files (a fleet process writes each record before the page
   // counts as done; the killed one's records are all there); a page the

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -50,8 +51,10 @@ class RedisServer {
   sieve::RedisSieveOptions Options(const std::string& name) const;
 
   // Runs one command on a fresh connection; the reply as text ("" for nil,
-  // integers in decimal, arrays joined by '\n'); "ERR..." on error.
-  std::string Command(const std::vector<std::string>& args) const;
+  // integers in decimal, arrays joined by '\n'); "ERR..." on error, or when
+  // no reply came within `timeout`.
+  std::string Command(const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(1)) const;
 
  private:
   // One launch on port_: Unavailable if the server exited (the port was

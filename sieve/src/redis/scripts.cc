@@ -49,6 +49,28 @@ local function enqueue(h, urls, first, last, head, now)
   redis.call('INCRBY', K_queued, last - first + 1)
   if len == last - first + 1 then make_ready(h, now) end
 end
+-- New URLs gathered per host (hosts in the order they first came), then
+-- enqueued in one RPUSH per host and 1000 URLs.
+local function by_host_batches() return {lists = {}, hosts = {}} end
+local function add_to_host(b, h, u)
+  local list = b.lists[h]
+  if not list then
+    list = {}
+    b.lists[h] = list
+    b.hosts[#b.hosts + 1] = h
+  end
+  list[#list + 1] = u
+end
+local function enqueue_batches(b)
+  if #b.hosts == 0 then return end
+  local now = now_ms()
+  for _, h in ipairs(b.hosts) do
+    local list = b.lists[h]
+    for first = 1, #list, 1000 do
+      enqueue(h, list, first, math.min(#list, first + 999), false, now)
+    end
+  end
+end
 -- Drops URL u's lease; returns its host.
 local function unlease(u)
   local h = redis.call('HGET', K_lhosts, u)
@@ -136,32 +158,17 @@ end
 for _, p in pairs(pending) do
   if p.count > 0 then flush(p) end
 end
-local out, by_host, hosts = {}, {}, {}
+local out, batches = {}, by_host_batches()
 for i = 1, n do
   local a = 4 + (i - 1) * stride
   if fresh[i] then
     out[i] = '1'
-    local h = ARGV[a + 1]
-    local list = by_host[h]
-    if not list then
-      list = {}
-      by_host[h] = list
-      hosts[#hosts + 1] = h
-    end
-    list[#list + 1] = ARGV[a]
+    add_to_host(batches, ARGV[a + 1], ARGV[a])
   else
     out[i] = '0'
   end
 end
-if #hosts > 0 then
-  local now = now_ms()
-  for _, h in ipairs(hosts) do
-    local list = by_host[h]
-    for first = 1, #list, 1000 do
-      enqueue(h, list, first, math.min(#list, first + 999), false, now)
-    end
-  end
-end
+enqueue_batches(batches)
 return table.concat(out)
 )lua";
 
@@ -440,27 +447,14 @@ local flags = ARGV[4]
 if 2 * #flags ~= #items then
   return redis.error_reply('ENQUEUE: ' .. #flags .. ' answers for ' .. #items / 2 .. ' URLs')
 end
-local by_host, hosts, count = {}, {}, 0
+local batches, count = by_host_batches(), 0
 for i = 1, #flags do
   if string.byte(flags, i) == 49 then  -- '1'
-    local h = items[2 * i]
-    local list = by_host[h]
-    if not list then
-      list = {}
-      by_host[h] = list
-      hosts[#hosts + 1] = h
-    end
-    list[#list + 1] = items[2 * i - 1]
+    add_to_host(batches, items[2 * i], items[2 * i - 1])
     count = count + 1
   end
 end
-local now = now_ms()
-for _, h in ipairs(hosts) do
-  local list = by_host[h]
-  for first = 1, #list, 1000 do
-    enqueue(h, list, first, math.min(#list, first + 999), false, now)
-  end
-end
+enqueue_batches(batches)
 redis.call('DEL', K_journal)
 redis.call('ZREM', prefix .. 'journals', owner)
 return count

@@ -42,6 +42,9 @@ std::vector<std::string> ClusterUrls(const std::string& tag, int count) {
   return urls;
 }
 
+// The host partition of the URLs above: "https://hN.example".
+std::string HostOfUrl(std::string_view url) { return std::string(url.substr(0, url.find('/', 8))); }
+
 size_t PushAll(RedisSieve& sieve, const std::vector<std::string>& urls) {
   std::vector<std::string_view> views(urls.begin(), urls.end());
   return sieve.PushBatch(views);
@@ -200,9 +203,7 @@ TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   RedisSieveOptions options = cluster_->Options("dead");
   options.expected_count = 20000;
   options.lease_time = std::chrono::milliseconds(300);
-  options.host_key = [](std::string_view url) {
-    return std::string(url.substr(0, url.find('/', 8)));
-  };
+  options.host_key = HostOfUrl;
   absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
   ASSERT_TRUE(survivor.ok()) << survivor.status();
   const std::vector<std::string> seen = ClusterUrls("seen", 400);
@@ -370,9 +371,7 @@ TEST(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   ASSERT_TRUE(cluster.Start().ok());
   RedisSieveOptions options = cluster.Options("fo");
   options.expected_count = 20000;
-  options.host_key = [](std::string_view url) {
-    return std::string(url.substr(0, url.find('/', 8)));
-  };
+  options.host_key = HostOfUrl;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
   const std::vector<std::string> before = ClusterUrls("before", 3000);
