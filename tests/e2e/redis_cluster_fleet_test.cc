@@ -77,7 +77,10 @@ TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
   const std::vector<std::string>& seeds = hosts.seeds;
   const auto& sites = hosts.sites;
   // max_hosts=1: one host per process at a time, so three hosts go to three
-  // processes (uncapped, the first to pop takes every host with a URL).
+  // processes. (The fair share alone makes that one host each too, but a
+  // busy process that gives a host back when its queue runs dry wins the
+  // race for the next ready host against idle ones polling every 50 ms:
+  // without the cap, 3 of 10 runs left one process with no page.)
   const std::string frontier = cluster.FrontierUrl("e2e-cluster") + "?max_hosts=1";
   std::vector<BinaryCrawl> crawls(3);
   std::vector<std::thread> processes;

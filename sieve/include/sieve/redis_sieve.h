@@ -80,7 +80,11 @@
 // the host's lease, so one process at a time fetches a host and its own
 // per-host limits (connections, delay) hold for the whole fleet. A client
 // takes a new host only when the hosts it holds have no queued URL left for
-// a pop (or up to max_hosts); its host leases are renewed by each of its
+// a pop, and only while it holds fewer than its fair share (ceil(hosts with
+// a holder or URLs / live clients), at least one; live: popped within
+// host_lease_time, counted from Connect) and max_hosts. Hosts beyond its
+// share (taken before others joined) get no more pops and go back once
+// it has none of their URLs left. Its host leases are renewed by each of its
 // round trips (pop, ack, IsFinished) and last host_lease_time otherwise, so
 // a dead client's hosts come back after it. A host is given back when its
 // queue is empty and the client has none of its URLs left, or at
@@ -201,8 +205,8 @@ struct RedisSieveOptions {
   // After a host is given back, nobody takes it for this long: set it to
   // the per-host delay between fetches (`crawl` sets --delay).
   std::chrono::milliseconds host_cooldown{0};
-  // Most hosts one client holds at once (it takes more only when those it
-  // holds have no URL for its pop).
+  // Most hosts one client holds at once, a cap below its fair share of the
+  // hosts (it takes more only when those it holds have no URL for its pop).
   size_t max_hosts = 1024;
   // Connect / read / write timeout of one attempt.
   std::chrono::milliseconds io_timeout{std::chrono::seconds(2)};
@@ -226,8 +230,8 @@ inline constexpr uint64_t kClusterShardBytes = uint64_t{1} << 20;
 // "redis-cluster://HOST:PORT[,HOST:PORT...]/NAME" into cluster_nodes (and
 // shard_bytes set to kClusterShardBytes, so the filter spreads over slots).
 // A query of options joined by '&' sets more: "lease_ms=N" (lease_time),
-// "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: when a
-// site has few hosts, a cap lets every process of the fleet hold some).
+// "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: a cap
+// below the fair share).
 // InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 

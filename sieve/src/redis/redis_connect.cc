@@ -16,6 +16,7 @@
 #include "cluster/cluster_connection.h"
 #include "heartbeat.h"
 #include "redis_state.h"
+#include "round_trips.h"
 #include "scripts.h"
 
 namespace sieve {
@@ -178,6 +179,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
     state->push_module = *push_module;
     state->last_round_trip = std::chrono::steady_clock::now();
     state->last_url_renewal = state->last_round_trip;
+    // With host partitions: one empty pop now, so the fleet counts this
+    // client among the live ones (its fair share of hosts) from the start.
+    if (options.host_key && !internal::AckAndLease(*state, 0)) return state->failure;
   }
   if (options.host_key || options.renew_url_leases) {
     state->heartbeat = std::thread(internal::RunHeartbeat, std::ref(*state));

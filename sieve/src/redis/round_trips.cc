@@ -102,6 +102,20 @@ absl::StatusOr<long long> CounterValue(const redisReply* reply) {
   return value;
 }
 
+// The hosts the pop script named surplus (beyond this client's fair share)
+// that this client has no URL of: reported idle with the next pop, which
+// gives them back (a host's last URL leaving the client reported it once,
+// but it stayed while it was not surplus).
+void ReportIdleSurplus(State& s, const redisReply* surplus) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  for (size_t i = 0; i < surplus->elements; ++i) {
+    std::string host(surplus->element[i]->str, surplus->element[i]->len);
+    if (s.host_urls.count(host) > 0) continue;  // reported when its last URL leaves
+    if (std::find(s.idle_hosts.begin(), s.idle_hosts.end(), host) == s.idle_hosts.end()) {
+      s.idle_hosts.push_back(std::move(host));
+    }
+  }
+}
+
 }  // namespace
 
 bool Usable(const State& s) { return !s.closed && s.failure.ok(); }
@@ -181,10 +195,10 @@ bool AckAndLease(State& s, size_t want) {
     return false;
   }
   const redisReply* r = reply->get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 6 ||
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 7 ||
       r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
       r->element[0]->elements != r->element[1]->elements ||
-      r->element[5]->type != REDIS_REPLY_ARRAY) {
+      r->element[5]->type != REDIS_REPLY_ARRAY || r->element[6]->type != REDIS_REPLY_ARRAY) {
     Fail(s, absl::InternalError("pop script: unexpected reply"));
     return false;
   }
@@ -202,6 +216,7 @@ bool AckAndLease(State& s, size_t want) {
   s.queued = static_cast<uint64_t>(r->element[2]->integer);
   s.leases = static_cast<uint64_t>(r->element[3]->integer);
   s.journals = static_cast<uint64_t>(r->element[4]->integer);
+  ReportIdleSurplus(s, r->element[6]);
   if (r->element[5]->elements > 0) {
     ReplayClaimedJournal(s, r->element[5]);
     return s.failure.ok();

@@ -175,13 +175,15 @@ return table.concat(out)
 // POP: acks done URLs, requeues expired URL leases, gives back idle hosts,
 // renews the client's host leases, then leases up to `want` URLs: from the
 // shared queue, from hosts the client holds, and only if those fall short,
-// from hosts it takes (expired host leases first, then ready hosts).
+// from hosts it takes (expired host leases first, then ready hosts) while
+// it holds fewer than its fair share of the hosts (below) and max_hosts.
 //   ARGV[1] prefix, [2] client id, [3] URL lease ms, [4] host lease ms,
 //   [5] cooldown ms, [6] want, [7] max hosts, [8] d then d URLs done,
 //   then i then i hosts the client has no URL of any more (given back if
 //   their queue is empty).
 //   Reply: {URLs, their hosts, queued URLs after, URL leases after,
-//   journal records pending (a cluster's), a claimed record}
+//   journal records pending (a cluster's), a claimed record, the client's
+//   surplus hosts (below: it reports idle those it has no URL of)}
 // Deadlines are in the server's clock (TIME), so clients' clocks may differ.
 // A cluster's push journal (JOURNAL below) whose client is past its
 // deadline is claimed, one per pop: its deadline moves a URL lease time on
@@ -204,19 +206,47 @@ local expired = redis.call('ZRANGEBYSCORE', K_leases, '-inf', now, 'LIMIT', 0, 1
 for i = #expired, 1, -1 do  -- to their hosts' heads, oldest deadline first
   enqueue(unlease(expired[i]), expired, i, i, true, now)
 end
-for i = p + 1, p + tonumber(ARGV[p]) do
-  local h = ARGV[i]
-  if redis.call('HGET', K_hostowners, h) == owner and redis.call('LLEN', qkey(h)) == 0 then
-    give_back(h, owner, now, cooldown)
-  end
-end
-local mine = {}
+-- The fair share: the live clients are those whose last pop is less than a
+-- host lease ago (NAME:clients); a client holds at most ceil(hosts with a
+-- holder or URLs / live clients) hosts, or one. Its hosts beyond the share
+-- (the last in sorted order) are surplus: no more URLs from them, and each
+-- goes back once the client reports it idle, queue or not (and the client
+-- takes no host in that pop, so another live client may take it first).
+local K_clients = prefix .. 'clients'
+redis.call('ZADD', K_clients, now + host_lease, owner)
+redis.call('ZREMRANGEBYSCORE', K_clients, '-inf', now)
+local hosts = redis.call('HLEN', K_hostowners) + redis.call('LLEN', K_ready) +
+              redis.call('ZCARD', K_cooling)
+local share = math.max(1, math.ceil(hosts / redis.call('ZCARD', K_clients)))
+local held_now = {}
 for _, h in ipairs(redis.call('SMEMBERS', K_held)) do
   if redis.call('HGET', K_hostowners, h) == owner then
-    redis.call('ZADD', K_hostleases, now + host_lease, h)
-    mine[#mine + 1] = h
+    held_now[#held_now + 1] = h
   else
     redis.call('SREM', K_held, h)
+  end
+end
+table.sort(held_now)
+local surplus = {}
+for i = share + 1, #held_now do surplus[held_now[i]] = true end
+local handed_over = false  -- a surplus host given back: take none this time
+for i = p + 1, p + tonumber(ARGV[p]) do
+  local h = ARGV[i]
+  if redis.call('HGET', K_hostowners, h) == owner and
+     (surplus[h] or redis.call('LLEN', qkey(h)) == 0) then
+    give_back(h, owner, now, cooldown)
+    handed_over = handed_over or surplus[h] ~= nil
+  end
+end
+local mine, surplus_held = {}, {}
+for _, h in ipairs(held_now) do
+  if redis.call('HGET', K_hostowners, h) == owner then
+    redis.call('ZADD', K_hostleases, now + host_lease, h)
+    if surplus[h] then
+      surplus_held[#surplus_held + 1] = h
+    else
+      mine[#mine + 1] = h
+    end
   end
 end
 local out, out_hosts = {}, {}
@@ -240,8 +270,8 @@ if want > 0 then
     redis.call('ZREM', K_cooling, h)
     redis.call('RPUSH', K_ready, h)
   end
-  local held = #mine
-  while #out < want and held < max_hosts do
+  local held = #mine + #surplus_held
+  while #out < want and held < max_hosts and held < share and not handed_over do
     local h = redis.call('ZRANGEBYSCORE', K_hostleases, '-inf', now, 'LIMIT', 0, 1)[1]
     if h then
       local old = redis.call('HGET', K_hostowners, h)
@@ -289,7 +319,7 @@ if dead then
   end
 end
 return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases),
-        redis.call('ZCARD', K_journals), claimed}
+        redis.call('ZCARD', K_journals), claimed, surplus_held}
 )lua";
 
 // RELEASE: gives leased URLs back to their hosts' queues, at the tail
@@ -320,6 +350,7 @@ if ARGV[5] == '1' then
     end
   end
   redis.call('DEL', prefix .. 'held:' .. owner)
+  redis.call('ZREM', prefix .. 'clients', owner)
 end
 return released
 )lua";
