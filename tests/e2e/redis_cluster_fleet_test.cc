@@ -2,8 +2,8 @@
 // (--frontier redis-cluster://127.0.0.1:P1,...,P3/NAME) and crawl three
 // testsite hosts as one: every page of every host fetched exactly once in
 // total (the sites' request counts and the three pages.jsonl files), each
-// process fetched some (three hosts and ?max_hosts=1: one process holds
-// one host at a time, so the hosts go to different processes), all exit 0
+// process fetched some (three hosts, three processes: each holds at most
+// its fair share, one host, so the hosts go to different processes), all exit 0
 // when the shared queue is drained; a process SIGKILLed mid-crawl, or the
 // primary of the fleet's keys, loses nothing. The cluster
 // (tests/redis_fixture/redis_cluster.h) listens on 127.0.0.1 only; a
@@ -76,12 +76,10 @@ TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
   ASSERT_EQ(hosts.sites.size(), 3u);
   const std::vector<std::string>& seeds = hosts.seeds;
   const auto& sites = hosts.sites;
-  // max_hosts=1: one host per process at a time, so three hosts go to three
-  // processes. (The fair share alone makes that one host each too, but a
-  // busy process that gives a host back when its queue runs dry wins the
-  // race for the next ready host against idle ones polling every 50 ms:
-  // without the cap, 3 of 10 runs left one process with no page.)
-  const std::string frontier = cluster.FrontierUrl("e2e-cluster") + "?max_hosts=1";
+  // No max_hosts: each process holds at most its fair share of the hosts
+  // (three hosts, three live processes: one each), and a host given back
+  // goes to the process that waited longest for one.
+  const std::string frontier = cluster.FrontierUrl("e2e-cluster");
   std::vector<BinaryCrawl> crawls(3);
   std::vector<std::thread> processes;
   for (int i = 0; i < 3; ++i) {

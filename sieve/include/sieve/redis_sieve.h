@@ -25,6 +25,8 @@
 //   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
 //   NAME:held:<client>  which hosts are leased to whom until when, and which
 //                  wait for a holder (host_key set).
+//   NAME:clients, NAME:hungry, NAME:hungryuntil  the live clients (each
+//                  one's fair share of hosts) and those waiting for a host.
 //   NAME:leases    popped URLs in flight (a sorted set scored by the lease's
 //                  deadline, in Redis's clock), NAME:owners (URL -> the
 //                  client holding it) and NAME:lhosts (URL -> its host).
@@ -84,7 +86,8 @@
 // a holder or URLs / live clients), at least one; live: popped within
 // host_lease_time, counted from Connect) and max_hosts. Hosts beyond its
 // share (taken before others joined) get no more pops and go back once
-// it has none of their URLs left. Its host leases are renewed by each of its
+// it has none of their URLs left; a host given back goes to the client
+// that has waited longest for one (NAME:hungry). Its host leases are renewed by each of its
 // round trips (pop, ack, IsFinished) and last host_lease_time otherwise, so
 // a dead client's hosts come back after it. A host is given back when its
 // queue is empty and the client has none of its URLs left, or at

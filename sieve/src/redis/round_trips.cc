@@ -102,6 +102,13 @@ absl::StatusOr<long long> CounterValue(const redisReply* reply) {
   return value;
 }
 
+// How long a client's wait for a host counts after its last try (pop
+// script): a few of its polls, so a client that stopped trying (it has work
+// now) stops blocking the others soon.
+std::chrono::milliseconds HungryWindow(const State& s) {
+  return std::max(std::chrono::milliseconds(200), 3 * s.options.poll_interval);
+}
+
 // The hosts the pop script named surplus (beyond this client's fair share)
 // that this client has no URL of: reported idle with the next pop, which
 // gives them back (a host's last URL leaving the client reported it once,
@@ -185,6 +192,7 @@ bool AckAndLease(State& s, size_t want) {
                           std::to_string(s.options.host_cooldown.count()),
                           std::to_string(want),
                           std::to_string(s.options.max_hosts),
+                          std::to_string(HungryWindow(s).count()),
                           std::to_string(s.acks.size())};
   command.insert(command.end(), s.acks.begin(), s.acks.end());
   command.push_back(std::to_string(s.idle_hosts.size()));

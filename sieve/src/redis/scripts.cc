@@ -71,6 +71,26 @@ local function enqueue_batches(b)
     end
   end
 end
+-- Clients waiting for a host (POP): the one waiting longest whose last try
+-- is recent, dropping stale ones; joining (since: the first try) and leaving.
+local K_hungry, K_hungryuntil = prefix .. 'hungry', prefix .. 'hungryuntil'
+local function first_hungry(now)
+  while true do
+    local c = redis.call('ZRANGE', K_hungry, 0, 0)[1]
+    if not c then return nil end
+    if tonumber(redis.call('ZSCORE', K_hungryuntil, c) or '0') > now then return c end
+    redis.call('ZREM', K_hungry, c)
+    redis.call('ZREM', K_hungryuntil, c)
+  end
+end
+local function be_hungry(c, now, ms)
+  redis.call('ZADD', K_hungry, 'NX', now, c)
+  redis.call('ZADD', K_hungryuntil, now + ms, c)
+end
+local function not_hungry(c)
+  redis.call('ZREM', K_hungry, c)
+  redis.call('ZREM', K_hungryuntil, c)
+end
 -- Drops URL u's lease; returns its host.
 local function unlease(u)
   local h = redis.call('HGET', K_lhosts, u)
@@ -178,13 +198,18 @@ return table.concat(out)
 // from hosts it takes (expired host leases first, then ready hosts) while
 // it holds fewer than its fair share of the hosts (below) and max_hosts.
 //   ARGV[1] prefix, [2] client id, [3] URL lease ms, [4] host lease ms,
-//   [5] cooldown ms, [6] want, [7] max hosts, [8] d then d URLs done,
+//   [5] cooldown ms, [6] want, [7] max hosts, [8] how long a wait for a
+//   host counts without a new try (ms), [9] d then d URLs done,
 //   then i then i hosts the client has no URL of any more (given back if
 //   their queue is empty).
 //   Reply: {URLs, their hosts, queued URLs after, URL leases after,
 //   journal records pending (a cluster's), a claimed record, the client's
 //   surplus hosts (below: it reports idle those it has no URL of)}
 // Deadlines are in the server's clock (TIME), so clients' clocks may differ.
+// Clients that want a host and find none to take wait in NAME:hungry
+// (client -> since when, for [8] ms after each try: NAME:hungryuntil); a
+// host goes to the one waiting longest, so an idle client polling now and
+// then is not outrun by a busy one that pops all the time.
 // A cluster's push journal (JOURNAL below) whose client is past its
 // deadline is claimed, one per pop: its deadline moves a URL lease time on
 // (if this client dies too, another claims it then) and the reply's last
@@ -197,11 +222,12 @@ local owner = ARGV[2]
 local url_lease, host_lease = tonumber(ARGV[3]), tonumber(ARGV[4])
 local cooldown, want, max_hosts = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local K_held = prefix .. 'held:' .. owner
-local p = 9
-for i = p, p + tonumber(ARGV[8]) - 1 do
+local hungry_ms = tonumber(ARGV[8])
+local p = 10
+for i = p, p + tonumber(ARGV[9]) - 1 do
   if redis.call('HGET', K_owners, ARGV[i]) == owner then unlease(ARGV[i]) end
 end
-p = p + tonumber(ARGV[8])
+p = p + tonumber(ARGV[9])
 local expired = redis.call('ZRANGEBYSCORE', K_leases, '-inf', now, 'LIMIT', 0, 100)
 for i = #expired, 1, -1 do  -- to their hosts' heads, oldest deadline first
   enqueue(unlease(expired[i]), expired, i, i, true, now)
@@ -271,15 +297,25 @@ if want > 0 then
     redis.call('RPUSH', K_ready, h)
   end
   local held = #mine + #surplus_held
-  while #out < want and held < max_hosts and held < share and not handed_over do
+  local wants_host = #out < want and held < max_hosts and held < share and not handed_over
+  local first = wants_host and first_hungry(now) or nil
+  if first and first ~= owner then  -- another waits longer: its turn first
+    be_hungry(owner, now, hungry_ms)
+    wants_host = false
+  end
+  while wants_host and #out < want and held < max_hosts and held < share do
     local h = redis.call('ZRANGEBYSCORE', K_hostleases, '-inf', now, 'LIMIT', 0, 1)[1]
     if h then
       local old = redis.call('HGET', K_hostowners, h)
       if old then redis.call('SREM', prefix .. 'held:' .. old, h) end
     else
       h = redis.call('LPOP', K_ready)
-      if not h then break end
+      if not h then
+        be_hungry(owner, now, hungry_ms)
+        break
+      end
     end
+    not_hungry(owner)
     redis.call('HSET', K_hostowners, h, owner)
     redis.call('ZADD', K_hostleases, now + host_lease, h)
     redis.call('SADD', K_held, h)
@@ -351,6 +387,7 @@ if ARGV[5] == '1' then
   end
   redis.call('DEL', prefix .. 'held:' .. owner)
   redis.call('ZREM', prefix .. 'clients', owner)
+  not_hungry(owner)
 end
 return released
 )lua";
