@@ -38,7 +38,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cluster_harness.h"
+#include "redis_fixture/redis_cluster.h"
 #include "redis_harness.h"
 #include "sieve/memory_sieve.h"
 #include "sieve/redis_sieve.h"
@@ -58,7 +58,6 @@ ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64"
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using redis_bench::ClusterHarness;
 using redis_bench::RedisHarness;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -329,6 +328,22 @@ struct ClusterPopWork {
   void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
 };
 
+// "127.0.0.1:PORT" of every node of the cluster.
+std::vector<std::string> ClusterNodes(const sieve_test::RedisCluster& cluster) {
+  std::vector<std::string> nodes;
+  for (size_t i = 0; i < cluster.size(); ++i) nodes.push_back(cluster.Address(i));
+  return nodes;
+}
+
+// CPU seconds used by all the cluster's nodes so far.
+double ClusterCpuSeconds(sieve_test::RedisCluster& cluster) {
+  double total = 0;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    total += redis_bench::ProcessCpuSeconds(cluster.node(i).pid());
+  }
+  return total;
+}
+
 // Pushes, then pops, `total` URLs from `procs` processes on clusters of 1,
 // 3 and 6 primaries, all on this machine. Per-core efficiency: URLs per
 // CPU-second of everything that ran (the clients and every redis-server),
@@ -343,21 +358,21 @@ void ScaleOutTable(uint64_t total, int procs) {
       "| primaries | pushes/s | push CPU s (clients+redis) | pushes per CPU-s | pops/s | pop "
       "CPU s | pops per CPU-s | cores busy (push) |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  std::fflush(stdout);  // before the nodes fork: a child's freopen would flush it again
+  std::fflush(stdout);  // before the nodes fork
   for (const std::string& text : absl::GetFlag(FLAGS_primaries)) {
     const int primaries = std::stoi(text);
-    ClusterHarness cluster(primaries);
+    sieve_test::RedisCluster cluster(primaries);
     if (absl::Status st = cluster.Start(); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.ToString().c_str());
       return;
     }
     const uint64_t per_proc = total / static_cast<uint64_t>(procs);
-    ClusterPushWork push{cluster.Nodes(), per_proc, total * 2};
-    double cpu0 = ChildCpuSeconds() + cluster.CpuSeconds();
+    ClusterPushWork push{ClusterNodes(cluster), per_proc, total * 2};
+    double cpu0 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
     const double push_s = InProcesses(procs, push);
-    double cpu1 = ChildCpuSeconds() + cluster.CpuSeconds();
+    double cpu1 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
     const double pop_s = InProcesses(procs, ClusterPopWork{push});
-    double cpu2 = ChildCpuSeconds() + cluster.CpuSeconds();
+    double cpu2 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
     const double urls = static_cast<double>(per_proc * procs);
     std::printf("| %d | %.0f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f |\n", primaries,
                 urls / push_s, cpu1 - cpu0, urls / (cpu1 - cpu0), urls / pop_s, cpu2 - cpu1,

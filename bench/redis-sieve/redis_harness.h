@@ -1,5 +1,6 @@
-// The benchmark's own redis-server (127.0.0.1, a free port, no persistence,
-// the crawlsieve module loaded, killed at exit) and the few raw commands the benchmark needs beside
+// The benchmark's own redis-server (the tests' fixture, tests/redis_fixture/:
+// 127.0.0.1, a free port, no persistence, the crawlsieve module loaded,
+// killed at exit) and the few raw commands the benchmark needs beside
 // RedisSieve: INFO memory, FLUSHALL, and the SADD baseline.
 //
 // Threading: one thread.
@@ -9,24 +10,24 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "redis_fixture/redis_server.h"
 
 namespace redis_bench {
 
+// CPU seconds (user + system) process `pid` has used so far (/proc).
+double ProcessCpuSeconds(pid_t pid);
+
 class RedisHarness {
  public:
-  // extra_args: more redis-server arguments (a cluster node's); port 0: a
-  // free one.
-  explicit RedisHarness(std::vector<std::string> extra_args = {}, int port = 0);
-  ~RedisHarness();
-  absl::Status Start();
-  int port() const { return port_; }
+  RedisHarness();
+  absl::Status Start() { return server_.Start(); }
+  int port() const { return server_.port(); }
   // CPU seconds (user + system) the server has used so far (/proc).
-  double CpuSeconds() const;
+  double CpuSeconds() const { return ProcessCpuSeconds(server_.pid()); }
   std::string Version() const;
   // One command; the reply as text (integers in decimal, "" for nil).
   std::string Command(const std::vector<std::string>& args) const;
@@ -35,10 +36,7 @@ class RedisHarness {
   void SaddRange(const std::string& key, uint64_t n) const;
 
  private:
-  std::filesystem::path dir_;
-  std::vector<std::string> extra_args_;
-  int port_ = 0;
-  pid_t pid_ = -1;
+  sieve_test::RedisServer server_;
 };
 
 }  // namespace redis_bench

@@ -14,36 +14,41 @@ int BinaryCrawl::CountWithPrefix(const std::string& prefix) const {
   return n;
 }
 
+std::vector<std::string> LoopbackCrawlFlags(const std::string& dir,
+                                            const std::vector<std::string>& seeds) {
+  return {"--seeds",
+          WriteFile(dir, "seeds.txt", absl::StrJoin(seeds, "\n") + "\n"),
+          "--out",
+          dir + "/out",
+          "--spill-dir",
+          dir + "/spill",
+          "--expected",
+          "100000",
+          "--fp-rate",
+          "0.0001",
+          "--delay",
+          "0",
+          "--per-host",
+          "8",
+          "--connections",
+          "8",
+          "--robots",
+          "off",
+          "--timeout",
+          "3s",
+          "--connect-timeout",
+          "2s",
+          "--retry-backoff",
+          "10ms",
+          "--quiet"};
+}
+
 BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
                            const std::vector<std::string>& extra) {
   const std::string dir = FreshDir(test_name);
   BinaryCrawl crawl;
   crawl.out_dir = dir + "/out";
-  std::vector<std::string> args = {"--seeds",
-                                   WriteFile(dir, "seeds.txt", absl::StrJoin(seeds, "\n") + "\n"),
-                                   "--out",
-                                   crawl.out_dir,
-                                   "--spill-dir",
-                                   dir + "/spill",
-                                   "--expected",
-                                   "100000",
-                                   "--fp-rate",
-                                   "0.0001",
-                                   "--delay",
-                                   "0",
-                                   "--per-host",
-                                   "8",
-                                   "--connections",
-                                   "8",
-                                   "--robots",
-                                   "off",
-                                   "--timeout",
-                                   "3s",
-                                   "--connect-timeout",
-                                   "2s",
-                                   "--retry-backoff",
-                                   "10ms",
-                                   "--quiet"};
+  std::vector<std::string> args = LoopbackCrawlFlags(dir, seeds);
   args.insert(args.end(), extra.begin(), extra.end());
   crawl.run = RunProgram("crawl", args);
   if (std::filesystem::exists(crawl.out_dir + "/pages.jsonl"))

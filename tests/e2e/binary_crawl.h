@@ -29,8 +29,14 @@ struct BinaryCrawl {
   int CountWithPrefix(const std::string& prefix) const;
 };
 
-// Fast, quiet loopback flags (no delay, robots off, 3 s timeout, 10 ms retry
-// back-off), then `extra` (later flags win), seeds written to a file.
+// Fast, quiet loopback flags for a crawl in `dir`: seeds written to
+// DIR/seeds.txt, --out DIR/out, no delay, 8 connections, robots off, 3 s
+// timeout, 10 ms retry back-off.
+std::vector<std::string> LoopbackCrawlFlags(const std::string& dir,
+                                            const std::vector<std::string>& seeds);
+
+// Runs `crawl` with LoopbackCrawlFlags in a fresh directory, then `extra`
+// (later flags win).
 BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
                            const std::vector<std::string>& extra = {});
 

@@ -2,252 +2,84 @@
 // (--frontier redis-cluster://127.0.0.1:P1,...,P3/NAME) and crawl three
 // testsite hosts as one: every page of every host fetched exactly once in
 // total (the sites' request counts and the three pages.jsonl files), each
-// process fetched some (three hosts and ?max_hosts=1: one process holds
-// one host at a time, so the hosts go to different processes), all exit 0
-// when the shared queue is drained. The cluster's nodes (redis-server --cluster-enabled yes, joined
-// by redis-cli --cluster create) listen on 127.0.0.1 only; a missing
-// redis-server or redis-cli is a failure, not a skip.
-#include <arpa/inet.h>
-#include <netinet/in.h>
+// process fetched some (three hosts, three processes: each holds at most
+// its fair share, one host, so the hosts go to different processes), all exit 0
+// when the shared queue is drained; a process SIGKILLed mid-crawl, or the
+// primary of the fleet's keys, loses nothing. The cluster
+// (tests/redis_fixture/redis_cluster.h) listens on 127.0.0.1 only; a
+// missing redis-server or redis-cli is a failure, not a skip.
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <random>
+#include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "e2e/binary_crawl.h"
+#include "e2e/crawl_child.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "redis_fixture/redis_cluster.h"
 #include "testsite/test_site.h"
 
 namespace e2e {
 namespace {
 
-// Runs a shell command; its exit status, output in `output`.
-int ShellForCluster(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
-  return pclose(pipe);
+// Starts the cluster; the failure says why.
+testing::AssertionResult Started(sieve_test::RedisCluster& cluster) {
+  const absl::Status started = cluster.Start();
+  if (started.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << started;
 }
 
-bool LoopbackPortFree(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return free;
-}
+// Three testsite hosts, 127.0.0.1 to .3, of `pages` pages each.
+struct ThreeHosts {
+  std::vector<std::unique_ptr<testsite::TestSite>> sites;
+  std::vector<std::string> seeds;  // their roots
 
-// Three cluster primaries (and `replicas` replicas of each) on ports whose
-// bus ports (+10000) are free too; a 1 s node timeout, so a dead primary's
-// replica takes over in ~2 s.
-class ThreeNodeCluster {
- public:
-  explicit ThreeNodeCluster(int replicas = 0) : replicas_(replicas) {}
-  ~ThreeNodeCluster() {
-    for (pid_t pid : pids_) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
+  static ThreeHosts Start(int pages, int latency_ms) {
+    ThreeHosts hosts;
+    for (int i = 1; i <= 3; ++i) {
+      testsite::SiteOptions options;
+      options.pages = pages;
+      options.links_per_page = 8;
+      options.host = absl::StrCat("127.0.0.", i);
+      options.latency_ms = latency_ms;
+      absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
+      EXPECT_TRUE(site.ok()) << site.status();
+      if (!site.ok()) continue;
+      hosts.seeds.push_back((*site)->RootUrl());
+      hosts.sites.push_back(*std::move(site));
     }
+    return hosts;
   }
-
-  // Empty on success, else what failed.
-  std::string Start() {
-    std::string out;
-    if (ShellForCluster("redis-cli --version", out) != 0) return "redis-cli is not on PATH";
-    std::mt19937 random(std::random_device{}());
-    std::vector<std::string> addresses;
-    for (int i = 0; i < 3 * (1 + replicas_); ++i) {
-      int port = 0;
-      do {
-        port = 20000 + static_cast<int>(random() % 30000);
-      } while (!LoopbackPortFree(port) || !LoopbackPortFree(port + 10000));
-      const std::string dir = FreshDir(absl::StrCat("redis-cluster-fleet-", i));
-      std::vector<std::string> args = {"redis-server",
-                                       "--port",
-                                       std::to_string(port),
-                                       "--bind",
-                                       "127.0.0.1",
-                                       "--save",
-                                       "",
-                                       "--appendonly",
-                                       "no",
-                                       "--dir",
-                                       dir,
-                                       "--cluster-enabled",
-                                       "yes",
-                                       "--cluster-config-file",
-                                       "nodes.conf",
-                                       "--logfile",
-                                       "redis.log",
-                                       "--cluster-node-timeout",
-                                       "1000"};
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      const pid_t pid = fork();
-      if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        execvp("redis-server", argv.data());
-        _exit(127);
-      }
-      pids_.push_back(pid);
-      ports_.push_back(port);
-      addresses.push_back(absl::StrCat("127.0.0.1:", port));
-    }
-    for (int port : ports_) {
-      for (int i = 0; i < 500; ++i) {
-        std::string pong;
-        if (ShellForCluster(absl::StrCat("redis-cli -p ", port, " ping"), pong) == 0 &&
-            pong.find("PONG") != std::string::npos) {
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-    }
-    out.clear();
-    if (ShellForCluster(absl::StrCat("redis-cli --cluster create ", absl::StrJoin(addresses, " "),
-                                     " --cluster-replicas ", replicas_, " --cluster-yes"),
-                        out) != 0) {
-      return out;
-    }
-    for (int i = 0; i < 500; ++i) {
-      int ok = 0;
-      for (int port : ports_) {
-        std::string info;
-        ShellForCluster(absl::StrCat("redis-cli -p ", port, " cluster info"), info);
-        ok += info.find("cluster_state:ok") != std::string::npos;
-      }
-      if (ok == static_cast<int>(ports_.size()) && Attached() == 3 * replicas_) {
-        return replicas_ > 0 ? AwaitStreaming() : "";
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return "the cluster did not reach cluster_state:ok with its replicas attached";
+  uint64_t TotalRequests() const {
+    uint64_t total = 0;
+    for (const auto& site : sites) total += site->TotalRequests();
+    return total;
   }
-
-  // SIGKILLs the primary holding `key`'s slot (a master with keys there);
-  // returns its port, 0 if none was found.
-  int KillPrimaryOf(const std::string& key) {
-    std::string slot;
-    ShellForCluster(absl::StrCat("redis-cli -p ", ports_[0], " cluster keyslot '", key, "'"), slot);
-    for (size_t i = 0; i < ports_.size(); ++i) {
-      std::string role, count;
-      ShellForCluster(absl::StrCat("redis-cli -p ", ports_[i], " role"), role);
-      ShellForCluster(absl::StrCat("redis-cli -p ", ports_[i], " cluster countkeysinslot ",
-                                   std::atoi(slot.c_str())),
-                      count);
-      if (role.rfind("master", 0) == 0 && std::atoi(count.c_str()) > 0) {
-        kill(pids_[i], SIGKILL);
-        waitpid(pids_[i], nullptr, 0);
-        pids_.erase(pids_.begin() + static_cast<std::ptrdiff_t>(i));
-        const int port = ports_[i];
-        ports_.erase(ports_.begin() + static_cast<std::ptrdiff_t>(i));
-        return port;
-      }
-    }
-    return 0;
-  }
-
-  std::string FrontierUrl(const std::string& name) const {
-    std::vector<std::string> nodes;
-    for (int port : ports_) nodes.push_back(absl::StrCat("127.0.0.1:", port));
-    return absl::StrCat("redis-cluster://", absl::StrJoin(nodes, ","), "/", name);
-  }
-  // A replica's link is up once its first sync is done, but its primary
-  // streams writes to it only after the replica's first REPLCONF ACK (up to
-  // a second later): a primary killed in between leaves a replica with
-  // nothing, and the frontier is lost (the client then stops with
-  // DataLoss). A running cluster is past that: a write on each primary (to
-  // a key of its slots: the first of w0, w1, ... it accepts), then wait
-  // until every replica's offset moved.
-  std::string AwaitStreaming() const {
-    for (int port : ports_) {
-      std::string role;
-      ShellForCluster(absl::StrCat("redis-cli -p ", port, " role"), role);
-      if (role.rfind("master", 0) != 0) continue;
-      for (int k = 0; k < 200; ++k) {
-        std::string reply;
-        ShellForCluster(absl::StrCat("redis-cli -p ", port, " set w", k, " 1"), reply);
-        if (reply.rfind("OK", 0) == 0) break;
-      }
-    }
-    // Each replica has received some of the stream (its offset moved past
-    // the full sync's 0).
-    for (int attempt = 0; attempt < 500; ++attempt) {
-      int streaming = 0;
-      for (int port : ports_) {
-        std::string info;
-        ShellForCluster(absl::StrCat("redis-cli -p ", port, " info replication"), info);
-        const size_t at = info.find("slave_repl_offset:");
-        if (at != std::string::npos && std::atoll(info.c_str() + at + 18) > 0) ++streaming;
-      }
-      if (streaming == 3 * replicas_) return "";
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return "the replicas received no replication stream within 10 s";
-  }
-  // Replicas whose link to their primary is up.
-  int Attached() const {
-    int attached = 0;
-    for (int port : ports_) {
-      std::string info;
-      ShellForCluster(absl::StrCat("redis-cli -p ", port, " info replication"), info);
-      attached += info.find("master_link_status:up") != std::string::npos;
-    }
-    return attached;
-  }
-  // Keys on node i (DBSIZE).
-  int KeysOn(size_t i) const {
-    std::string out;
-    ShellForCluster(absl::StrCat("redis-cli -p ", ports_[i], " dbsize"), out);
-    return std::atoi(out.c_str());
-  }
-
- private:
-  int replicas_;
-  std::vector<pid_t> pids_;
-  std::vector<int> ports_;
 };
 
 TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
-  ThreeNodeCluster cluster;
-  const std::string started = cluster.Start();
-  ASSERT_EQ(started, "");
-  std::vector<std::unique_ptr<testsite::TestSite>> sites;
-  std::vector<std::string> seeds;
-  for (int i = 1; i <= 3; ++i) {
-    testsite::SiteOptions options;
-    options.pages = 120;
-    options.links_per_page = 8;
-    options.host = absl::StrCat("127.0.0.", i);
-    options.latency_ms = 5;  // the first process must not finish a host before the last starts
-    absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
-    ASSERT_TRUE(site.ok()) << site.status();
-    seeds.push_back((*site)->RootUrl());
-    sites.push_back(*std::move(site));
-  }
-  // max_hosts=1: one host per process at a time, so three hosts go to three
-  // processes (uncapped, the first to pop takes every host with a URL).
-  const std::string frontier = cluster.FrontierUrl("e2e-cluster") + "?max_hosts=1";
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(Started(cluster));
+  // 5 ms a page: the first process must not finish a host before the last starts.
+  ThreeHosts hosts = ThreeHosts::Start(120, 5);
+  ASSERT_EQ(hosts.sites.size(), 3u);
+  const std::vector<std::string>& seeds = hosts.seeds;
+  const auto& sites = hosts.sites;
+  // No max_hosts: each process holds at most its fair share of the hosts
+  // (three hosts, three live processes: one each), and a host given back
+  // goes to the process that waited longest for one.
+  const std::string frontier = cluster.FrontierUrl("e2e-cluster");
   std::vector<BinaryCrawl> crawls(3);
   std::vector<std::thread> processes;
   for (int i = 0; i < 3; ++i) {
@@ -280,8 +112,9 @@ TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
   // primary, the filter's shards on others.
   int holding = 0;
   for (size_t i = 0; i < 3; ++i) {
-    std::printf("node %zu holds %d keys\n", i, cluster.KeysOn(i));
-    holding += cluster.KeysOn(i) > 0;
+    const int keys = std::atoi(cluster.CommandOn(i, {"DBSIZE"}).c_str());
+    std::printf("node %zu holds %d keys\n", i, keys);
+    holding += keys > 0;
   }
   EXPECT_GE(holding, 2);
 }
@@ -301,22 +134,12 @@ TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
 // the three processes can hold at the kill, 3 x (16 leased + 8 transfers'
 // retries) = 72; measured 11-18 over 20 runs.
 TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
-  ThreeNodeCluster cluster(1);
-  const std::string started = cluster.Start();
-  ASSERT_EQ(started, "");
-  std::vector<std::unique_ptr<testsite::TestSite>> sites;
-  std::vector<std::string> seeds;
-  for (int i = 1; i <= 3; ++i) {
-    testsite::SiteOptions options;
-    options.pages = 120;
-    options.links_per_page = 8;
-    options.host = absl::StrCat("127.0.0.", i);
-    options.latency_ms = 50;  // slow enough that the kill lands mid-crawl
-    absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
-    ASSERT_TRUE(site.ok()) << site.status();
-    seeds.push_back((*site)->RootUrl());
-    sites.push_back(*std::move(site));
-  }
+  sieve_test::RedisCluster cluster(3, 1);
+  ASSERT_TRUE(Started(cluster));
+  ThreeHosts hosts = ThreeHosts::Start(120, 50);  // slow enough that the kill lands mid-crawl
+  ASSERT_EQ(hosts.sites.size(), 3u);
+  const std::vector<std::string>& seeds = hosts.seeds;
+  const auto& sites = hosts.sites;
   const std::string frontier = cluster.FrontierUrl("e2e-fo") + "?max_hosts=1&lease_ms=10000";
   std::vector<BinaryCrawl> crawls(3);
   std::vector<std::thread> processes;
@@ -330,10 +153,9 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
   uint64_t before_kill = 0;
   for (int wait = 0; wait < 3000 && before_kill < 90; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    before_kill = 0;
-    for (const auto& site : sites) before_kill += site->TotalRequests();
+    before_kill = hosts.TotalRequests();
   }
-  EXPECT_GT(cluster.KillPrimaryOf("{e2e-fo}:meta"), 0) << "no primary held {e2e-fo}";
+  EXPECT_GE(cluster.KillPrimaryOf("{e2e-fo}:meta"), 0) << "no primary held {e2e-fo}";
   for (std::thread& p : processes) p.join();
 
   size_t logged = 0;
@@ -367,28 +189,72 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
   EXPECT_LE(logged, pages + duplicates);
 }
 
+// A process SIGKILLed mid-crawl on a cluster loses nothing. Three
+// processes on three hosts (?max_hosts=1: a host each); the holder of the
+// first host is killed once 15 of its pages are fetched, often in the
+// middle of a push of a page's links (journal, filter step, enqueue: the
+// case that lost pages before the journal). Its journal record is claimed
+// by a survivor's pop after the URL lease (5 s) and its trip finished; its
+// host comes back after the host lease (1 s), its leased URLs after the URL
+// lease. Every page of the three hosts is fetched (twice at most: the
+// killed one's leased pages) and has a record in one of the pages.jsonl
+// files; the survivors exit 0 with the queue drained.
+TEST(RedisClusterFleetTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites) {
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(Started(cluster));
+  ThreeHosts hosts = ThreeHosts::Start(120, 20);
+  ASSERT_EQ(hosts.sites.size(), 3u);
+  const std::string frontier =
+      cluster.FrontierUrl("e2e-kill") + "?max_hosts=1&lease_ms=5000&host_lease_ms=1000";
+  std::vector<CrawlChild> children;
+  for (int i = 0; i < 3; ++i) {
+    children.push_back(
+        StartCrawlChild(absl::StrCat("redis-cluster-kill-", i), hosts.seeds, frontier));
+  }
+  const testsite::TestSite& first = *hosts.sites[0];
+  for (int i = 0; i < 500 && first.RequestCountWithPrefix("/p/") < 15; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The holder of the first host ("hostname:pid:nonce" in {NAME}:hostowners).
+  const int primary = cluster.PrimaryOf(
+      std::atoi(cluster.CommandOn(0, {"CLUSTER", "KEYSLOT", "{e2e-kill}:hostowners"}).c_str()));
+  ASSERT_GE(primary, 0);
+  const std::string host = first.RootUrl().substr(0, first.RootUrl().find('/', 8));
+  std::string holder;
+  for (int i = 0; i < 200 && holder.empty(); ++i) {
+    holder = cluster.CommandOn(primary, {"HGET", "{e2e-kill}:hostowners", host});
+    if (holder.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  KillHolderAndAwaitTheOthers(children, holder);
+  const std::set<std::string> logged = LoggedUrls(children);
+  size_t pages = 0;
+  size_t refetched = 0;
+  for (const auto& site : hosts.sites) {
+    for (const std::string& url : site->PageUrls()) {
+      EXPECT_GE(site->RequestCount(PathOf(url)), 1u) << url << " never fetched";
+      EXPECT_LE(site->RequestCount(PathOf(url)), 2u) << url;
+      EXPECT_EQ(logged.count(url), 1u) << url << " has no record";
+      refetched += site->RequestCount(PathOf(url)) == 2;
+      ++pages;
+    }
+  }
+  EXPECT_EQ(pages, 360u);
+  std::printf("logged %zu of %zu pages; %zu fetched twice\n", logged.size(), pages, refetched);
+}
+
 // --max-pages and --max-depth across the fleet on a cluster: the page
 // budget ({NAME}:pages, taken by a script routed by {NAME}:meta) and the
 // depth in each URL's payload hold as on one server: three processes with
 // --max-pages 40 fetch 40 pages in total; with --max-depth 1, exactly the
 // pages within depth 1, each once.
 TEST(RedisClusterFleetTest, MaxPagesAndMaxDepthHoldAcrossProcesses) {
-  ThreeNodeCluster cluster;
-  const std::string started = cluster.Start();
-  ASSERT_EQ(started, "");
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(Started(cluster));
   for (const bool pages_run : {true, false}) {
-    std::vector<std::unique_ptr<testsite::TestSite>> sites;
-    std::vector<std::string> seeds;
-    for (int i = 1; i <= 3; ++i) {
-      testsite::SiteOptions options;
-      options.pages = 100;
-      options.links_per_page = 8;
-      options.host = absl::StrCat("127.0.0.", i);
-      absl::StatusOr<std::unique_ptr<testsite::TestSite>> site = testsite::TestSite::Start(options);
-      ASSERT_TRUE(site.ok()) << site.status();
-      seeds.push_back((*site)->RootUrl());
-      sites.push_back(*std::move(site));
-    }
+    ThreeHosts hosts = ThreeHosts::Start(100, 0);
+    ASSERT_EQ(hosts.sites.size(), 3u);
+    const std::vector<std::string>& seeds = hosts.seeds;
+    const auto& sites = hosts.sites;
     const std::string name = pages_run ? "e2e-pages" : "e2e-depth";
     std::vector<std::string> flags = {"--frontier", cluster.FrontierUrl(name), "--delay", "0"};
     const std::vector<std::string> limit = pages_run ? std::vector<std::string>{"--max-pages", "40"}
@@ -434,9 +300,8 @@ TEST(RedisClusterFleetTest, MaxPagesAndMaxDepthHoldAcrossProcesses) {
 // stops with the error (stop_reason "error", exit non-zero) rather than
 // reading its failed frontier as a drained queue and exiting 0.
 TEST(RedisClusterFleetTest, AFrontierThatStaysDownEndsTheCrawlWithAnError) {
-  ThreeNodeCluster cluster;
-  const std::string started = cluster.Start();
-  ASSERT_EQ(started, "");
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(Started(cluster));
   testsite::SiteOptions options;
   options.pages = 200;
   options.latency_ms = 50;
@@ -450,7 +315,7 @@ TEST(RedisClusterFleetTest, AFrontierThatStaysDownEndsTheCrawlWithAnError) {
   for (int wait = 0; wait < 3000 && (*site)->TotalRequests() < 20; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  EXPECT_GT(cluster.KillPrimaryOf("{e2e-down}:meta"), 0);
+  EXPECT_GE(cluster.KillPrimaryOf("{e2e-down}:meta"), 0);
   process.join();
   EXPECT_NE(crawl.run.exit_code, 0) << crawl.run.err;
   EXPECT_EQ(crawl.summary["stop_reason"], "error");

@@ -33,8 +33,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "e2e/binary_crawl.h"
+#include "e2e/crawl_child.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
 #include "testsite/test_site.h"
@@ -522,72 +522,6 @@ TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
               Ms(closest_between), Ms(closest_within));
 }
 
-// A `crawl` child started without waiting: fetches one page at a time (so the
-// crawl lasts long enough to kill one), output in its own directory.
-struct CrawlChild {
-  pid_t pid = -1;
-  std::string out_dir;
-};
-
-CrawlChild StartCrawl(const std::string& name, const std::string& seed,
-                      const std::string& frontier) {
-  const std::string dir = FreshDir(name);
-  CrawlChild child;
-  child.out_dir = dir + "/out";
-  const std::string seeds = WriteFile(dir, "seeds.txt", seed + "\n");
-  std::vector<std::string> args = {std::string(CRAWL_BIN_DIR) + "/crawl",
-                                   "--seeds",
-                                   seeds,
-                                   "--out",
-                                   child.out_dir,
-                                   "--spill-dir",
-                                   dir + "/spill",
-                                   "--expected",
-                                   "100000",
-                                   "--fp-rate",
-                                   "0.0001",
-                                   "--delay",
-                                   "0",
-                                   "--per-host",
-                                   "1",
-                                   "--connections",
-                                   "1",
-                                   "--robots",
-                                   "off",
-                                   "--timeout",
-                                   "3s",
-                                   "--retry-backoff",
-                                   "10ms",
-                                   "--quiet",
-                                   "--frontier",
-                                   frontier};
-  child.pid = fork();
-  if (child.pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return child;
-}
-
-// The URL paths a crawl logged in pages.jsonl (a killed crawl's file may end
-// in a torn line: it is left out).
-std::set<std::string> LoggedPaths(const std::string& out_dir) {
-  std::set<std::string> paths;
-  std::ifstream in(out_dir + "/pages.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    nlohmann::json page = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (page.is_object() && page.contains("url"))
-      paths.insert(PathOf(page["url"].get<std::string>()));
-  }
-  return paths;
-}
-
 TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
   LocalRedis redis;
   ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start";
@@ -604,7 +538,8 @@ TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
                                             "/e2e-kill?lease_ms=5000&host_lease_ms=1000");
   std::vector<CrawlChild> children;
   for (int i = 0; i < 3; ++i) {
-    children.push_back(StartCrawl(absl::StrCat("redis-kill-", i), (*site)->RootUrl(), frontier));
+    children.push_back(
+        StartCrawlChild(absl::StrCat("redis-kill-", i), {(*site)->RootUrl()}, frontier));
   }
   // Once the crawl is under way (some pages fetched), kill the process that
   // holds the site's host lease ("hostname:pid:nonce" in NAME:hostowners).
@@ -613,28 +548,8 @@ TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
   }
   const std::string holder = redis.Hget(
       "e2e-kill:hostowners", (*site)->RootUrl().substr(0, (*site)->RootUrl().find('/', 8)));
-  const std::vector<std::string> fields = absl::StrSplit(holder, ':');
-  ASSERT_EQ(fields.size(), 3u) << "host lease holder '" << holder << "'";
-  size_t victim = children.size();
-  for (size_t i = 0; i < children.size(); ++i) {
-    if (std::to_string(children[i].pid) == fields[1]) victim = i;
-  }
-  ASSERT_LT(victim, children.size()) << "holder " << holder << " is none of the three";
-  std::swap(children[0], children[victim]);  // children[0] is the killed one from here on
-  ASSERT_EQ(kill(children[0].pid, SIGKILL), 0);
-  int status = 0;
-  waitpid(children[0].pid, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status));
-  for (int i = 1; i < 3; ++i) {
-    waitpid(children[i].pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
-    EXPECT_EQ(ReadSummary(children[i].out_dir)["stop_reason"], "drained") << "process " << i;
-  }
-  std::set<std::string> logged;
-  for (const CrawlChild& child : children) {
-    const std::set<std::string> paths = LoggedPaths(child.out_dir);
-    logged.insert(paths.begin(), paths.end());
-  }
+  KillHolderAndAwaitTheOthers(children, holder);
+  const std::set<std::string> logged = LoggedUrls(children);
   // Nothing lost: every page was fetched and has a record in one of the
   // pages.jsonl files (a fleet process writes each record before the page
   // counts as done; the killed one's records are all there); a page the

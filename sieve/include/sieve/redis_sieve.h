@@ -25,10 +25,14 @@
 //   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
 //   NAME:held:<client>  which hosts are leased to whom until when, and which
 //                  wait for a holder (host_key set).
+//   NAME:clients, NAME:hungry, NAME:hungryuntil  the live clients (each
+//                  one's fair share of hosts) and those waiting for a host.
 //   NAME:leases    popped URLs in flight (a sorted set scored by the lease's
 //                  deadline, in Redis's clock), NAME:owners (URL -> the
 //                  client holding it) and NAME:lhosts (URL -> its host).
 //   NAME:pages     pages taken from the fleet's page budget (TakePage).
+//   NAME:journal:<client>, NAME:journals  a cluster's push trip in flight,
+//                  per client (Redis Cluster, below).
 // Every change is one Lua script run by the server (sieve/src/redis/
 // scripts.cc): push = test-and-set of the k bits and the enqueue, atomically,
 // for a whole batch of URLs (one round trip per batch; or the crawlsieve
@@ -50,14 +54,20 @@
 // script tests-and-sets the k bits of its URLs (the blocked layout puts a
 // URL's k bits in one 512-bit block, so in one shard: that step is atomic
 // per URL, and exactly one client sees a URL as new); (2) one script in
-// {NAME} enqueues the URLs step 1 found new. Both remember this client's
+// {NAME} enqueues the URLs step 1 found new. Before (1), the trip's URLs
+// (with payloads) are written to this client's journal record in {NAME}
+// ({NAME}:journal:<client>, scored in {NAME}:journals by now + lease_time);
+// (2) reads them from it and deletes it. Both steps remember this client's
 // last trip, so a resend after a lost reply returns the first answer
 // instead of finding its own bits set (or enqueueing twice). A client that
-// dies (or fails for good) between (1) and (2) loses the URLs of that trip
-// that were new: marked seen, never queued; at most push_batch_size x 8 URLs
-// per dead client. Pops, acks, leases and the page budget are single
-// scripts in {NAME}, as on one server. The crawlsieve module is not used on
-// a cluster (its command builds keys across slots): pushes go through Lua.
+// dies (or fails for good) with a record pending loses nothing: after
+// lease_time another client's pop claims the record and finishes the trip
+// under the dead client's trip id (the shards it reached answer as they
+// answered it), so exactly the URLs it would have enqueued are enqueued
+// (docs/redis.md, "What a crash costs"). Pops, acks, leases and the page
+// budget are single scripts in {NAME}, as on one server. The crawlsieve
+// module is not used on a cluster (its command builds keys across slots):
+// pushes go through Lua.
 // Resharding {NAME}'s slot while clients run is not supported (its keys
 // move one by one and a script could see half of them); filter shards
 // move safely (each is one key: ASK/MOVED are followed). A primary's
@@ -72,7 +82,12 @@
 // the host's lease, so one process at a time fetches a host and its own
 // per-host limits (connections, delay) hold for the whole fleet. A client
 // takes a new host only when the hosts it holds have no queued URL left for
-// a pop (or up to max_hosts); its host leases are renewed by each of its
+// a pop, and only while it holds fewer than its fair share (ceil(hosts with
+// a holder or URLs / live clients), at least one; live: popped within
+// host_lease_time, counted from Connect) and max_hosts. Hosts beyond its
+// share (taken before others joined) get no more pops and go back once
+// it has none of their URLs left; a host given back goes to the client
+// that has waited longest for one (NAME:hungry). Its host leases are renewed by each of its
 // round trips (pop, ack, IsFinished) and last host_lease_time otherwise, so
 // a dead client's hosts come back after it. A host is given back when its
 // queue is empty and the client has none of its URLs left, or at
@@ -89,7 +104,8 @@
 //    sent with the next round trip (at most done_batch_size or one second
 //    late); IsFinished and the destructor send them at once.
 //  - IsFinished is fleet-wide: the queue is empty and no lease is held
-//    (an expired lease counts until it is handed out again and done).
+//    (an expired lease counts until it is handed out again and done), and
+//    on a cluster no push journal record is pending.
 //  - Close is local: this client stops; the fleet is unaffected.
 //  - Stats: queued, in_flight and the filter's figures are fleet-wide (the
 //    filter's from BITCOUNT over the shards, cached for stats_cache); the
@@ -144,8 +160,8 @@ struct RedisSieveOptions {
   int port = 6379;
   // A Redis Cluster instead of one server: "HOST:PORT" of some of its
   // nodes (any one that answers gives the slot map; host and port are then
-  // unused). See "Redis Cluster" above for the key layout and what a
-  // client dying mid-push can cost. Needs the blocked layout.
+  // unused). See "Redis Cluster" above for the key layout and how a
+  // client dying mid-push is covered. Needs the blocked layout.
   std::vector<std::string> cluster_nodes;
   // Prefix of every key; the processes of one crawl share it. Non-empty.
   std::string name = "crawl";
@@ -192,8 +208,8 @@ struct RedisSieveOptions {
   // After a host is given back, nobody takes it for this long: set it to
   // the per-host delay between fetches (`crawl` sets --delay).
   std::chrono::milliseconds host_cooldown{0};
-  // Most hosts one client holds at once (it takes more only when those it
-  // holds have no URL for its pop).
+  // Most hosts one client holds at once, a cap below its fair share of the
+  // hosts (it takes more only when those it holds have no URL for its pop).
   size_t max_hosts = 1024;
   // Connect / read / write timeout of one attempt.
   std::chrono::milliseconds io_timeout{std::chrono::seconds(2)};
@@ -217,8 +233,8 @@ inline constexpr uint64_t kClusterShardBytes = uint64_t{1} << 20;
 // "redis-cluster://HOST:PORT[,HOST:PORT...]/NAME" into cluster_nodes (and
 // shard_bytes set to kClusterShardBytes, so the filter spreads over slots).
 // A query of options joined by '&' sets more: "lease_ms=N" (lease_time),
-// "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: when a
-// site has few hosts, a cap lets every process of the fleet hold some).
+// "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: a cap
+// below the fair share).
 // InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 

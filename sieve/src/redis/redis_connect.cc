@@ -16,6 +16,7 @@
 #include "cluster/cluster_connection.h"
 #include "heartbeat.h"
 #include "redis_state.h"
+#include "round_trips.h"
 #include "scripts.h"
 
 namespace sieve {
@@ -158,6 +159,7 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
                              std::pair{internal::ReleaseScript(), &state->release_sha},
                              std::pair{internal::RenewScript(), &state->renew_sha},
                              std::pair{internal::TakePageScript(), &state->take_page_sha},
+                             std::pair{internal::JournalScript(), &state->journal_sha},
                              std::pair{internal::FilterScript(), &state->filter_sha},
                              std::pair{internal::EnqueueScript(), &state->enqueue_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
@@ -177,6 +179,9 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
     state->push_module = *push_module;
     state->last_round_trip = std::chrono::steady_clock::now();
     state->last_url_renewal = state->last_round_trip;
+    // With host partitions: one empty pop now, so the fleet counts this
+    // client among the live ones (its fair share of hosts) from the start.
+    if (options.host_key && !internal::AckAndLease(*state, 0)) return state->failure;
   }
   if (options.host_key || options.renew_url_leases) {
     state->heartbeat = std::thread(internal::RunHeartbeat, std::ref(*state));

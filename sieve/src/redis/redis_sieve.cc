@@ -193,7 +193,7 @@ bool RedisSieve::IsFinished() const {
   if (!Usable(s)) return true;
   if (!s.leased.empty() || !s.in_flight.empty() || s.producers > 0) return false;
   if (!AckAndLease(s, 0)) return true;  // failed: as closed
-  return s.queued == 0 && s.leases == 0;
+  return s.queued == 0 && s.leases == 0 && s.journals == 0;
 }
 
 void RedisSieve::AddProducer() {

@@ -54,8 +54,10 @@ struct RedisSieve::State {
   std::string release_sha;
   std::string renew_sha;
   std::string take_page_sha;
-  // A cluster's push steps (scripts.cc FILTER, ENQUEUE) and the number of
-  // this client's push trips, which names each trip so a resend is known.
+  // A cluster's push steps (scripts.cc JOURNAL, FILTER, ENQUEUE) and the
+  // number of this client's push trips, which names each trip so a resend
+  // is known.
+  std::string journal_sha;
   std::string filter_sha;
   std::string enqueue_sha;
   uint64_t push_trips = 0;  // under mutex
@@ -111,6 +113,7 @@ struct RedisSieve::State {
   // returned them, the filter's bit count from the last refresh.
   uint64_t queued ABSL_GUARDED_BY(mutex) = 0;
   uint64_t leases ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t journals ABSL_GUARDED_BY(mutex) = 0;  // a cluster's pending push trips
   uint64_t bits_set ABSL_GUARDED_BY(mutex) = 0;
   std::chrono::steady_clock::time_point refreshed ABSL_GUARDED_BY(mutex);
   bool ever_refreshed ABSL_GUARDED_BY(mutex) = false;

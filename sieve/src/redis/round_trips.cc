@@ -102,6 +102,27 @@ absl::StatusOr<long long> CounterValue(const redisReply* reply) {
   return value;
 }
 
+// How long a client's wait for a host counts after its last try (pop
+// script): a few of its polls, so a client that stopped trying (it has work
+// now) stops blocking the others soon.
+std::chrono::milliseconds HungryWindow(const State& s) {
+  return std::max(std::chrono::milliseconds(200), 3 * s.options.poll_interval);
+}
+
+// The hosts the pop script named surplus (beyond this client's fair share)
+// that this client has no URL of: reported idle with the next pop, which
+// gives them back (a host's last URL leaving the client reported it once,
+// but it stayed while it was not surplus).
+void ReportIdleSurplus(State& s, const redisReply* surplus) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  for (size_t i = 0; i < surplus->elements; ++i) {
+    std::string host(surplus->element[i]->str, surplus->element[i]->len);
+    if (s.host_urls.count(host) > 0) continue;  // reported when its last URL leaves
+    if (std::find(s.idle_hosts.begin(), s.idle_hosts.end(), host) == s.idle_hosts.end()) {
+      s.idle_hosts.push_back(std::move(host));
+    }
+  }
+}
+
 }  // namespace
 
 bool Usable(const State& s) { return !s.closed && s.failure.ok(); }
@@ -171,6 +192,7 @@ bool AckAndLease(State& s, size_t want) {
                           std::to_string(s.options.host_cooldown.count()),
                           std::to_string(want),
                           std::to_string(s.options.max_hosts),
+                          std::to_string(HungryWindow(s).count()),
                           std::to_string(s.acks.size())};
   command.insert(command.end(), s.acks.begin(), s.acks.end());
   command.push_back(std::to_string(s.idle_hosts.size()));
@@ -181,9 +203,10 @@ bool AckAndLease(State& s, size_t want) {
     return false;
   }
   const redisReply* r = reply->get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 7 ||
       r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
-      r->element[0]->elements != r->element[1]->elements) {
+      r->element[0]->elements != r->element[1]->elements ||
+      r->element[5]->type != REDIS_REPLY_ARRAY || r->element[6]->type != REDIS_REPLY_ARRAY) {
     Fail(s, absl::InternalError("pop script: unexpected reply"));
     return false;
   }
@@ -200,6 +223,12 @@ bool AckAndLease(State& s, size_t want) {
   }
   s.queued = static_cast<uint64_t>(r->element[2]->integer);
   s.leases = static_cast<uint64_t>(r->element[3]->integer);
+  s.journals = static_cast<uint64_t>(r->element[4]->integer);
+  ReportIdleSurplus(s, r->element[6]);
+  if (r->element[5]->elements > 0) {
+    ReplayClaimedJournal(s, r->element[5]);
+    return s.failure.ok();
+  }
   return true;
 }
 

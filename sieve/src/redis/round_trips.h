@@ -4,12 +4,16 @@
 #ifndef SIEVE_SRC_REDIS_ROUND_TRIPS_H_
 #define SIEVE_SRC_REDIS_ROUND_TRIPS_H_
 
+#include <chrono>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "redis_state.h"
+
+struct redisReply;
 
 namespace sieve::internal {
 
@@ -37,6 +41,33 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
 // error.
 bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
                      absl::Span<const std::string> elements, absl::Span<bool> is_new)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+
+// How long a filter shard keeps a client's last trip record (scripts.cc,
+// FILTER): a resend, or a survivor's replay of a dead client's journal,
+// within this time gets the trip's first answer.
+inline constexpr std::chrono::milliseconds kTripRecordLife = std::chrono::hours(1);
+
+// A cluster push's filter step for `urls`, as client `owner`'s trip `trip`
+// (the caller's own: mode "run"; a dead client's journal: "replay" or
+// "all", scripts.cc FILTER). One character per URL, '1' new; "" if a
+// replay finds that its client finished the trip itself; nullopt (and
+// failed) on error.
+std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
+                                             const std::string& trip, std::string_view mode,
+                                             absl::Span<const std::string_view> urls)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+// A cluster push's enqueue step: the journaled URLs of `owner`'s record
+// whose flag is '1', if the record is still trip `trip`'s; the record goes.
+// False (and failed) on error.
+bool ClusterEnqueueStep(State& s, const std::string& owner, const std::string& trip,
+                        const std::string& flags) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+// Finishes a dead client's push trip from the journal record the pop
+// script claimed (cluster_replay.cc): the filter step again under the dead
+// client's trip id (its shards' records answer as they answered it), then
+// the enqueue. On error this client fails; the claim then expires and
+// another client takes the record.
+void ReplayClaimedJournal(State& s, const redisReply* claimed)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs

@@ -49,6 +49,48 @@ local function enqueue(h, urls, first, last, head, now)
   redis.call('INCRBY', K_queued, last - first + 1)
   if len == last - first + 1 then make_ready(h, now) end
 end
+-- New URLs gathered per host (hosts in the order they first came), then
+-- enqueued in one RPUSH per host and 1000 URLs.
+local function by_host_batches() return {lists = {}, hosts = {}} end
+local function add_to_host(b, h, u)
+  local list = b.lists[h]
+  if not list then
+    list = {}
+    b.lists[h] = list
+    b.hosts[#b.hosts + 1] = h
+  end
+  list[#list + 1] = u
+end
+local function enqueue_batches(b)
+  if #b.hosts == 0 then return end
+  local now = now_ms()
+  for _, h in ipairs(b.hosts) do
+    local list = b.lists[h]
+    for first = 1, #list, 1000 do
+      enqueue(h, list, first, math.min(#list, first + 999), false, now)
+    end
+  end
+end
+-- Clients waiting for a host (POP): the one waiting longest whose last try
+-- is recent, dropping stale ones; joining (since: the first try) and leaving.
+local K_hungry, K_hungryuntil = prefix .. 'hungry', prefix .. 'hungryuntil'
+local function first_hungry(now)
+  while true do
+    local c = redis.call('ZRANGE', K_hungry, 0, 0)[1]
+    if not c then return nil end
+    if tonumber(redis.call('ZSCORE', K_hungryuntil, c) or '0') > now then return c end
+    redis.call('ZREM', K_hungry, c)
+    redis.call('ZREM', K_hungryuntil, c)
+  end
+end
+local function be_hungry(c, now, ms)
+  redis.call('ZADD', K_hungry, 'NX', now, c)
+  redis.call('ZADD', K_hungryuntil, now + ms, c)
+end
+local function not_hungry(c)
+  redis.call('ZREM', K_hungry, c)
+  redis.call('ZREM', K_hungryuntil, c)
+end
 -- Drops URL u's lease; returns its host.
 local function unlease(u)
   local h = redis.call('HGET', K_lhosts, u)
@@ -136,73 +178,101 @@ end
 for _, p in pairs(pending) do
   if p.count > 0 then flush(p) end
 end
-local out, by_host, hosts = {}, {}, {}
+local out, batches = {}, by_host_batches()
 for i = 1, n do
   local a = 4 + (i - 1) * stride
   if fresh[i] then
     out[i] = '1'
-    local h = ARGV[a + 1]
-    local list = by_host[h]
-    if not list then
-      list = {}
-      by_host[h] = list
-      hosts[#hosts + 1] = h
-    end
-    list[#list + 1] = ARGV[a]
+    add_to_host(batches, ARGV[a + 1], ARGV[a])
   else
     out[i] = '0'
   end
 end
-if #hosts > 0 then
-  local now = now_ms()
-  for _, h in ipairs(hosts) do
-    local list = by_host[h]
-    for first = 1, #list, 1000 do
-      enqueue(h, list, first, math.min(#list, first + 999), false, now)
-    end
-  end
-end
+enqueue_batches(batches)
 return table.concat(out)
 )lua";
 
 // POP: acks done URLs, requeues expired URL leases, gives back idle hosts,
 // renews the client's host leases, then leases up to `want` URLs: from the
 // shared queue, from hosts the client holds, and only if those fall short,
-// from hosts it takes (expired host leases first, then ready hosts).
+// from hosts it takes (expired host leases first, then ready hosts) while
+// it holds fewer than its fair share of the hosts (below) and max_hosts.
 //   ARGV[1] prefix, [2] client id, [3] URL lease ms, [4] host lease ms,
-//   [5] cooldown ms, [6] want, [7] max hosts, [8] d then d URLs done,
+//   [5] cooldown ms, [6] want, [7] max hosts, [8] how long a wait for a
+//   host counts without a new try (ms), [9] d then d URLs done,
 //   then i then i hosts the client has no URL of any more (given back if
 //   their queue is empty).
-//   Reply: {URLs, their hosts, queued URLs after, URL leases after}
+//   Reply: {URLs, their hosts, queued URLs after, URL leases after,
+//   journal records pending (a cluster's), a claimed record, the client's
+//   surplus hosts (below: it reports idle those it has no URL of)}
 // Deadlines are in the server's clock (TIME), so clients' clocks may differ.
+// Clients that want a host and find none to take wait in NAME:hungry
+// (client -> since when, for [8] ms after each try: NAME:hungryuntil); a
+// host goes to the one waiting longest, so an idle client polling now and
+// then is not outrun by a busy one that pops all the time.
+// A cluster's push journal (JOURNAL below) whose client is past its
+// deadline is claimed, one per pop: its deadline moves a URL lease time on
+// (if this client dies too, another claims it then) and the reply's last
+// element is {its client, the time now, then the record's items: trip id,
+// time written, element, host, ...}; the claimer finishes that trip
+// (cluster_replay.cc). Otherwise the last element is {}.
 constexpr char kPop[] = R"lua(
 local now = now_ms()
 local owner = ARGV[2]
 local url_lease, host_lease = tonumber(ARGV[3]), tonumber(ARGV[4])
 local cooldown, want, max_hosts = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local K_held = prefix .. 'held:' .. owner
-local p = 9
-for i = p, p + tonumber(ARGV[8]) - 1 do
+local hungry_ms = tonumber(ARGV[8])
+local p = 10
+for i = p, p + tonumber(ARGV[9]) - 1 do
   if redis.call('HGET', K_owners, ARGV[i]) == owner then unlease(ARGV[i]) end
 end
-p = p + tonumber(ARGV[8])
+p = p + tonumber(ARGV[9])
 local expired = redis.call('ZRANGEBYSCORE', K_leases, '-inf', now, 'LIMIT', 0, 100)
 for i = #expired, 1, -1 do  -- to their hosts' heads, oldest deadline first
   enqueue(unlease(expired[i]), expired, i, i, true, now)
 end
-for i = p + 1, p + tonumber(ARGV[p]) do
-  local h = ARGV[i]
-  if redis.call('HGET', K_hostowners, h) == owner and redis.call('LLEN', qkey(h)) == 0 then
-    give_back(h, owner, now, cooldown)
-  end
-end
-local mine = {}
+-- The fair share: the live clients are those whose last pop is less than a
+-- host lease ago (NAME:clients); a client holds at most ceil(hosts with a
+-- holder or URLs / live clients) hosts, or one. Its hosts beyond the share
+-- (the last in sorted order) are surplus: no more URLs from them, and each
+-- goes back once the client reports it idle, queue or not (and the client
+-- takes no host in that pop, so another live client may take it first).
+local K_clients = prefix .. 'clients'
+redis.call('ZADD', K_clients, now + host_lease, owner)
+redis.call('ZREMRANGEBYSCORE', K_clients, '-inf', now)
+local hosts = redis.call('HLEN', K_hostowners) + redis.call('LLEN', K_ready) +
+              redis.call('ZCARD', K_cooling)
+local share = math.max(1, math.ceil(hosts / redis.call('ZCARD', K_clients)))
+local held_now = {}
 for _, h in ipairs(redis.call('SMEMBERS', K_held)) do
   if redis.call('HGET', K_hostowners, h) == owner then
-    redis.call('ZADD', K_hostleases, now + host_lease, h)
-    mine[#mine + 1] = h
+    held_now[#held_now + 1] = h
   else
     redis.call('SREM', K_held, h)
+  end
+end
+table.sort(held_now)
+local surplus = {}
+for i = share + 1, #held_now do surplus[held_now[i]] = true end
+local handed_over = false  -- a surplus host given back: take none this time
+for i = p + 1, p + tonumber(ARGV[p]) do
+  local h = ARGV[i]
+  if redis.call('HGET', K_hostowners, h) == owner and
+     (surplus[h] or redis.call('LLEN', qkey(h)) == 0) then
+    give_back(h, owner, now, cooldown)
+    handed_over = handed_over or surplus[h] ~= nil
+  end
+end
+local mine, surplus_held = {}, {}
+for _, h in ipairs(held_now) do
+  if redis.call('HGET', K_hostowners, h) == owner then
+    redis.call('ZADD', K_hostleases, now + host_lease, h)
+    if surplus[h] then
+      surplus_held[#surplus_held + 1] = h
+    else
+      mine[#mine + 1] = h
+    end
   end
 end
 local out, out_hosts = {}, {}
@@ -226,16 +296,26 @@ if want > 0 then
     redis.call('ZREM', K_cooling, h)
     redis.call('RPUSH', K_ready, h)
   end
-  local held = #mine
-  while #out < want and held < max_hosts do
+  local held = #mine + #surplus_held
+  local wants_host = #out < want and held < max_hosts and held < share and not handed_over
+  local first = wants_host and first_hungry(now) or nil
+  if first and first ~= owner then  -- another waits longer: its turn first
+    be_hungry(owner, now, hungry_ms)
+    wants_host = false
+  end
+  while wants_host and #out < want and held < max_hosts and held < share do
     local h = redis.call('ZRANGEBYSCORE', K_hostleases, '-inf', now, 'LIMIT', 0, 1)[1]
     if h then
       local old = redis.call('HGET', K_hostowners, h)
       if old then redis.call('SREM', prefix .. 'held:' .. old, h) end
     else
       h = redis.call('LPOP', K_ready)
-      if not h then break end
+      if not h then
+        be_hungry(owner, now, hungry_ms)
+        break
+      end
     end
+    not_hungry(owner)
     redis.call('HSET', K_hostowners, h, owner)
     redis.call('ZADD', K_hostleases, now + host_lease, h)
     redis.call('SADD', K_held, h)
@@ -262,7 +342,20 @@ if want > 0 then
     redis.call('HSET', K_lhosts, unpack(hosted, first, math.min(#hosted, first + 1999)))
   end
 end
-return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases)}
+local K_journals, claimed = prefix .. 'journals', {}
+local dead = redis.call('ZRANGEBYSCORE', K_journals, '-inf', now, 'LIMIT', 0, 1)[1]
+if dead then
+  local record = redis.call('LRANGE', prefix .. 'journal:' .. dead, 0, -1)
+  if #record >= 2 then
+    redis.call('ZADD', K_journals, now + url_lease, dead)
+    claimed = {dead, tostring(now)}
+    for i = 1, #record do claimed[i + 2] = record[i] end
+  else
+    redis.call('ZREM', K_journals, dead)
+  end
+end
+return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases),
+        redis.call('ZCARD', K_journals), claimed, surplus_held}
 )lua";
 
 // RELEASE: gives leased URLs back to their hosts' queues, at the tail
@@ -293,6 +386,8 @@ if ARGV[5] == '1' then
     end
   end
   redis.call('DEL', prefix .. 'held:' .. owner)
+  redis.call('ZREM', prefix .. 'clients', owner)
+  not_hungry(owner)
 end
 return released
 )lua";
@@ -325,21 +420,58 @@ redis.call('INCR', key)
 return 1
 )lua";
 
+// JOURNAL (cluster, step 0 of a push): the trip's candidate URLs, written
+// in {NAME} before any filter bit is set, so that a client dying between
+// FILTER and ENQUEUE leaves them where a survivor finds them.
+//   ARGV[1] prefix, [2] client id, [3] the trip's id, [4] how long the
+//   record waits for its client (ms: the URL lease time), then per URL its
+//   queue element and its host ('' without host partitions)
+//   Reply: 1.
+// NAME:journal:<client> is a list: the trip's id, the server time it was
+// written (ms), then element, host, element, host, ... (one record per
+// client: a client's trips run one at a time, the next overwrites it).
+// NAME:journals scores each client with a record by the time after which
+// it counts as dead (a survivor's POP then claims the record: below).
+constexpr char kJournal[] = R"lua(
+local key = prefix .. 'journal:' .. ARGV[2]
+local now = now_ms()
+redis.call('DEL', key)
+redis.call('RPUSH', key, ARGV[3], now)
+for first = 5, #ARGV, 1000 do
+  redis.call('RPUSH', key, unpack(ARGV, first, math.min(#ARGV, first + 999)))
+end
+redis.call('ZADD', prefix .. 'journals', now + tonumber(ARGV[4]), ARGV[2])
+return 1
+)lua";
+
 // FILTER (cluster, step 1 of a push): test-and-set of the k bits of each
 // URL in one filter shard, as PUSH's first half.
-//   KEYS[1] the shard {NAME:bits:I}, KEYS[2] this client's trip key there
-//   ARGV[1] the trip's id, [2] k, then k offsets per URL (URL order, so a
-//   URL repeated in the trip finds the first copy's bits set)
+//   KEYS[1] the shard {NAME:bits:I}, KEYS[2] the trip's client's record
+//   there ({NAME:bits:I}:trip:<client>)
+//   ARGV[1] the trip's id, [2] k, [3] mode, [4] how long the record is
+//   kept (ms), then k offsets per URL (URL order, so a URL repeated in the
+//   trip finds the first copy's bits set)
 //   Reply: one character per URL, '1' new, '0' seen. A trip id equal to the
-//   last one run here (a resend after a lost reply) returns the first
-//   run's answer: the bits are not looked at again.
-// The trip key holds "<trip id> <reply>" for an hour (a dead client's goes).
+//   record's (a resend after a lost reply, or a survivor replaying a dead
+//   client's journal) returns the first run's answer: the bits are not
+//   looked at again.
+// Modes: 'run' (the client's own trip); 'replay' (a survivor finishing a
+// dead client's trip: a record of a later trip means that client finished
+// this one itself, and the reply is '' so the survivor stops); 'all'
+// (replay of a journal older than the record's life: a record missing now
+// may have expired, so every URL is answered new: duplicates, not losses).
+// The record holds "<trip id> <reply>" for ARGV[4] ms (a dead client's go).
 constexpr char kFilter[] = R"lua(
 local last = redis.call('GET', KEYS[2])
-local tag = ARGV[1] .. ' '
-if last and string.sub(last, 1, #tag) == tag then return string.sub(last, #tag + 1) end
+local trip, mode = tonumber(ARGV[1]), ARGV[3]
+if last then
+  local space = string.find(last, ' ', 1, true)
+  local last_trip = tonumber(string.sub(last, 1, space - 1))
+  if last_trip == trip then return string.sub(last, space + 1) end
+  if last_trip > trip and mode ~= 'run' then return '' end
+end
 local k = tonumber(ARGV[2])
-local n = (#ARGV - 2) / k
+local n = (#ARGV - 4) / k
 local fresh, args, owner, count = {}, {KEYS[1]}, {}, 0
 local function flush()
   local old = redis.call('BITFIELD', unpack(args, 1, 4 * count + 1))
@@ -349,7 +481,7 @@ local function flush()
   count = 0
 end
 for i = 1, n do
-  for q = 3 + (i - 1) * k, 2 + i * k do
+  for q = 5 + (i - 1) * k, 4 + i * k do
     if count == 1000 then flush() end
     count = count + 1
     local b = 4 * count - 2
@@ -359,44 +491,46 @@ for i = 1, n do
 end
 if count > 0 then flush() end
 local out = {}
-for i = 1, n do out[i] = fresh[i] and '1' or '0' end
+for i = 1, n do out[i] = (fresh[i] or mode == 'all') and '1' or '0' end
 local flags = table.concat(out)
-redis.call('SET', KEYS[2], tag .. flags, 'PX', 3600000)
+redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. flags, 'PX', tonumber(ARGV[4]))
 return flags
 )lua";
 
-// ENQUEUE (cluster, step 2 of a push): the URLs FILTER found new, into
-// their hosts' queues, as PUSH's second half.
-//   ARGV[1] prefix, [2] client id, [3] the trip's id, then per URL its
-//   queue element and its host ('' without host partitions)
-//   Reply: URLs enqueued; 0 if this trip was enqueued already (a resend).
+// ENQUEUE (cluster, step 2 of a push): the journaled URLs FILTER found new,
+// into their hosts' queues, as PUSH's second half; the journal record goes
+// in the same script, so a trip is either pending (its record there) or
+// enqueued (record gone), never both.
+//   ARGV[1] prefix, [2] client id, [3] the trip's id, [4] FILTER's answer
+//   for each journaled URL, in journal order ('1' new)
+//   Reply: URLs enqueued; 0 if the client's record is not this trip's (a
+//   resend after a lost reply, or a survivor got there first: the trip was
+//   enqueued already).
 constexpr char kEnqueue[] = R"lua(
-local K_trip = prefix .. 'trip:' .. ARGV[2]
-if redis.call('GET', K_trip) == ARGV[3] then return 0 end
-local by_host, hosts = {}, {}
-for a = 4, #ARGV, 2 do
-  local h = ARGV[a + 1]
-  local list = by_host[h]
-  if not list then
-    list = {}
-    by_host[h] = list
-    hosts[#hosts + 1] = h
-  end
-  list[#list + 1] = ARGV[a]
+local owner = ARGV[2]
+local K_journal = prefix .. 'journal:' .. owner
+if redis.call('LINDEX', K_journal, 0) ~= ARGV[3] then return 0 end
+local items = redis.call('LRANGE', K_journal, 2, -1)
+local flags = ARGV[4]
+if 2 * #flags ~= #items then
+  return redis.error_reply('ENQUEUE: ' .. #flags .. ' answers for ' .. #items / 2 .. ' URLs')
 end
-local now = now_ms()
-for _, h in ipairs(hosts) do
-  local list = by_host[h]
-  for first = 1, #list, 1000 do
-    enqueue(h, list, first, math.min(#list, first + 999), false, now)
+local batches, count = by_host_batches(), 0
+for i = 1, #flags do
+  if string.byte(flags, i) == 49 then  -- '1'
+    add_to_host(batches, items[2 * i], items[2 * i - 1])
+    count = count + 1
   end
 end
-redis.call('SET', K_trip, ARGV[3], 'PX', 3600000)
-return (#ARGV - 3) / 2
+enqueue_batches(batches)
+redis.call('DEL', K_journal)
+redis.call('ZREM', prefix .. 'journals', owner)
+return count
 )lua";
 
 }  // namespace
 
+std::string JournalScript() { return std::string(kCommon) + kJournal; }
 std::string FilterScript() { return kFilter; }
 std::string EnqueueScript() { return std::string(kCommon) + kEnqueue; }
 std::string PushScript() { return std::string(kCommon) + kPush; }

@@ -14,7 +14,9 @@ std::string PopScript();
 std::string ReleaseScript();
 std::string RenewScript();
 std::string TakePageScript();
-// A cluster's push, in two steps (redis_sieve.h, "Redis Cluster").
+// A cluster's push: the journal, then two steps (redis_sieve.h, "Redis
+// Cluster").
+std::string JournalScript();
 std::string FilterScript();
 std::string EnqueueScript();
 

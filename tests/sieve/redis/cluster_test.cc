@@ -7,6 +7,7 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -17,13 +18,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "redis_cluster.h"
-#include "redis_server.h"
+#include "redis_fixture/redis_cluster.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 // The routing and the scripts are internal to sieve::redis; their contracts
 // are pinned here, where a cluster is at hand.
 #include "../../../sieve/src/redis/cluster/cluster_connection.h"
 #include "../../../sieve/src/redis/cluster/key_slot.h"
+#include "../../../sieve/src/redis/filter_layout.h"
+#include "../../../sieve/src/redis/queue_element.h"
 #include "../../../sieve/src/redis/scripts.h"
 
 namespace sieve {
@@ -38,6 +41,9 @@ std::vector<std::string> ClusterUrls(const std::string& tag, int count) {
   }
   return urls;
 }
+
+// The host partition of the URLs above: "https://hN.example".
+std::string HostOfUrl(std::string_view url) { return std::string(url.substr(0, url.find('/', 8))); }
 
 size_t PushAll(RedisSieve& sieve, const std::vector<std::string>& urls) {
   std::vector<std::string_view> views(urls.begin(), urls.end());
@@ -150,25 +156,123 @@ TEST_F(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
 
 // A trip resent after a lost reply gets the first run's answer: the filter
 // step does not find its own bits set (which would lose the URLs), the
-// enqueue does not queue twice.
+// enqueue does not queue twice. A replay of an older trip than the record's
+// stops (its client finished it); mode 'all' answers every URL new.
 TEST_F(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
   sieve_test::RedisServer redis;
   ASSERT_TRUE(redis.Start().ok());
   const std::string filter = internal::FilterScript();
   // Two URLs of k = 2: bits 1, 2 and 3, 4 of the shard.
-  std::vector<std::string> call = {
-      "EVAL", filter, "2", "{t:bits:0}", "{t:bits:0}:trip:me", "1", "2", "1", "2", "3", "4"};
+  std::vector<std::string> call = {"EVAL", filter, "2",   "{t:bits:0}", "{t:bits:0}:trip:me",
+                                   "1",    "2",    "run", "3600000",    "1",
+                                   "2",    "3",    "4"};
   EXPECT_EQ(redis.Command(call), "11");
   EXPECT_EQ(redis.Command(call), "11");  // the resend: same answer
   call[5] = "2";
   EXPECT_EQ(redis.Command(call), "00");  // a new trip: the bits are set
+  call[5] = "1";
+  call[7] = "replay";
+  EXPECT_EQ(redis.Command(call), "");  // trip 1 is behind the record's 2: finished
+  call[5] = "3";
+  call[7] = "all";
+  EXPECT_EQ(redis.Command(call), "11");  // record gone or older: all new, no loss
+  const std::vector<std::string> journal = {
+      "EVAL",   internal::JournalScript(), "1", "{t}:meta",           "{t}:", "me", "7",
+      "600000", "https://a.example/",      "",  "https://b.example/", ""};
+  EXPECT_EQ(redis.Command(journal), "1");
+  EXPECT_EQ(redis.Command({"ZCARD", "{t}:journals"}), "1");
   const std::string enqueue = internal::EnqueueScript();
-  std::vector<std::string> put = {
-      "EVAL", enqueue, "1", "{t}:meta", "{t}:", "me", "7", "https://a.example/", ""};
+  std::vector<std::string> put = {"EVAL", enqueue, "1", "{t}:meta", "{t}:", "me", "7", "10"};
   EXPECT_EQ(redis.Command(put), "1");
   EXPECT_EQ(redis.Command(put), "0");  // the resend: not queued again
-  EXPECT_EQ(redis.Command({"LLEN", "{t}:q:"}), "1");
+  EXPECT_EQ(redis.Command({"LRANGE", "{t}:q:", "0", "-1"}), "https://a.example/");
   EXPECT_EQ(redis.Command({"GET", "{t}:queued"}), "1");
+  EXPECT_EQ(redis.Command({"EXISTS", "{t}:journal:me"}), "0");  // enqueued: no record left
+  EXPECT_EQ(redis.Command({"ZCARD", "{t}:journals"}), "0");
+}
+
+// A client dies between the steps of a push (emulated: its journal and
+// half of its filter step run by hand, through the real scripts, and
+// nothing after). Its URLs are marked seen in the shards it reached; a
+// survivor's pop claims its journal once its lease time is over, finishes
+// the filter step under the dead client's trip (the reached shards answer
+// from their records, the others are tested now) and enqueues the new
+// ones: every URL comes out once, with its payload, and the dead client's
+// own enqueue, had it come late, finds the trip done.
+TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
+  RedisSieveOptions options = cluster_->Options("dead");
+  options.expected_count = 20000;
+  options.lease_time = std::chrono::milliseconds(300);
+  options.host_key = HostOfUrl;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
+  ASSERT_TRUE(survivor.ok()) << survivor.status();
+  const std::vector<std::string> seen = ClusterUrls("seen", 400);
+  ASSERT_EQ(PushAll(**survivor, seen), 400u);
+
+  // The dying client's trip: 200 URLs seen already, 2000 new.
+  std::vector<std::string> trip(seen.begin(), seen.begin() + 200);
+  const std::vector<std::string> fresh = ClusterUrls("fresh", 2000);
+  trip.insert(trip.end(), fresh.begin(), fresh.end());
+  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> dying =
+      internal::ClusterConnection::Open(options);
+  ASSERT_TRUE(dying.ok()) << dying.status();
+  const std::string owner = "dead-host:1:00";
+  internal::RedisCommand journal = {
+      "EVAL", internal::JournalScript(), "1", "{dead}:meta", "{dead}:", owner, "1", "300"};
+  std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
+  for (const std::string& url : trip) {
+    journal.push_back(internal::EncodeQueueElement(url, "payload:" + url));
+    journal.push_back(options.host_key(url));
+    std::vector<uint64_t> positions;
+    layout->Positions(bloom::HashKey(url), positions);
+    const uint64_t shard = layout->ShardOf(positions.front());
+    internal::RedisCommand& c = filter_calls[shard];
+    if (c.empty()) {
+      c = {"EVAL",
+           internal::FilterScript(),
+           "2",
+           absl::StrCat("{dead:bits:", shard, "}"),
+           absl::StrCat("{dead:bits:", shard, "}:trip:", owner),
+           "1",
+           absl::StrCat(layout->hash_count()),
+           "run",
+           "3600000"};
+    }
+    for (uint64_t p : positions) c.push_back(absl::StrCat(layout->OffsetInShard(p)));
+  }
+  ASSERT_TRUE((*dying)->Call(journal).ok());
+  std::vector<internal::RedisCommand> half;
+  for (const auto& [shard, c] : filter_calls) {
+    if (shard % 2 == 0) half.push_back(c);
+  }
+  ASSERT_GT(half.size(), 2u);
+  ASSERT_LT(half.size(), filter_calls.size());
+  absl::StatusOr<std::vector<internal::RedisReply>> filtered = (*dying)->Run(half);
+  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  dying->reset();  // dead: no enqueue
+
+  std::map<std::string, std::string> popped;  // URL -> payload
+  while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
+    EXPECT_TRUE(popped.emplace(entry->url, entry->payload).second) << "twice: " << entry->url;
+    EXPECT_TRUE((*survivor)->MarkDone(entry->url));
+  }
+  EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
+  EXPECT_EQ(popped.size(), seen.size() + fresh.size());
+  for (const std::string& url : seen) EXPECT_EQ(popped.count(url), 1u) << url;
+  for (const std::string& url : fresh) {
+    ASSERT_EQ(popped.count(url), 1u) << url << " lost";
+    EXPECT_EQ(popped[url], "payload:" + url);
+  }
+  const int primary = cluster_->PrimaryOf(KeySlot("{dead}:meta"));
+  ASSERT_GE(primary, 0);
+  EXPECT_EQ(cluster_->CommandOn(primary, {"ZCARD", "{dead}:journals"}), "0");
+  std::string flags(trip.size(), '1');
+  EXPECT_EQ(cluster_->CommandOn(primary, {"EVAL", internal::EnqueueScript(), "1", "{dead}:meta",
+                                          "{dead}:", owner, "1", flags}),
+            "0");  // the dead client's enqueue, late: the trip is done
+  EXPECT_EQ(cluster_->CommandOn(primary, {"GET", "{dead}:queued"}), "0");
 }
 
 // A filter shard's slot migrates from one primary to another while a
@@ -267,9 +371,7 @@ TEST(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   ASSERT_TRUE(cluster.Start().ok());
   RedisSieveOptions options = cluster.Options("fo");
   options.expected_count = 20000;
-  options.host_key = [](std::string_view url) {
-    return std::string(url.substr(0, url.find('/', 8)));
-  };
+  options.host_key = HostOfUrl;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
   const std::vector<std::string> before = ClusterUrls("before", 3000);

@@ -15,8 +15,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "sieve/redis/redis_cluster.h"
-#include "sieve/redis/redis_server.h"
+#include "redis_fixture/redis_cluster.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 #include "sieve/sieve.h"
 

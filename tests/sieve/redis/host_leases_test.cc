@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "redis_server.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 #include "url_origin.h"
 
@@ -299,6 +299,71 @@ TEST_F(HostLeasesTest, StressNoClientTakesAHostWithinTheCooldownOfAnother) {
   EXPECT_EQ(overlaps, 0);
   EXPECT_EQ(too_soon, 0);
   EXPECT_GE(hand_overs, 10);  // the test exercised what it is about
+}
+
+// The fair share (our choice, issue #20): with two live clients and four
+// hosts, a client takes hosts only while it holds fewer than
+// ceil(4 / 2) = 2, however many URLs its pops ask for; the other two hosts
+// wait for the other client.
+TEST_F(HostLeasesTest, AClientTakesNoMoreThanItsShareOfTheHosts) {
+  RedisSieveOptions options = Options("share");
+  options.pop_batch_size = 100;
+  auto a = Connect(options);
+  auto b = Connect(options);  // live from Connect on
+  ASSERT_TRUE(a && b);
+  PushAll(*a, /*hosts=*/4, /*pages=*/10);
+  std::set<std::string> hosts_a;
+  for (int i = 0; i < 20; ++i) {  // one pop round trip of up to 100 URLs
+    std::optional<std::string> url = a->TryPop();
+    ASSERT_TRUE(url.has_value());
+    hosts_a.insert(HostOf(*url));
+  }
+  EXPECT_EQ(hosts_a.size(), 2u);
+  std::set<std::string> hosts_b;
+  while (std::optional<std::string> url = b->TryPop()) hosts_b.insert(HostOf(*url));
+  EXPECT_EQ(hosts_b.size(), 2u);
+  for (const std::string& host : hosts_b) EXPECT_EQ(hosts_a.count(host), 0u) << host;
+}
+
+// A client alone takes every host its pops need; when a second client
+// joins, the first's hosts beyond its share are surplus: it gets no more
+// of their URLs, and once it has none of them left it gives them back,
+// queue and all, and the newcomer takes them.
+TEST_F(HostLeasesTest, AClientBeyondItsShareHandsHostsToANewcomer) {
+  RedisSieveOptions options = Options("handover");
+  options.pop_batch_size = 25;
+  auto a = Connect(options);
+  ASSERT_TRUE(a);
+  PushAll(*a, /*hosts=*/2, /*pages=*/20);  // host0 and host1, interleaved
+  std::vector<std::string> first;
+  for (int i = 0; i < 25; ++i) {  // 20 of host0, then 5 of host1: both held
+    std::optional<std::string> url = a->TryPop();
+    ASSERT_TRUE(url.has_value());
+    first.push_back(*url);
+  }
+  ASSERT_EQ(HostOf(first.back()), HostOf(Url(1, 0)));
+  auto b = Connect(options);  // now two live clients: a share of one host each
+  ASSERT_TRUE(b);
+  for (const std::string& url : first) EXPECT_TRUE(a->MarkDone(url));
+  // a's next pops give host1 (surplus, the last in order) back and get no
+  // more of it; b takes it and gets its 15 queued URLs.
+  std::set<std::string> hosts_a;
+  while (std::optional<std::string> url = a->TryPop()) {
+    hosts_a.insert(HostOf(*url));
+    EXPECT_TRUE(a->MarkDone(*url));
+  }
+  std::vector<std::string> got_b;
+  for (int i = 0; i < 100 && got_b.size() < 15; ++i) {
+    if (std::optional<std::string> url = b->TryPop()) {
+      got_b.push_back(*url);
+      EXPECT_TRUE(b->MarkDone(*url));
+    } else {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  }
+  EXPECT_EQ(hosts_a.count(HostOf(Url(1, 0))), 0u) << "a kept taking its surplus host";
+  ASSERT_EQ(got_b.size(), 15u);
+  for (const std::string& url : got_b) EXPECT_EQ(HostOf(url), HostOf(Url(1, 0))) << url;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "sieve/redis/redis_server.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 
 namespace sieve {

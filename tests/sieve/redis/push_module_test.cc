@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "redis_server.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 #include "url_origin.h"
 

@@ -20,7 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "bloom/filter.h"
 #include "gtest/gtest.h"
-#include "sieve/redis/redis_server.h"
+#include "redis_fixture/redis_server.h"
 
 namespace sieve {
 namespace {

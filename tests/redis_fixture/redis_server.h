@@ -10,11 +10,12 @@
 //   options.port = redis.port();
 //
 // Threading: one thread.
-#ifndef TESTS_SIEVE_REDIS_REDIS_SERVER_H_
-#define TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+#ifndef TESTS_REDIS_FIXTURE_REDIS_SERVER_H_
+#define TESTS_REDIS_FIXTURE_REDIS_SERVER_H_
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ class RedisServer {
   // SIGKILL, and waits for it: the state is gone.
   void Kill();
   int port() const { return port_; }
+  // The server's process id (-1 when not running), e.g. for its CPU time.
+  pid_t pid() const { return pid_; }
   bool with_module() const { return with_module_; }
 
   // Options for a RedisSieve on this server, frontier `name`, with fast
@@ -48,8 +51,10 @@ class RedisServer {
   sieve::RedisSieveOptions Options(const std::string& name) const;
 
   // Runs one command on a fresh connection; the reply as text ("" for nil,
-  // integers in decimal, arrays joined by '\n'); "ERR..." on error.
-  std::string Command(const std::vector<std::string>& args) const;
+  // integers in decimal, arrays joined by '\n'); "ERR..." on error, or when
+  // no reply came within `timeout`.
+  std::string Command(const std::vector<std::string>& args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(1)) const;
 
  private:
   // One launch on port_: Unavailable if the server exited (the port was
@@ -66,4 +71,4 @@ class RedisServer {
 
 }  // namespace sieve_test
 
-#endif  // TESTS_SIEVE_REDIS_REDIS_SERVER_H_
+#endif  // TESTS_REDIS_FIXTURE_REDIS_SERVER_H_

@@ -1,4 +1,4 @@
-#include "sieve/redis/redis_server.h"
+#include "redis_fixture/redis_server.h"
 
 #include <arpa/inet.h>
 #include <hiredis/hiredis.h>
@@ -181,9 +181,11 @@ sieve::RedisSieveOptions RedisServer::Options(const std::string& name) const {
   return options;
 }
 
-std::string RedisServer::Command(const std::vector<std::string>& args) const {
-  timeval timeout{1, 0};
-  redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, timeout);
+std::string RedisServer::Command(const std::vector<std::string>& args,
+                                 std::chrono::milliseconds timeout) const {
+  const timeval tv{static_cast<time_t>(timeout.count() / 1000),
+                   static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, tv);
   if (c == nullptr || c->err != 0) {
     if (c != nullptr) redisFree(c);
     return "ERR cannot connect";

@@ -1,4 +1,4 @@
-#include "redis_cluster.h"
+#include "redis_fixture/redis_cluster.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -75,12 +76,8 @@ absl::Status RedisCluster::Start() {
     if (absl::Status s = nodes_[i]->Start(); !s.ok()) return s;
     addresses.push_back(Address(i));
   }
-  std::string output;
-  const std::string create =
-      absl::StrCat("redis-cli --cluster create ", absl::StrJoin(addresses, " "),
-                   " --cluster-replicas ", replicas_, " --cluster-yes");
-  if (RunCli(create, output) != 0) {
-    return absl::InternalError(absl::StrCat(create, " failed: ", output));
+  if (absl::Status joined = primaries_ < 3 ? JoinByHand() : Create(addresses); !joined.ok()) {
+    return joined;
   }
   absl::Status healthy = WaitHealthy();
   if (!healthy.ok()) return healthy;
@@ -91,10 +88,79 @@ absl::Status RedisCluster::Start() {
       const std::string info = CommandOn(i, {"INFO", "replication"});
       if (info.find("master_link_status:up") != std::string::npos) ++attached;
     }
-    if (attached == primaries_ * replicas_) return absl::OkStatus();
+    if (attached == primaries_ * replicas_) return AwaitStreaming();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (replicas_ > 0) return absl::DeadlineExceededError("replicas did not attach within 10 s");
+  return absl::OkStatus();
+}
+
+absl::Status RedisCluster::AwaitStreaming() const {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (CommandOn(i, {"ROLE"}).rfind("master", 0) != 0) continue;
+    for (int k = 0; k < 200; ++k) {  // w0, w1, ...: the first key of this primary's slots
+      if (CommandOn(i, {"SET", absl::StrCat("w", k), "1"}) == "OK") break;
+    }
+  }
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    int streaming = 0;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const std::string info = CommandOn(i, {"INFO", "replication"});
+      const size_t at = info.find("slave_repl_offset:");
+      if (at != std::string::npos && std::atoll(info.c_str() + at + 18) > 0) ++streaming;
+    }
+    if (streaming == primaries_ * replicas_) return absl::OkStatus();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return absl::DeadlineExceededError("the replicas received no replication stream within 10 s");
+}
+
+std::string RedisCluster::FrontierUrl(const std::string& name) const {
+  std::vector<std::string> live;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!dead_[i]) live.push_back(Address(i));
+  }
+  return absl::StrCat("redis-cluster://", absl::StrJoin(live, ","), "/", name);
+}
+
+int RedisCluster::KillPrimaryOf(const std::string& key) {
+  int slot = -1;
+  for (size_t i = 0; i < nodes_.size() && slot < 0; ++i) {
+    if (!dead_[i] && !absl::SimpleAtoi(CommandOn(i, {"CLUSTER", "KEYSLOT", key}), &slot)) slot = -1;
+  }
+  const int primary = slot < 0 ? -1 : PrimaryOf(slot);
+  if (primary >= 0) Kill(static_cast<size_t>(primary));
+  return primary;
+}
+
+absl::Status RedisCluster::Create(const std::vector<std::string>& addresses) {
+  std::string output;
+  const std::string create =
+      absl::StrCat("redis-cli --cluster create ", absl::StrJoin(addresses, " "),
+                   " --cluster-replicas ", replicas_, " --cluster-yes");
+  if (RunCli(create, output) != 0) {
+    return absl::InternalError(absl::StrCat(create, " failed: ", output));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RedisCluster::JoinByHand() {
+  if (replicas_ > 0) {
+    return absl::InvalidArgumentError("a cluster of fewer than 3 primaries takes no replicas");
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    for (size_t j = 0; j < nodes_.size(); ++j) {
+      CommandOn(i, {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[j]->port())});
+    }
+  }
+  const int per = 16384 / static_cast<int>(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const int first = static_cast<int>(i) * per;
+    const int last = i + 1 == nodes_.size() ? 16383 : first + per - 1;
+    const std::string added =
+        CommandOn(i, {"CLUSTER", "ADDSLOTSRANGE", std::to_string(first), std::to_string(last)});
+    if (added != "OK") return absl::InternalError(absl::StrCat("CLUSTER ADDSLOTSRANGE: ", added));
+  }
   return absl::OkStatus();
 }
 

@@ -1,24 +1,27 @@
-// A private Redis Cluster for a test: `primaries` redis-servers (and
-// `replicas` replicas of each) with --cluster-enabled yes on free loopback
-// ports, each in its own scratch directory, joined by `redis-cli --cluster
-// create`; Start returns once every node says cluster_state:ok. A missing
-// redis-server or redis-cli is a failure (Start returns it), never a skip.
-// Killed by the destructor.
+// A private Redis Cluster for a test or a benchmark: `primaries`
+// redis-servers (and `replicas` replicas of each) with --cluster-enabled yes
+// and a 1 s node timeout on free loopback ports (bus ports +10000 free
+// too), each in its own scratch directory, joined by `redis-cli --cluster
+// create` (fewer than 3 primaries, which redis-cli refuses: by CLUSTER
+// MEET and ADDSLOTSRANGE). Start returns once every node says
+// cluster_state:ok and every replica receives its primary's stream. A
+// missing redis-server or redis-cli is a failure (Start returns it), never
+// a skip. Killed by the destructor.
 //
 //   RedisCluster cluster(3);
 //   ASSERT_TRUE(cluster.Start().ok());
 //   sieve::RedisSieveOptions options = cluster.Options("t");
 //
 // Threading: one thread.
-#ifndef TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
-#define TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
+#ifndef TESTS_REDIS_FIXTURE_REDIS_CLUSTER_H_
+#define TESTS_REDIS_FIXTURE_REDIS_CLUSTER_H_
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "redis_server.h"
+#include "redis_fixture/redis_server.h"
 #include "sieve/redis_sieve.h"
 
 namespace sieve_test {
@@ -43,6 +46,11 @@ class RedisCluster {
   // The index of the live primary serving `slot`, by asking the nodes; -1
   // if none claims it.
   int PrimaryOf(int slot) const;
+  // `crawl --frontier` for this cluster: "redis-cluster://127.0.0.1:P,.../NAME"
+  // (the live nodes).
+  std::string FrontierUrl(const std::string& name) const;
+  // SIGKILLs the live primary serving `key`'s slot; its index, -1 if none.
+  int KillPrimaryOf(const std::string& key);
   // The node id (CLUSTER MYID) of node i.
   std::string Id(size_t i) const;
   // Waits until every live node reports cluster_state:ok and agrees that
@@ -52,6 +60,15 @@ class RedisCluster {
   void Kill(size_t i);
 
  private:
+  absl::Status Create(const std::vector<std::string>& addresses);
+  absl::Status JoinByHand();
+  // A replica's link is up once its first sync is done, but its primary
+  // streams writes to it only after the replica's first REPLCONF ACK (up to
+  // a second later): a primary killed in between leaves a replica with
+  // nothing, and the frontier is lost. So a write on each primary, then a
+  // wait until every replica's offset moved.
+  absl::Status AwaitStreaming() const;
+
   int primaries_;
   int replicas_;
   std::vector<std::unique_ptr<RedisServer>> nodes_;
@@ -60,4 +77,4 @@ class RedisCluster {
 
 }  // namespace sieve_test
 
-#endif  // TESTS_SIEVE_REDIS_REDIS_CLUSTER_H_
+#endif  // TESTS_REDIS_FIXTURE_REDIS_CLUSTER_H_
