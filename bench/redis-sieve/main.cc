@@ -186,9 +186,11 @@ struct PopWork {
   void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
 };
 
-// URLs queued in the frontier "bench" (its one shared queue: no host_key).
+// URLs queued in the frontier "bench" (NAME:queued counts them; its list
+// holds packed batches of URLs, not one element each).
 uint64_t QueuedUrls(const RedisHarness& redis) {
-  return std::stoull(redis.Command({"LLEN", "bench:q:"}));
+  const std::string queued = redis.Command({"GET", "bench:queued"});
+  return queued.empty() ? 0 : std::stoull(queued);
 }
 
 void ThroughputTable(RedisHarness& redis) {

@@ -50,6 +50,8 @@ class RedisServer {
   // Runs one command on a fresh connection; the reply as text ("" for nil,
   // integers in decimal, arrays joined by '\n'); "ERR..." on error.
   std::string Command(const std::vector<std::string>& args) const;
+  // LRANGE key 0 -1, each element's bytes as they are (binary safe).
+  std::vector<std::string> ListElements(const std::string& key) const;
 
  private:
   // One launch on port_: Unavailable if the server exited (the port was
