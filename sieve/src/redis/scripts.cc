@@ -52,6 +52,7 @@ end
 -- and the payload if any.
 local MAX_BATCH = 2048
 local function varint(n)
+  if n < 128 then return string.char(n) end
   local s = ''
   while n >= 128 do
     s = s .. string.char(n % 128 + 128)
@@ -75,8 +76,12 @@ local function split_element(e)
 end
 local function batch_entry(base, u, p)
   local n, shared = math.min(#base, #u), 0
-  while shared < n and string.byte(base, shared + 1) == string.byte(u, shared + 1) do
-    shared = shared + 1
+  if string.sub(u, 1, n) == base then
+    shared = n
+  else
+    while shared < n and string.byte(base, shared + 1) == string.byte(u, shared + 1) do
+      shared = shared + 1
+    end
   end
   return varint(shared) .. varint(#u - shared) .. string.sub(u, shared + 1) .. varint(#p) .. p
 end
@@ -100,7 +105,8 @@ end
 -- h ready if its queue was empty.
 local function enqueue(h, els, first, last, head, now)
   local key = qkey(h)
-  local was_empty = redis.call('LLEN', key) == 0
+  local tail = redis.call('LINDEX', key, -1)
+  local was_empty = not tail
   if head then
     for i = first, last do
       local u, p = split_element(els[i])
@@ -109,8 +115,8 @@ local function enqueue(h, els, first, last, head, now)
   else
     local batches, n, base, grown = {}, 0, nil, false
     if not was_empty then
-      batches[1] = redis.call('LINDEX', key, -1)
-      base = batch_base(key, batches[1])
+      batches[1] = tail
+      base = batch_base(key, tail)
       n = 1
     end
     for i = first, last do
