@@ -185,9 +185,11 @@ struct PopWork {
   void Run(int, std::unique_ptr<sieve::RedisSieve>& s) const { DrainAll(*s); }
 };
 
-// URLs queued in the frontier "bench" (its one shared queue: no host_key).
+// URLs queued in the frontier "bench" (NAME:queued counts them; its list
+// holds packed batches of URLs, not one element each).
 uint64_t QueuedUrls(const RedisHarness& redis) {
-  return std::stoull(redis.Command({"LLEN", "bench:q:"}));
+  const std::string queued = redis.Command({"GET", "bench:queued"});
+  return queued.empty() ? 0 : std::stoull(queued);
 }
 
 void ThroughputTable(RedisHarness& redis) {
@@ -252,7 +254,12 @@ double ChildCpuSeconds() {
 // (Redis's default) and 1 (every quicklist node but a list's head and tail
 // LZF-compressed), at Redis's default node size (-2: 8 KiB), at -1 (4
 // KiB) and at 32 entries (more of a host's list in compressed nodes, each
-// compressing less): server settings, no client change.
+// compressing less): server settings, no client change. Theory (queue
+// format v4, sieve/redis_module/src/queue_batch.h): per URL its entry, the
+// URL less the bytes it shares with its batch's base (~50 of this mix's ~73)
+// plus three length bytes; per 2 KiB batch its base and a listpack entry;
+// per host a key, its quicklist and its NAME:ready entry (a few hundred
+// bytes, so the figure falls as hosts' queues grow).
 void QueueMemoryTable(RedisHarness& redis, uint64_t n) {
   std::printf("\n## Redis memory per queued URL at %llu URLs (host queues, filter excluded)\n\n",
               static_cast<unsigned long long>(n));

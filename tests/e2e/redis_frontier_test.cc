@@ -82,6 +82,12 @@ class LocalRedis {
     return std::atoi(info.c_str() + at + field.size());
   }
 
+  // SET key value over RESP on a fresh connection (the test reads it back).
+  void Set(const std::string& key, const std::string& value) const {
+    BulkReply(absl::StrCat("*3\r\n$3\r\nSET\r\n$", key.size(), "\r\n", key, "\r\n$", value.size(),
+                           "\r\n", value, "\r\n"));
+  }
+
   // HGET key field over RESP on a fresh connection; "" for nil or an error.
   std::string Hget(const std::string& key, const std::string& field) const {
     return BulkReply(absl::StrCat("*3\r\n$4\r\nHGET\r\n$", key.size(), "\r\n", key, "\r\n$",
@@ -444,6 +450,25 @@ bool SiteSawAgent(const testsite::TestSite& site, const std::string& user_agent)
 //     log) and less kHandOff, the
 //     unseen hand-over from the crawler's scheduler to its fetch thread (up
 //     to ~30 ms seen under TSan). A broken delay gives gaps of ~1 ms.
+// A frontier written by a build of another queue format (v3: one list
+// element per URL) is refused at start, naming the key and the version
+// found, with crawl's exit code for bad state (2, as a checkpoint of another
+// version); nothing is fetched and the frontier is left as it was.
+TEST(RedisFrontierTest, AFrontierOfAnOlderFormatIsRefusedWithExitTwo) {
+  LocalRedis redis(/*with_module=*/false);
+  ASSERT_TRUE(redis.Start());
+  const std::string old_meta = "v3 hash=1 seed=1 layout=blocked m=95850496 k=6 shard_bits=1";
+  redis.Set("old:meta", old_meta);
+  BinaryCrawl crawl =
+      RunCrawlBinary("redis-old-format", {"http://127.0.0.1:9/"},
+                     {"--frontier", absl::StrCat("redis://127.0.0.1:", redis.port(), "/old")});
+  EXPECT_EQ(crawl.run.exit_code, 2) << crawl.run.err;
+  EXPECT_NE(crawl.run.err.find("key old:meta says format v3"), std::string::npos) << crawl.run.err;
+  EXPECT_NE(crawl.run.err.find("writes v4"), std::string::npos) << crawl.run.err;
+  EXPECT_TRUE(crawl.pages.empty());
+  EXPECT_EQ(redis.Get("old:meta"), old_meta);
+}
+
 TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
   LocalRedis redis;
   ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start";

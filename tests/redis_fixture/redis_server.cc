@@ -181,6 +181,27 @@ sieve::RedisSieveOptions RedisServer::Options(const std::string& name) const {
   return options;
 }
 
+std::vector<std::string> RedisServer::ListElements(const std::string& key) const {
+  std::vector<std::string> out;
+  timeval timeout{1, 0};
+  redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, timeout);
+  if (c == nullptr || c->err != 0) {
+    if (c != nullptr) redisFree(c);
+    return out;
+  }
+  const char* argv[] = {"LRANGE", key.data(), "0", "-1"};
+  const size_t lengths[] = {6, key.size(), 1, 2};
+  auto* reply = static_cast<redisReply*>(redisCommandArgv(c, 4, argv, lengths));
+  if (reply != nullptr && reply->type == REDIS_REPLY_ARRAY) {
+    for (size_t i = 0; i < reply->elements; ++i) {
+      out.emplace_back(reply->element[i]->str, reply->element[i]->len);
+    }
+  }
+  if (reply != nullptr) freeReplyObject(reply);
+  redisFree(c);
+  return out;
+}
+
 std::string RedisServer::Command(const std::vector<std::string>& args,
                                  std::chrono::milliseconds timeout) const {
   const timeval tv{static_cast<time_t>(timeout.count() / 1000),

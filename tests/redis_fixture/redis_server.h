@@ -55,6 +55,8 @@ class RedisServer {
   // no reply came within `timeout`.
   std::string Command(const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout = std::chrono::seconds(1)) const;
+  // LRANGE key 0 -1, each element's bytes as they are (binary safe).
+  std::vector<std::string> ListElements(const std::string& key) const;
 
  private:
   // One launch on port_: Unavailable if the server exited (the port was

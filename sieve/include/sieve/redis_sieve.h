@@ -21,7 +21,11 @@
 //                  fixed seed, the layout's probe derivation.
 //   NAME:q:H       the FIFO of host H's URLs; NAME:q: (H empty) is the one
 //                  shared FIFO when host_key is not set. NAME:queued counts
-//                  the URLs of all of them.
+//                  the URLs of all of them. Each list element is a batch of
+//                  URLs, at most 2 KiB (format v4, front-coded against the
+//                  batch's first URL's directory: ~58-65 bytes of Redis
+//                  memory per queued URL at bench/sieve's URL mix;
+//                  sieve/redis_module/src/queue_batch.h).
 //   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
 //   NAME:held:<client>  which hosts are leased to whom until when, and which
 //                  wait for a holder (host_key set).
@@ -242,7 +246,9 @@ class RedisSieve final : public Sieve {
  public:
   // Validates the options (InvalidArgument), connects (Unavailable after the
   // retries), loads the scripts and writes or checks NAME:meta
-  // (FailedPrecondition naming both parameter sets if they differ).
+  // (FailedPrecondition naming both parameter sets if they differ; DataLoss
+  // naming the key and the version found if another build's format wrote
+  // it: v2 and v3 are refused, never misread).
   static absl::StatusOr<std::unique_ptr<RedisSieve>> Connect(const RedisSieveOptions& options);
   // Sends pending acks and gives URLs leased but not yet returned by a pop,
   // and the hosts this client holds, back.

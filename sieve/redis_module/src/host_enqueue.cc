@@ -1,8 +1,11 @@
 #include "host_enqueue.h"
 
 #include <cstdlib>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "queue_batch.h"
 
 namespace crawlsieve_module {
 namespace {
@@ -10,6 +13,16 @@ namespace {
 constexpr char kQueueWrongType[] =
     "WRONGTYPE crawlsieve.push: a NAME:q:HOST key holds a value that is not a list";
 constexpr char kCallFailed[] = "ERR crawlsieve.push: a command on the host keys failed";
+constexpr char kNotABatch[] =
+    "ERR crawlsieve.push: a NAME:q:HOST list holds a queue element that is not of format v4: a "
+    "frontier written by another build; not read";
+
+// A lease element (URL, then NUL and the payload if any: queue_batch.h).
+void SplitLeaseElement(std::string_view element, std::string_view& url, std::string_view& payload) {
+  const size_t nul = element.find('\0');
+  url = element.substr(0, nul);
+  payload = nul == std::string_view::npos ? std::string_view() : element.substr(nul + 1);
+}
 
 }  // namespace
 
@@ -29,8 +42,17 @@ const char* HostEnqueue::Check() {
     if (!seen.insert(View(host)).second) continue;
     RedisModuleKey* key = api.OpenKey(ctx_, QueueKey(host), kRead);
     const int type = key == nullptr ? kKeyTypeEmpty : api.KeyType(key);
+    // The tail batch is appended to: it must be of this build's format.
+    bool batch_ok = true;
+    if (type == kKeyTypeList) {
+      RedisModuleString* tail = api.ListGet(key, -1);
+      std::string_view base;
+      size_t pos = 0;
+      batch_ok = tail != nullptr && crawlsieve_wire::ReadBatchHeader(View(tail), base, pos);
+    }
     if (key != nullptr) api.CloseKey(key);
     if (type != kKeyTypeEmpty && type != kKeyTypeList) return kQueueWrongType;
+    if (!batch_ok) return kNotABatch;
   }
   return nullptr;
 }
@@ -67,6 +89,42 @@ const char* HostEnqueue::MakeReady(RedisModuleString* host, long long now) {
   return nullptr;
 }
 
+const char* HostEnqueue::AppendBatches(RedisModuleKey* queue, bool was_empty,
+                                       const std::vector<RedisModuleString*>& elements) {
+  // As the Lua script's enqueue: into the tail batch while it stays within
+  // kMaxBatchBytes, then new batches (queue_batch.h).
+  std::vector<std::string> batches;
+  if (!was_empty) {
+    RedisModuleString* tail = api.ListGet(queue, -1);
+    if (tail == nullptr) return kCallFailed;
+    batches.emplace_back(View(tail));
+    std::string_view base;
+    size_t pos = 0;
+    if (!crawlsieve_wire::ReadBatchHeader(batches[0], base, pos)) return kNotABatch;
+  }
+  const size_t old_tail_size = batches.empty() ? 0 : batches[0].size();
+  for (RedisModuleString* element : elements) {
+    std::string_view url, payload;
+    SplitLeaseElement(View(element), url, payload);
+    if (batches.empty() || !crawlsieve_wire::AppendToBatch(batches.back(), url, payload)) {
+      batches.push_back(crawlsieve_wire::NewBatch(url, payload));
+    }
+  }
+  size_t first_new = 0;
+  if (!was_empty) {
+    if (batches[0].size() != old_tail_size) {
+      RedisModuleString* grown = api.CreateString(ctx_, batches[0].data(), batches[0].size());
+      if (api.ListSet(queue, -1, grown) != kOk) return kCallFailed;
+    }
+    first_new = 1;
+  }
+  for (size_t b = first_new; b < batches.size(); ++b) {
+    RedisModuleString* batch = api.CreateString(ctx_, batches[b].data(), batches[b].size());
+    if (api.ListPush(queue, kListTail, batch) != kOk) return kQueueWrongType;
+  }
+  return nullptr;
+}
+
 const char* HostEnqueue::Push(const std::vector<bool>& fresh) {
   std::vector<Host> hosts;
   std::unordered_map<std::string_view, size_t> host_index;
@@ -82,13 +140,14 @@ const char* HostEnqueue::Push(const std::vector<bool>& fresh) {
   long long total = 0;
   for (const Host& host : hosts) {
     RedisModuleKey* queue = api.OpenKey(ctx_, QueueKey(host.name), kRead | kWrite);
-    for (RedisModuleString* url : host.urls) {
-      if (api.ListPush(queue, kListTail, url) != kOk) return kQueueWrongType;
+    const bool was_empty = api.ValueLength(queue) == 0;
+    if (const char* error = AppendBatches(queue, was_empty, host.urls)) {
+      api.CloseKey(queue);
+      return error;
     }
-    const size_t length = api.ValueLength(queue);
     api.CloseKey(queue);
     total += static_cast<long long>(host.urls.size());
-    if (length == host.urls.size()) {
+    if (was_empty) {
       if (const char* error = MakeReady(host.name, now)) return error;
     }
   }

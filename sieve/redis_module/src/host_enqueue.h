@@ -1,6 +1,8 @@
 // The enqueue half of a push, as the Lua push script's `enqueue` and
 // `make_ready` (sieve/src/redis/scripts.cc) do it, on the same keys: the new
-// URLs go to their hosts' lists NAME:q:<host> in URL order, hosts in the
+// URLs go to their hosts' lists NAME:q:<host> in URL order, packed into
+// batches of format v4 byte for byte as the script packs them
+// (queue_batch.h), hosts in the
 // order of their first new URL; NAME:queued grows by their count; a host
 // whose list was empty and that nobody holds (NAME:hostowners) becomes
 // takeable: RPUSH NAME:ready, or ZADD NAME:cooling at the end of its
@@ -44,6 +46,9 @@ class HostEnqueue {
 
   RedisModuleString* QueueKey(RedisModuleString* host);
   const char* MakeReady(RedisModuleString* host, long long now);
+  // Appends the lease elements to the queue's batches (queue_batch.h).
+  const char* AppendBatches(RedisModuleKey* queue, bool was_empty,
+                            const std::vector<RedisModuleString*>& elements);
 
   RedisModuleCtx* ctx_;
   std::string prefix_;

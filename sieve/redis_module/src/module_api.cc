@@ -38,6 +38,8 @@ bool LoadModuleApi(RedisModuleCtx* ctx) {
          Fetch(get_api, "RedisModule_StringTruncate", a.StringTruncate) &&
          Fetch(get_api, "RedisModule_StringDMA", a.StringDMA) &&
          Fetch(get_api, "RedisModule_ListPush", a.ListPush) &&
+         Fetch(get_api, "RedisModule_ListGet", a.ListGet) &&
+         Fetch(get_api, "RedisModule_ListSet", a.ListSet) &&
          Fetch(get_api, "RedisModule_Call", a.Call) &&
          Fetch(get_api, "RedisModule_CallReplyType", a.CallReplyType) &&
          Fetch(get_api, "RedisModule_CallReplyInteger", a.CallReplyInteger) &&

@@ -8,7 +8,7 @@
 // Checked against Redis 7.0 (Debian bookworm's redis-server 7.0.15, module
 // API version 1): the signatures and constants as documented in its module
 // API reference (redis.io "Modules API reference"). Everything here exists
-// since Redis 4.0-6.0 except where noted; nothing is 7.x-only.
+// since Redis 4.0-6.0 except ListGet and ListSet (7.0).
 //
 // Threading: Redis calls module commands on its main thread, one at a time;
 // the function pointers are written once by LoadModuleApi (from OnLoad) and
@@ -69,6 +69,9 @@ struct ModuleApi {
   int (*StringTruncate)(RedisModuleKey* key, size_t newlen);
   char* (*StringDMA)(RedisModuleKey* key, size_t* len, int mode);
   int (*ListPush)(RedisModuleKey* key, int where, RedisModuleString* element);
+  // Redis 7.0 and later (a v4 queue's tail batch is read and rewritten).
+  RedisModuleString* (*ListGet)(RedisModuleKey* key, long index);
+  int (*ListSet)(RedisModuleKey* key, long index, RedisModuleString* value);
   RedisModuleCallReply* (*Call)(RedisModuleCtx* ctx, const char* command, const char* fmt, ...);
   int (*CallReplyType)(RedisModuleCallReply* reply);
   long long (*CallReplyInteger)(RedisModuleCallReply* reply);

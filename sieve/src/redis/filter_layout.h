@@ -42,11 +42,13 @@ class FilterLayout {
   uint64_t ShardCount() const { return (bits_ + shard_bits_ - 1) / shard_bits_; }
 
   // The parameters as stored in NAME:meta, e.g.
-  // "v3 hash=1 seed=7161... layout=blocked m=95850496 k=6 shard_bits=4294967296".
+  // "v4 hash=1 seed=7161... layout=blocked m=95850496 k=6 shard_bits=4294967296".
   // (n and p are not in it: they only choose m and k.) v2: per-host queues
-  // (NAME:q:H); v3: queue elements may carry a payload (queue_element.h). An
-  // older frontier is refused at Connect, not misread.
-  static constexpr char kMetaVersion[] = "v3";
+  // (NAME:q:H); v3: queue elements may carry a payload; v4: a host queue's
+  // elements are packed batches of URLs (queue_batch.h). A frontier of
+  // another version is refused at Connect (DataLoss naming NAME:meta and
+  // the version found), not misread.
+  static constexpr char kMetaVersion[] = "v4";
   std::string MetaString() const;
 
   // n^ from X bits set (bloom/filter.h, EstimatedCount): classic

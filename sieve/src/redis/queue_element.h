@@ -1,9 +1,11 @@
-// How a queued URL and its payload are stored as one element of a Redis
-// list (a host queue) and one member of the lease keys: the URL alone when
-// the payload is empty, else URL, a NUL byte, then the payload. URLs never
-// hold a NUL (RedisSieve refuses one), so the first NUL ends the URL. A
-// frontier written before payloads (meta "v2") is refused at Connect rather
-// than read by this rule (redis_connect.cc).
+// How a queued URL and its payload travel between a client and Redis (the
+// push's arguments, a pop's reply, the acks) and are named in the lease keys
+// (NAME:leases, NAME:owners, NAME:lhosts): the URL alone when the payload is
+// empty, else URL, a NUL byte, then the payload. URLs never hold a NUL
+// (RedisSieve refuses one), so the first NUL ends the URL. In a host queue
+// itself the scripts and the crawlsieve module store URLs packed, many to a
+// list element (format v4, sieve/redis_module/src/queue_batch.h); a
+// frontier of an older format is refused at Connect (redis_connect.cc).
 //
 //   std::string element = EncodeQueueElement("https://a.example/", "\x01");
 //   SieveEntry entry = DecodeQueueElement(element);  // {url, "\x01"}

@@ -72,12 +72,16 @@ absl::Status AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
   if (!stored.ok()) return stored.status();
   if (*stored == ours) return absl::OkStatus();
   if (!absl::StartsWith(*stored, absl::StrCat(internal::FilterLayout::kMetaVersion, " "))) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "redis frontier '", options.name, "' at ", Where(options),
-        " was written by an older build (NAME:meta '", *stored, "'; this build writes ",
+    // Another build's format: refused as crawl refuses a checkpoint of
+    // another version (DataLoss: exit 2, "bad state"), never misread.
+    const std::string found = stored->substr(0, stored->find(' '));
+    return absl::DataLossError(absl::StrCat(
+        "redis frontier '", options.name, "' at ", Where(options), ": key ", keys.meta,
+        " says format ", found, " ('", *stored, "'), this build reads and writes ",
         internal::FilterLayout::kMetaVersion,
-        ": per-URL payloads in the queues): finish that crawl with the build that started it, "
-        "or delete its keys (NAME:*) or choose another name to start over"));
+        " (host queues of packed URL batches); written by an older build: finish that crawl "
+        "with the build that started it, or delete its keys (",
+        keys.prefix, "*) or choose another name to start over"));
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "redis frontier '", options.name, "' at ", Where(options), " was created with parameters '",

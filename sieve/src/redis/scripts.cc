@@ -43,11 +43,136 @@ local function make_ready(h, now)
     redis.call('RPUSH', K_ready, h)
   end
 end
--- Appends (or prepends) URLs to h's queue: make_ready if it was empty.
-local function enqueue(h, urls, first, last, head, now)
-  local len = redis.call(head and 'LPUSH' or 'RPUSH', qkey(h), unpack(urls, first, last))
+-- A host queue's elements are batches of URLs (format v4: sieve/redis_module/
+-- src/queue_batch.h has the layout and the rules; the crawlsieve module
+-- writes the same bytes): byte 4, the base (varint length, bytes: the first
+-- URL up to its last '/'), then per URL: varint shared (bytes of the base
+-- it starts with), varint length and the rest, varint length and the
+-- payload. Lease elements (ARGV, replies, lease keys) are the URL, then NUL
+-- and the payload if any.
+local MAX_BATCH = 2048
+local function varint(n)
+  if n < 128 then return string.char(n) end
+  local s = ''
+  while n >= 128 do
+    s = s .. string.char(n % 128 + 128)
+    n = math.floor(n / 128)
+  end
+  return s .. string.char(n)
+end
+local function read_varint(s, pos)
+  local n, mul = 0, 1
+  while true do
+    local b = string.byte(s, pos)
+    pos = pos + 1
+    if b < 128 then return n + b * mul, pos end
+    n, mul = n + (b - 128) * mul, mul * 128
+  end
+end
+local function split_element(e)
+  local nul = string.find(e, '\0', 1, true)
+  if nul then return string.sub(e, 1, nul - 1), string.sub(e, nul + 1) end
+  return e, ''
+end
+local function batch_entry(base, u, p)
+  local n, shared = math.min(#base, #u), 0
+  if string.sub(u, 1, n) == base then
+    shared = n
+  else
+    while shared < n and string.byte(base, shared + 1) == string.byte(u, shared + 1) do
+      shared = shared + 1
+    end
+  end
+  return varint(shared) .. varint(#u - shared) .. string.sub(u, shared + 1) .. varint(#p) .. p
+end
+local function new_batch(u, p)
+  local base = string.match(u, '^(.*/)') or ''
+  return '\4' .. varint(#base) .. base .. batch_entry(base, u, p)
+end
+-- A batch's base and the position of its first entry; a list element that
+-- is not a v4 batch (a frontier written by an older build) is an error.
+local function batch_base(key, b)
+  if string.byte(b, 1) ~= 4 then
+    error({err = 'ERR ' .. key .. ' holds a queue element that is not of format v4 (its first byte is ' ..
+      tostring(string.byte(b, 1)) .. '): a frontier written by another build; not read'})
+  end
+  local len, pos = read_varint(b, 2)
+  return string.sub(b, pos, pos + len - 1), pos + len
+end
+-- Appends (or prepends) the lease elements els[first..last] to h's queue:
+-- at the tail, into its last batch while that stays within MAX_BATCH, then
+-- new batches; at the head, a batch each (els[last] ends up first). Makes
+-- h ready if its queue was empty.
+local function enqueue(h, els, first, last, head, now)
+  local key = qkey(h)
+  local tail = redis.call('LINDEX', key, -1)
+  local was_empty = not tail
+  if head then
+    for i = first, last do
+      local u, p = split_element(els[i])
+      redis.call('LPUSH', key, new_batch(u, p))
+    end
+  else
+    local batches, n, base, grown = {}, 0, nil, false
+    if not was_empty then
+      batches[1] = tail
+      base = batch_base(key, tail)
+      n = 1
+    end
+    for i = first, last do
+      local u, p = split_element(els[i])
+      local entry = n > 0 and batch_entry(base, u, p)
+      if entry and #batches[n] + #entry <= MAX_BATCH then
+        batches[n] = batches[n] .. entry
+        if n == 1 and not was_empty then grown = true end
+      else
+        n = n + 1
+        batches[n] = new_batch(u, p)
+        base = batch_base(key, batches[n])
+      end
+    end
+    local from = 1
+    if not was_empty then
+      if grown then redis.call('LSET', key, -1, batches[1]) end
+      from = 2
+    end
+    for c = from, n, 1000 do
+      redis.call('RPUSH', key, unpack(batches, c, math.min(n, c + 999)))
+    end
+  end
   redis.call('INCRBY', K_queued, last - first + 1)
-  if len == last - first + 1 then make_ready(h, now) end
+  if was_empty then make_ready(h, now) end
+end
+-- Takes up to `want` URLs from the head of h's queue as lease elements,
+-- appended to `into` (and h to `hosts`); returns how many.
+local function dequeue(h, want, into, hosts)
+  local key, got = qkey(h), 0
+  while got < want do
+    local b = redis.call('LINDEX', key, 0)
+    if not b then break end
+    local base, start = batch_base(key, b)
+    local pos = start
+    while pos <= #b and got < want do
+      local shared, rest, plen
+      shared, pos = read_varint(b, pos)
+      rest, pos = read_varint(b, pos)
+      local u = string.sub(base, 1, shared) .. string.sub(b, pos, pos + rest - 1)
+      pos = pos + rest
+      plen, pos = read_varint(b, pos)
+      if plen > 0 then u = u .. '\0' .. string.sub(b, pos, pos + plen - 1) end
+      pos = pos + plen
+      got = got + 1
+      into[#into + 1] = u
+      hosts[#hosts + 1] = h
+    end
+    if pos > #b then
+      redis.call('LPOP', key)
+    else
+      redis.call('LSET', key, 0, string.sub(b, 1, start - 1) .. string.sub(b, pos))
+    end
+  end
+  if got > 0 then redis.call('DECRBY', K_queued, got) end
+  return got
 end
 -- New URLs gathered per host (hosts in the order they first came), then
 -- enqueued in one RPUSH per host and 1000 URLs.
@@ -276,16 +401,7 @@ for _, h in ipairs(held_now) do
   end
 end
 local out, out_hosts = {}, {}
-local function take(h)
-  local got = redis.call('LPOP', qkey(h), want - #out)
-  if not got then return 0 end
-  redis.call('DECRBY', K_queued, #got)
-  for _, u in ipairs(got) do
-    out[#out + 1] = u
-    out_hosts[#out_hosts + 1] = h
-  end
-  return #got
-end
+local function take(h) return dequeue(h, want - #out, out, out_hosts) end
 if want > 0 then
   take('')
   for _, h in ipairs(mine) do

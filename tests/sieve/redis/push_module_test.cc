@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "redis_fixture/redis_server.h"
+#include "sieve/redis/queued_urls.h"
 #include "sieve/redis_sieve.h"
 #include "url_origin.h"
 
@@ -79,9 +79,8 @@ class PushModuleTest : public testing::Test {
   }
 
   std::string Get(const std::string& key) const { return redis_.Command({"GET", key}); }
-  std::string List(const std::string& key) const {
-    return redis_.Command({"LRANGE", key, "0", "-1"});
-  }
+  // The list's elements, bytes as stored (v4 batches): compared between paths.
+  std::vector<std::string> List(const std::string& key) const { return redis_.ListElements(key); }
 
   sieve_test::RedisServer redis_{/*with_module=*/true};
 };
@@ -147,8 +146,9 @@ TEST_F(PushModuleTest, BothPathsWriteTheSameBitsQueuesAndReadyHosts) {
     EXPECT_EQ(Get(lua_name + ":queued"), Get(mod_name + ":queued"));
     EXPECT_EQ(Get(mod_name + ":queued"), std::to_string(accepted));
     EXPECT_EQ(List(lua_name + ":ready"), List(mod_name + ":ready"));
-    EXPECT_EQ(List(mod_name + ":ready").find("h1.example"), std::string::npos);
-    EXPECT_EQ(List(mod_name + ":ready").find("h2.example"), std::string::npos);
+    const std::string ready = redis_.Command({"LRANGE", mod_name + ":ready", "0", "-1"});
+    EXPECT_EQ(ready.find("h1.example"), std::string::npos);
+    EXPECT_EQ(ready.find("h2.example"), std::string::npos);
     EXPECT_EQ(redis_.Command({"ZRANGE", lua_name + ":cooling", "0", "-1", "WITHSCORES"}),
               redis_.Command({"ZRANGE", mod_name + ":cooling", "0", "-1", "WITHSCORES"}));
     EXPECT_EQ(redis_.Command({"ZSCORE", mod_name + ":cooling", "https://h2.example"}), cool_until);
@@ -203,8 +203,7 @@ TEST_F(PushModuleTest, ALuaClientAndAModuleClientEnqueueEachUrlOnceUnderConcurre
   b.join();
   // Each URL queued at most once, the queue is exactly what was reported
   // accepted, and only a few were lost to false positives (p far below 1%).
-  const std::vector<std::string> queued =
-      absl::StrSplit(redis_.Command({"LRANGE", "both:q:", "0", "-1"}), '\n');
+  const std::vector<std::string> queued = sieve_test::QueuedUrls(redis_, "both:q:");
   EXPECT_EQ(std::set<std::string>(queued.begin(), queued.end()).size(), queued.size());
   EXPECT_EQ(queued.size(), accepted.load());
   EXPECT_GE(accepted.load(), 3990u);
@@ -251,7 +250,7 @@ TEST_F(PushModuleTest, BadArgumentsAreErrorRepliesAndTheServerLives) {
   EXPECT_EQ(redis_.Command({"GETBIT", "x:bits:0", "9"}), "1");
   EXPECT_EQ(redis_.Command({"STRLEN", "x:bits:0"}), "2");
   EXPECT_EQ(redis_.Command({"CRAWLSIEVE.PUSH", "x:", "1", Probe(0, 9), "https://a/", ""}), "0");
-  EXPECT_EQ(redis_.Command({"LRANGE", "x:q:", "0", "-1"}), "https://a/");
+  EXPECT_EQ(sieve_test::QueuedUrls(redis_, "x:q:"), std::vector<std::string>{"https://a/"});
   EXPECT_EQ(redis_.Command({"CRAWLSIEVE.PUSH", "x:", "1", ""}), "");  // no URLs: nothing to do
 }
 

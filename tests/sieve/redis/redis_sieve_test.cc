@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "bloom/filter.h"
 #include "gtest/gtest.h"
 #include "redis_fixture/redis_server.h"
+#include "sieve/redis/queued_urls.h"
 
 namespace sieve {
 namespace {
@@ -77,8 +77,7 @@ TEST_P(RedisSieveTest, TwoClientsEnqueueEachUrlExactlyOnceUnderConcurrency) {
   // Every URL queued at most once, and the queue holds exactly what the
   // pushes reported as accepted; the filter lost at most a few to false
   // positives (p = 1% sized for 1e5: far below 1% at 4000).
-  const std::vector<std::string> queued =
-      absl::StrSplit(redis_.Command({"LRANGE", "shared:q:", "0", "-1"}), '\n');
+  const std::vector<std::string> queued = sieve_test::QueuedUrls(redis_, "shared:q:");
   std::set<std::string> distinct(queued.begin(), queued.end());
   EXPECT_EQ(distinct.size(), queued.size());
   EXPECT_EQ(queued.size(), accepted.load());
@@ -260,12 +259,24 @@ TEST_P(RedisSieveTest, AUrlWithANulByteIsRefused) {
 
 TEST_P(RedisSieveTest, AFrontierOfAnOlderBuildIsRefusedNotMisread) {
   RedisSieveOptions options = redis_.Options("old-build");
-  redis_.Command({"SET", "old-build:meta",
-                  "v2 hash=1 seed=1 layout=blocked m=95850496 k=6 shard_bits=4294967296"});
-  absl::StatusOr<std::unique_ptr<RedisSieve>> refused = RedisSieve::Connect(options);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(refused.status().message().find("older build"), std::string::npos) << refused.status();
+  // v2: before payloads; v3: one list element per URL (before packed batches).
+  for (const char* version : {"v2", "v3"}) {
+    SCOPED_TRACE(version);
+    redis_.Command({"SET", "old-build:meta",
+                    absl::StrCat(version,
+                                 " hash=1 seed=1 layout=blocked m=95850496 k=6 "
+                                 "shard_bits=4294967296")});
+    absl::StatusOr<std::unique_ptr<RedisSieve>> refused = RedisSieve::Connect(options);
+    ASSERT_FALSE(refused.ok());
+    // DataLoss: crawl's "bad state" (exit 2), as a checkpoint of another version.
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+    const std::string message(refused.status().message());
+    EXPECT_NE(message.find("older build"), std::string::npos) << message;
+    EXPECT_NE(message.find("key old-build:meta says format " + std::string(version)),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("writes v4"), std::string::npos) << message;
+  }
 }
 
 TEST_P(RedisSieveTest, AClosingClientGivesItsLeasesBackAtOnce) {
