@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "redis_fixture/redis_cluster.h"
 #include "redis_fixture/redis_server.h"
+#include "sieve/redis/queued_urls.h"
 #include "sieve/redis_sieve.h"
 // The routing and the scripts are internal to sieve::redis; their contracts
 // are pinned here, where a cluster is at hand.
@@ -185,7 +186,8 @@ TEST_F(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
   std::vector<std::string> put = {"EVAL", enqueue, "1", "{t}:meta", "{t}:", "me", "7", "10"};
   EXPECT_EQ(redis.Command(put), "1");
   EXPECT_EQ(redis.Command(put), "0");  // the resend: not queued again
-  EXPECT_EQ(redis.Command({"LRANGE", "{t}:q:", "0", "-1"}), "https://a.example/");
+  EXPECT_EQ(sieve_test::QueuedUrls(redis, "{t}:q:"),
+            std::vector<std::string>{"https://a.example/"});
   EXPECT_EQ(redis.Command({"GET", "{t}:queued"}), "1");
   EXPECT_EQ(redis.Command({"EXISTS", "{t}:journal:me"}), "0");  // enqueued: no record left
   EXPECT_EQ(redis.Command({"ZCARD", "{t}:journals"}), "0");
