@@ -67,6 +67,7 @@ class FetchWorker {
   void Release(Transfer* transfer);
   void Deliver(FetchResult&& result);
   int PollTimeoutMs(const StopState& stop) const;
+  void WaitForActivity(const StopState& stop);
 
   const TransferContext context_;
   const Fetcher::Callback* const callback_;
@@ -74,6 +75,8 @@ class FetchWorker {
   const size_t slots_;
   CURLM* multi_ = nullptr;
   std::atomic<size_t> load_{0};
+  // True while the thread may be asleep in curl_multi_poll (WaitForActivity).
+  std::atomic<bool> polling_{false};
 
   std::mutex mu_;
   std::deque<FetchRequest> queue_ ABSL_GUARDED_BY(mu_);
