@@ -67,13 +67,24 @@ class FetchWorker {
   void Release(Transfer* transfer);
   void Deliver(FetchResult&& result);
   int PollTimeoutMs(const StopState& stop) const;
+  void WaitForActivity(const StopState& stop);
+  absl::Status WatchSockets();
+  void WakeUp();
+  static int OnSocket(CURL* easy, curl_socket_t socket, int what, void* self, void* socket_data);
+  static int OnTimer(CURLM* multi, long timeout_ms, void* self);
+  int TimerMs() const;  // until curl's timer is due, at most kMaxPollMs
+  void RunDueTimer();
 
   const TransferContext context_;
   const Fetcher::Callback* const callback_;
   FetchCounters* const counters_;
   const size_t slots_;
   CURLM* multi_ = nullptr;
+  int epoll_fd_ = -1;  // the sockets curl watches, and wake_fd_
+  int wake_fd_ = -1;   // eventfd: Enqueue and Stop wake the thread
   std::atomic<size_t> load_{0};
+  // True while the thread may be asleep in curl_multi_poll (WaitForActivity).
+  std::atomic<bool> polling_{false};
 
   std::mutex mu_;
   std::deque<FetchRequest> queue_ ABSL_GUARDED_BY(mu_);
@@ -83,6 +94,8 @@ class FetchWorker {
   std::vector<std::unique_ptr<Transfer>> pool_;  // every Transfer ever made
   std::vector<Transfer*> idle_;
   std::unordered_set<Transfer*> running_;
+  bool timer_set_ = false;  // curl's timer (OnTimer), run by RunDueTimer
+  Clock::time_point timer_due_;
 
   std::thread thread_;  // last: starts after everything above exists
 };

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "crawler/output.h"
 #include "nlohmann/json.hpp"
+#include "output/rfc3339.h"
 
 namespace crawler {
 namespace {
@@ -22,9 +23,7 @@ nlohmann::json NullIfEmpty(const std::string& s) {
   return s;
 }
 
-std::string Rfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
-}
+std::string Rfc3339(absl::Time t) { return output_internal::Rfc3339Millis(t); }
 
 // Printable ASCII without '"' and '\': a JSON string's bytes as they are.
 bool NeedsNoEscape(const std::string& s) {

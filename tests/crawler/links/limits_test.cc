@@ -104,6 +104,25 @@ TEST(LimitsTest, TheNestingCutIsExactAroundTheLessThanCount) {
   }
 }
 
+// The count keeps one counter per byte position of a 16-byte step: a start
+// tag every 16 bytes puts all of them in one counter, up to its 255 per block.
+TEST(LimitsTest, TheNestingCutIsExactWithOneStartTagEverySixteenBytes) {
+  for (const size_t pad : {0, 9}) {
+    for (const int n : {254, 255, 256, 600}) {
+      LinkOptions options;
+      options.max_nesting_depth = static_cast<size_t>(n);
+      std::string html = std::string(pad, ' ');
+      for (int i = 0; i < n; ++i) html += "<div>           ";  // 16 bytes
+      const PageLinks at_limit = ExtractLinks(html + "x", "text/html", LimitsPageUrl(), options);
+      EXPECT_FALSE(at_limit.truncated) << n << " pad " << pad;
+      const PageLinks past =
+          ExtractLinks(html + "<div>           x", "text/html", LimitsPageUrl(), options);
+      EXPECT_TRUE(past.truncated) << n << " pad " << pad;
+      EXPECT_EQ(past.parsed_bytes, html.size()) << n << " pad " << pad;
+    }
+  }
+}
+
 TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
   LinkOptions shallow;
   shallow.max_nesting_depth = 3;
