@@ -1122,10 +1122,13 @@ class Scanner {
       case GUMBO_TAG_THEAD:
       case GUMBO_TAG_TR:
         return Next::kData;  // ignored (or attributes merged into <html>/<body>)
-      case GUMBO_TAG_FRAME:
-      case GUMBO_TAG_FRAMESET:
       case GUMBO_TAG_SVG:
         return OpenSvg(t);
+      // <frameset> in body may replace the body (frameset-ok), after which
+      // <a> and the rest are ignored; <frame> is rare: both to Gumbo.
+      // (crawler_links_diff found <frameset> taken for <svg>.)
+      case GUMBO_TAG_FRAME:
+      case GUMBO_TAG_FRAMESET:
       case GUMBO_TAG_SELECT:
       case GUMBO_TAG_MATH:
       case GUMBO_TAG_ISINDEX:

@@ -136,6 +136,11 @@ const std::vector<std::string>& FallbackPages() {
       // Found by crawler_links_diff: a valueless duplicate name stays in
       // Gumbo's buffer and prefixes the next name ("xhref").
       "<a x x href=/lost>x</a>",
+      // Found by crawler_links_diff: <frameset> in body was taken for <svg>.
+      "<p>x<frameset><frdy><a href=/f>a</a>",
+      "<body><frameset><a href=/gone>g</a><frame src=/fr>",
+      "<hts://ba$se.exam\nhttps://etex</hfraref=\"&ea/iframe><fraame.html\"></iframe>"
+      "<frameset><frdy><a href=\xff\xff\xff\"rell>",
   };
   return *pages;
 }
