@@ -71,8 +71,10 @@ struct ThreeHosts {
 TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
   sieve_test::RedisCluster cluster(3);
   ASSERT_TRUE(Started(cluster));
-  // 5 ms a page: the first process must not finish a host before the last starts.
-  ThreeHosts hosts = ThreeHosts::Start(120, 5);
+  // 20 ms a page (~1.2 s a host): the first process must not finish a host
+  // before the last has started and been counted live (at 5 ms, 3 of 12
+  // runs on a loaded machine left the last process no host).
+  ThreeHosts hosts = ThreeHosts::Start(120, 20);
   ASSERT_EQ(hosts.sites.size(), 3u);
   const std::vector<std::string>& seeds = hosts.seeds;
   const auto& sites = hosts.sites;
