@@ -6,10 +6,15 @@
 //
 //   redis-sieve-bench [--memory_urls=10000000] [--scale=1] [--batches=1,64,1024]
 //                     [--queue_urls=1000000] [--primaries=1,3,6] [--cluster_urls=400000]
+//                     [--cluster_paths=lua,module] [--cluster_reps=1]
 //
 // Then Redis memory per queued URL (host queues as crawl makes them, the
 // filter excluded) and the scale-out on a Redis Cluster of 1, 3 and 6
-// primaries on this machine, as URLs per CPU-second.
+// primaries on this machine, as URLs per CPU-second, with the cluster's
+// filter step through the Lua script and through the crawlsieve module's
+// CRAWLSIEVE.FILTER (the journal and the enqueue are Lua on both: the
+// module saves the filter step's Lua, a third to a half of a push's
+// script work).
 //
 // Theory: a push batch costs one round trip plus the server's work: the Lua
 // script's (a Lua string per argument, k BITFIELD probes per URL, ~5 us of
@@ -26,9 +31,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +59,11 @@ ABSL_FLAG(std::vector<std::string>, primaries, std::vector<std::string>({"1", "3
           "cluster sizes of the scale-out table (empty: skip)");
 ABSL_FLAG(uint64_t, cluster_urls, 400'000, "URLs pushed then popped per scale-out row");
 ABSL_FLAG(int, cluster_procs, 2, "client processes of the scale-out rows");
+ABSL_FLAG(std::vector<std::string>, cluster_paths, std::vector<std::string>({"lua", "module"}),
+          "filter step paths of the scale-out rows: lua (every node without the crawlsieve "
+          "module), module (every node with it: CRAWLSIEVE.FILTER)");
+ABSL_FLAG(int, cluster_reps, 1,
+          "runs per scale-out row, the paths interleaved; with more than one, the medians too");
 ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64", "1024"}),
           "batch sizes of the throughput runs");
 
@@ -305,21 +317,28 @@ struct ClusterPushWork {
   std::vector<std::string> nodes;
   uint64_t per_proc;
   uint64_t expected;
+  std::string name;
+  PushPath path;
   sieve::RedisSieveOptions Base() const {
     sieve::RedisSieveOptions o;
     o.cluster_nodes = nodes;
-    o.name = "bench";
+    o.name = name;
     o.expected_count = expected;
     o.shard_bytes = 256 << 10;  // ~40 shards at the default size: spread over 6 primaries
     o.push_batch_size = 1024;
     o.pop_batch_size = 1024;
     o.done_batch_size = 1024;
+    o.use_push_module = path == PushPath::kModule;
     return o;
   }
   std::unique_ptr<sieve::RedisSieve> Prepare(int) const {
     auto s = sieve::RedisSieve::Connect(Base());
     if (!s.ok()) {
       std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
+      _exit(1);
+    }
+    if ((*s)->uses_push_module() != (path == PushPath::kModule)) {
+      std::fprintf(stderr, "the cluster's filter step is not on the %s path\n", Label(path));
       _exit(1);
     }
     return *std::move(s);
@@ -351,40 +370,95 @@ double ClusterCpuSeconds(sieve_test::RedisCluster& cluster) {
   return total;
 }
 
+// One scale-out run's figures.
+struct ScaleRow {
+  double pushes_per_s, push_cpu_s, pushes_per_cpu_s, pops_per_s, pop_cpu_s, pops_per_cpu_s,
+      cores_busy;
+};
+
+void PrintScaleRow(int primaries, PushPath path, const std::string& run, const ScaleRow& r) {
+  std::printf("| %d | %s | %s | %.0f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f |\n", primaries,
+              path == PushPath::kModule ? "module" : "Lua", run.c_str(), r.pushes_per_s,
+              r.push_cpu_s, r.pushes_per_cpu_s, r.pops_per_s, r.pop_cpu_s, r.pops_per_cpu_s,
+              r.cores_busy);
+  std::fflush(stdout);
+}
+
+// Pushes, then pops, per_proc URLs from each of `procs` processes on
+// `cluster`, frontier `name`; then empties the cluster.
+ScaleRow ScaleRun(sieve_test::RedisCluster& cluster, uint64_t per_proc, int procs,
+                  const std::string& name, PushPath path) {
+  const uint64_t total = per_proc * static_cast<uint64_t>(procs);
+  ClusterPushWork push{ClusterNodes(cluster), per_proc, total * 2, name, path};
+  double cpu0 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
+  const double push_s = InProcesses(procs, push);
+  double cpu1 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
+  const double pop_s = InProcesses(procs, ClusterPopWork{push});
+  double cpu2 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
+  for (size_t i = 0; i < cluster.size(); ++i) cluster.CommandOn(i, {"FLUSHALL"});
+  const double urls = static_cast<double>(total);
+  return {urls / push_s, cpu1 - cpu0,          urls / (cpu1 - cpu0),  urls / pop_s,
+          cpu2 - cpu1,   urls / (cpu2 - cpu1), (cpu1 - cpu0) / push_s};
+}
+
+// Each figure's median over the runs.
+ScaleRow MedianRow(const std::vector<ScaleRow>& rows) {
+  auto median = [&](double ScaleRow::*field) {
+    std::vector<double> v;
+    for (const ScaleRow& r : rows) v.push_back(r.*field);
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  return {median(&ScaleRow::pushes_per_s),     median(&ScaleRow::push_cpu_s),
+          median(&ScaleRow::pushes_per_cpu_s), median(&ScaleRow::pops_per_s),
+          median(&ScaleRow::pop_cpu_s),        median(&ScaleRow::pops_per_cpu_s),
+          median(&ScaleRow::cores_busy)};
+}
+
 // Pushes, then pops, `total` URLs from `procs` processes on clusters of 1,
-// 3 and 6 primaries, all on this machine. Per-core efficiency: URLs per
-// CPU-second of everything that ran (the clients and every redis-server),
-// so a cluster that only adds processes competing for the same 2 cores
-// shows as less efficient, not as slower by chance.
+// 3 and 6 primaries, all on this machine, per filter step path (a cluster
+// of each, started together; the paths' runs interleaved). Per-core
+// efficiency: URLs per CPU-second of everything that ran (the clients and
+// every redis-server), so a cluster that only adds processes competing for
+// the same 2 cores shows as less efficient, not as slower by chance.
 void ScaleOutTable(uint64_t total, int procs) {
+  std::vector<PushPath> paths;
+  for (const std::string& p : absl::GetFlag(FLAGS_cluster_paths)) {
+    paths.push_back(p == "module" ? PushPath::kModule : PushPath::kLua);
+  }
+  const int reps = std::max(1, absl::GetFlag(FLAGS_cluster_reps));
   std::printf(
       "\n## Scale-out on a Redis Cluster (%llu URLs, %d client processes, batch 1024, "
-      "Lua pushes)\n\n",
+      "no host partitions)\n\n",
       static_cast<unsigned long long>(total), procs);
   std::printf(
-      "| primaries | pushes/s | push CPU s (clients+redis) | pushes per CPU-s | pops/s | pop "
-      "CPU s | pops per CPU-s | cores busy (push) |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| primaries | filter step | run | pushes/s | push CPU s (clients+redis) | pushes per "
+      "CPU-s | pops/s | pop CPU s | pops per CPU-s | cores busy (push) |\n");
+  std::printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);  // before the nodes fork
   for (const std::string& text : absl::GetFlag(FLAGS_primaries)) {
     const int primaries = std::stoi(text);
-    sieve_test::RedisCluster cluster(primaries);
-    if (absl::Status st = cluster.Start(); !st.ok()) {
-      std::fprintf(stderr, "%s\n", st.ToString().c_str());
-      return;
+    std::vector<std::unique_ptr<sieve_test::RedisCluster>> clusters;
+    for (PushPath path : paths) {
+      clusters.push_back(
+          std::make_unique<sieve_test::RedisCluster>(primaries, 0, path == PushPath::kModule));
+      if (absl::Status st = clusters.back()->Start(); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.ToString().c_str());
+        return;
+      }
     }
     const uint64_t per_proc = total / static_cast<uint64_t>(procs);
-    ClusterPushWork push{ClusterNodes(cluster), per_proc, total * 2};
-    double cpu0 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
-    const double push_s = InProcesses(procs, push);
-    double cpu1 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
-    const double pop_s = InProcesses(procs, ClusterPopWork{push});
-    double cpu2 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
-    const double urls = static_cast<double>(per_proc * procs);
-    std::printf("| %d | %.0f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f |\n", primaries,
-                urls / push_s, cpu1 - cpu0, urls / (cpu1 - cpu0), urls / pop_s, cpu2 - cpu1,
-                urls / (cpu2 - cpu1), (cpu1 - cpu0) / push_s);
-    std::fflush(stdout);
+    std::vector<std::vector<ScaleRow>> rows(paths.size());
+    for (int rep = 0; rep < reps; ++rep) {
+      for (size_t p = 0; p < paths.size(); ++p) {
+        rows[p].push_back(
+            ScaleRun(*clusters[p], per_proc, procs, absl::StrCat("bench", rep), paths[p]));
+        PrintScaleRow(primaries, paths[p], absl::StrCat(rep + 1), rows[p].back());
+      }
+    }
+    for (size_t p = 0; reps > 1 && p < paths.size(); ++p) {
+      PrintScaleRow(primaries, paths[p], "**median**", MedianRow(rows[p]));
+    }
   }
 }
 

@@ -5,7 +5,9 @@
 // process fetched some (three hosts, three processes: each holds at most
 // its fair share, one host, so the hosts go to different processes), all exit 0
 // when the shared queue is drained; a process SIGKILLed mid-crawl, or the
-// primary of the fleet's keys, loses nothing. The cluster
+// primary of the fleet's keys, loses nothing. The first two run on both
+// push paths: the cluster's nodes without the crawlsieve module (the
+// filter step by the Lua script) and with it (CRAWLSIEVE.FILTER). The cluster
 // (tests/redis_fixture/redis_cluster.h) listens on 127.0.0.1 only; a
 // missing redis-server or redis-cli is a failure, not a skip.
 #include <signal.h>
@@ -68,8 +70,41 @@ struct ThreeHosts {
   }
 };
 
-TEST(RedisClusterFleetTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
-  sieve_test::RedisCluster cluster(3);
+// Calls of the module's filter step served by the cluster's nodes.
+long long ModuleFilterCalls(const sieve_test::RedisCluster& cluster) {
+  long long calls = 0;
+  const std::string key = "cmdstat_crawlsieve.filter:calls=";
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    const std::string stats = cluster.CommandOn(i, {"INFO", "commandstats"});
+    const size_t at = stats.find(key);
+    if (at != std::string::npos) calls += std::atoll(stats.c_str() + at + key.size());
+  }
+  return calls;
+}
+
+// The parameter: every node has the crawlsieve module; each test checks at
+// the end which path the filter steps took.
+class RedisClusterFleetPathTest : public testing::TestWithParam<bool> {
+ protected:
+  void TearDown() override {
+    if (GetParam()) {
+      EXPECT_GT(ModuleFilterCalls(cluster_), 0) << "the module took no filter step";
+    } else {
+      EXPECT_EQ(ModuleFilterCalls(cluster_), 0);
+    }
+  }
+  sieve_test::RedisCluster cluster_{3, 0, GetParam()};
+};
+
+std::string ClusterPushPathName(const testing::TestParamInfo<bool>& info) {
+  return info.param ? "Module" : "Lua";
+}
+
+INSTANTIATE_TEST_SUITE_P(PushPaths, RedisClusterFleetPathTest, testing::Bool(),
+                         ClusterPushPathName);
+
+TEST_P(RedisClusterFleetPathTest, ThreeProcessesCrawlThreeHostsOnceInTotal) {
+  sieve_test::RedisCluster& cluster = cluster_;
   ASSERT_TRUE(Started(cluster));
   // 20 ms a page (~1.2 s a host): the first process must not finish a host
   // before the last has started and been counted live (at 5 ms, 3 of 12
@@ -201,8 +236,8 @@ TEST(RedisClusterFleetTest, APrimaryDiesMidCrawlAndTheCrawlCompletes) {
 // lease. Every page of the three hosts is fetched (twice at most: the
 // killed one's leased pages) and has a record in one of the pages.jsonl
 // files; the survivors exit 0 with the queue drained.
-TEST(RedisClusterFleetTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites) {
-  sieve_test::RedisCluster cluster(3);
+TEST_P(RedisClusterFleetPathTest, ASigkilledProcessLosesNothingTheOthersFinishTheSites) {
+  sieve_test::RedisCluster& cluster = cluster_;
   ASSERT_TRUE(Started(cluster));
   ThreeHosts hosts = ThreeHosts::Start(120, 20);
   ASSERT_EQ(hosts.sites.size(), 3u);

@@ -6,7 +6,10 @@
 // MEET and ADDSLOTSRANGE). Start returns once every node says
 // cluster_state:ok and every replica receives its primary's stream. A
 // missing redis-server or redis-cli is a failure (Start returns it), never
-// a skip. Killed by the destructor.
+// a skip. Killed by the destructor. With `with_module`, every node loads
+// the crawlsieve module (RedisServer(true)), so RedisSieve's filter step
+// goes through CRAWLSIEVE.FILTER; except node `node_without_module` (>= 0):
+// a cluster where one node lacks it.
 //
 //   RedisCluster cluster(3);
 //   ASSERT_TRUE(cluster.Start().ok());
@@ -28,7 +31,8 @@ namespace sieve_test {
 
 class RedisCluster {
  public:
-  explicit RedisCluster(int primaries, int replicas = 0);
+  explicit RedisCluster(int primaries, int replicas = 0, bool with_module = false,
+                        int node_without_module = -1);
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
 

@@ -69,9 +69,13 @@
 // under the dead client's trip id (the shards it reached answer as they
 // answered it), so exactly the URLs it would have enqueued are enqueued
 // (docs/redis.md, "What a crash costs"). Pops, acks, leases and the page
-// budget are single scripts in {NAME}, as on one server. The crawlsieve
-// module is not used on a cluster (its command builds keys across slots):
-// pushes go through Lua.
+// budget are single scripts in {NAME}, as on one server. With
+// use_push_module and the crawlsieve module on every primary (asked at
+// Connect and after each re-read of the slot map), step (1) is the
+// module's CRAWLSIEVE.FILTER, one shard per call, with the script's keys,
+// records and answers; otherwise, or once a primary answers that it does
+// not know the command, the Lua script. The journal and step (2) are Lua
+// either way.
 // Resharding {NAME}'s slot while clients run is not supported (its keys
 // move one by one and a script could see half of them); filter shards
 // move safely (each is one key: ASK/MOVED are followed). A primary's
@@ -185,7 +189,9 @@ struct RedisSieveOptions {
   // Push through the crawlsieve Redis module's CRAWLSIEVE.PUSH when the
   // server has it loaded (checked once at Connect; README, "Crawling with
   // several machines"): the same bits and queues as the Lua push script,
-  // ~5x less Redis time per URL. False: always the Lua script.
+  // ~5x less Redis time per URL. On a cluster: the filter step through its
+  // CRAWLSIEVE.FILTER when every primary has it (checked at Connect and
+  // after each re-read of the slot map). False: always the Lua scripts.
   bool use_push_module = true;
   // URLs leased per pop round trip; the extra ones wait in this client.
   // Bigger: fewer round trips; smaller: fairer sharing between processes.
@@ -280,8 +286,9 @@ class RedisSieve final : public Sieve {
   uint64_t bit_count() const;
   uint32_t hash_count() const;
   // True if pushes go through the crawlsieve module (use_push_module and the
-  // server had it at Connect), false if through the Lua script (also after
-  // the server answered that the module's command is unknown: restarted
+  // server had it at Connect; on a cluster: every primary at the last
+  // re-read of the slot map), false if through the Lua script (also after
+  // a server answered that the module's command is unknown: restarted
   // without it, or MODULE UNLOAD).
   bool uses_push_module() const;
 

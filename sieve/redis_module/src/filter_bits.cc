@@ -46,17 +46,17 @@ const char* FilterBits::Open() {
   return nullptr;
 }
 
+unsigned char* WritableBits(RedisModuleKey* key, size_t bytes_needed) {
+  size_t length = api.ValueLength(key);
+  if (length < bytes_needed && api.StringTruncate(key, bytes_needed) != kOk) return nullptr;
+  auto* bytes = reinterpret_cast<unsigned char*>(api.StringDMA(key, &length, kWrite));
+  return length < bytes_needed ? nullptr : bytes;
+}
+
 const char* FilterBits::Grow(Shard& shard) {
-  size_t length = api.ValueLength(shard.key);
-  if (length < shard.bytes_needed) {
-    if (api.StringTruncate(shard.key, shard.bytes_needed) != kOk) {
-      return "ERR crawlsieve.push: cannot grow a NAME:bits:I string";
-    }
-  }
-  shard.bytes = reinterpret_cast<unsigned char*>(api.StringDMA(shard.key, &length, kWrite));
-  if (shard.bytes == nullptr || length < shard.bytes_needed) {
-    return "ERR crawlsieve.push: cannot write a NAME:bits:I string";
-  }
+  shard.bytes = WritableBits(shard.key, shard.bytes_needed);
+  if (shard.bytes == nullptr)
+    return "ERR crawlsieve.push: cannot grow or write a NAME:bits:I string";
   return nullptr;
 }
 
@@ -69,12 +69,7 @@ const char* FilterBits::TestAndSet(std::vector<bool>& fresh) {
     bool any_was_zero = false;
     for (size_t p = url * k_; p < (url + 1) * k_; ++p) {
       const uint32_t offset = crawlsieve_wire::ReadProbe(probes_, p).offset;
-      unsigned char& byte = shards_[shard_of_probe_[p]].bytes[offset / 8];
-      const auto mask = static_cast<unsigned char>(0x80u >> (offset % 8));
-      if ((byte & mask) == 0) {
-        any_was_zero = true;
-        byte = static_cast<unsigned char>(byte | mask);
-      }
+      if (TestAndSetBit(shards_[shard_of_probe_[p]].bytes, offset)) any_was_zero = true;
     }
     fresh[url] = any_was_zero;
   }

@@ -24,6 +24,21 @@
 
 namespace crawlsieve_module {
 
+// The memory of the string at `key` (opened for writing; a string or
+// empty), grown zero-filled to at least `bytes_needed` bytes as SETBIT
+// grows it; nullptr if Redis refused.
+unsigned char* WritableBits(RedisModuleKey* key, size_t bytes_needed);
+
+// Sets bit `offset` of `bytes` (bit 7 - offset % 8 of byte offset / 8, as
+// SETBIT numbers them); true iff it was 0.
+inline bool TestAndSetBit(unsigned char* bytes, uint32_t offset) {
+  unsigned char& byte = bytes[offset / 8];
+  const auto mask = static_cast<unsigned char>(0x80u >> (offset % 8));
+  if ((byte & mask) != 0) return false;
+  byte = static_cast<unsigned char>(byte | mask);
+  return true;
+}
+
 class FilterBits {
  public:
   // probes: n * k records (push_wire.h), length checked by the caller.

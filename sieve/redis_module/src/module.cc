@@ -5,6 +5,9 @@
 //   redis-server --loadmodule /usr/local/lib/crawl/crawlsieve.so
 // RedisSieve uses it when the server has it (COMMAND INFO at connect) and
 // the Lua script otherwise; both set the same bits and fill the same queues.
+// On a Redis Cluster, CRAWLSIEVE.FILTER (filter_command.h) takes the Lua
+// filter step's place, per shard, when every primary has the module.
+#include "filter_command.h"
 #include "module_api.h"
 #include "push_command.h"
 
@@ -27,6 +30,12 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // names from the prefix, so a frontier lives in one Redis, not a cluster.
   if (api.CreateCommand(ctx, "crawlsieve.push", crawlsieve_module::PushCommand, "write deny-oom", 0,
                         0, 0) != kOk) {
+    return kErr;
+  }
+  // Keys 1 and 2 (the shard and its trip record, one slot): a cluster
+  // routes and checks it as any keyed command.
+  if (api.CreateCommand(ctx, "crawlsieve.filter", crawlsieve_module::FilterCommand,
+                        "write deny-oom", 1, 2, 1) != kOk) {
     return kErr;
   }
   return kOk;

@@ -36,6 +36,8 @@ bool LoadModuleApi(RedisModuleCtx* ctx) {
          Fetch(get_api, "RedisModule_KeyType", a.KeyType) &&
          Fetch(get_api, "RedisModule_ValueLength", a.ValueLength) &&
          Fetch(get_api, "RedisModule_StringTruncate", a.StringTruncate) &&
+         Fetch(get_api, "RedisModule_StringSet", a.StringSet) &&
+         Fetch(get_api, "RedisModule_SetExpire", a.SetExpire) &&
          Fetch(get_api, "RedisModule_StringDMA", a.StringDMA) &&
          Fetch(get_api, "RedisModule_ListPush", a.ListPush) &&
          Fetch(get_api, "RedisModule_ListGet", a.ListGet) &&

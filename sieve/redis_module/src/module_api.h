@@ -67,6 +67,8 @@ struct ModuleApi {
   int (*KeyType)(RedisModuleKey* key);
   size_t (*ValueLength)(RedisModuleKey* key);
   int (*StringTruncate)(RedisModuleKey* key, size_t newlen);
+  int (*StringSet)(RedisModuleKey* key, RedisModuleString* str);
+  int (*SetExpire)(RedisModuleKey* key, long long expire_ms);
   char* (*StringDMA)(RedisModuleKey* key, size_t* len, int mode);
   int (*ListPush)(RedisModuleKey* key, int where, RedisModuleString* element);
   // Redis 7.0 and later (a v4 queue's tail batch is read and rewritten).

@@ -1,14 +1,18 @@
 // A push on a Redis Cluster: the journal, the filter step per shard, then
 // the enqueue (redis_sieve.h, "Redis Cluster"; scripts.cc, JOURNAL, FILTER
-// and ENQUEUE).
+// and ENQUEUE). The filter step goes through the crawlsieve module's
+// CRAWLSIEVE.FILTER when every primary has it (filter_command.h).
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "../log_emit.h"
 #include "absl/strings/str_cat.h"
+#include "filter_wire.h"
 #include "round_trips.h"
 
 namespace sieve::internal {
@@ -37,43 +41,108 @@ bool JournalTrip(State& s, absl::Span<const std::string_view> urls,
   return true;
 }
 
+// The filter step's call on one shard for the URLs `indices` (URL order):
+// CRAWLSIEVE.FILTER with the module (its offsets packed, filter_wire.h),
+// else the FILTER script; the same keys, trip, mode and answer. Empty (and
+// failed) if a URL's bits span two shards.
+RedisCommand ShardFilterCall(State& s, bool module, uint64_t shard, const std::string& owner,
+                             const std::string& trip, std::string_view mode,
+                             const std::vector<size_t>& indices,
+                             const std::vector<std::vector<uint64_t>>& positions)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  RedisCommand c;
+  if (module) {
+    c = {crawlsieve_wire::kFilterCommand,         s.keys.ShardKey(shard),
+         s.keys.ShardTripKey(shard, owner),       trip,
+         std::to_string(s.layout.hash_count()),   std::string(mode),
+         std::to_string(kTripRecordLife.count()), std::string()};
+    c.back().reserve(indices.size() * s.layout.hash_count() * crawlsieve_wire::kOffsetBytes);
+  } else {
+    c = {"EVALSHA",
+         s.filter_sha,
+         "2",
+         s.keys.ShardKey(shard),
+         s.keys.ShardTripKey(shard, owner),
+         trip,
+         std::to_string(s.layout.hash_count()),
+         std::string(mode),
+         std::to_string(kTripRecordLife.count())};
+  }
+  for (size_t i : indices) {
+    for (uint64_t p : positions[i]) {
+      if (s.layout.ShardOf(p) != shard) {  // Validate requires the blocked layout
+        Fail(s, absl::InternalError("cluster push: a URL's bits span two shards"));
+        return {};
+      }
+      const uint64_t offset = s.layout.OffsetInShard(p);
+      if (module) {
+        crawlsieve_wire::AppendU32(c.back(), static_cast<uint32_t>(offset));
+      } else {
+        c.push_back(std::to_string(offset));
+      }
+    }
+  }
+  return c;
+}
+
+// A reply says the module's command is unknown there: that primary was
+// restarted without the module (or MODULE UNLOAD), and the call did not run.
+bool ModuleUnknownThere(const std::vector<RedisReply>& replies) {
+  return std::any_of(replies.begin(), replies.end(), [](const RedisReply& r) {
+    return r->type == REDIS_REPLY_ERROR &&
+           std::string_view(r->str, r->len).find("unknown command") != std::string_view::npos;
+  });
+}
+
+// With use_push_module, after every re-read of the slot map (a failover or
+// a resharding may bring a primary without the module, or back with it):
+// the filter step uses CRAWLSIEVE.FILTER iff every primary knows it.
+void RefreshFilterPath(State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  const uint64_t epoch = s.connection->ServersEpoch();
+  if (!s.options.use_push_module || epoch == s.module_epoch) return;
+  s.module_epoch = epoch;
+  absl::StatusOr<bool> everywhere = s.connection->EveryServerKnows("crawlsieve.filter");
+  const bool module = everywhere.ok() && *everywhere;
+  if (module == s.push_module) return;
+  s.push_module = module;
+  Emit(s.options.log_sink, LogLevel::kInfo,
+       absl::StrCat("redis sieve '", s.options.name, "': the slot map changed; filter step by ",
+                    module ? "the crawlsieve module (every primary has it)" : "the Lua script"));
+}
+
 }  // namespace
 
 std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
                                              const std::string& trip, std::string_view mode,
                                              absl::Span<const std::string_view> urls) {
+  RefreshFilterPath(s);
   std::map<uint64_t, std::vector<size_t>> by_shard;  // URL indices, in order
   std::vector<std::vector<uint64_t>> positions(urls.size());
   for (size_t i = 0; i < urls.size(); ++i) {
     s.layout.Positions(bloom::HashKey(urls[i]), positions[i]);
     by_shard[s.layout.ShardOf(positions[i].front())].push_back(i);
   }
-  std::vector<RedisCommand> commands;
-  for (const auto& [shard, indices] : by_shard) {
-    RedisCommand c = {"EVALSHA",
-                      s.filter_sha,
-                      "2",
-                      s.keys.ShardKey(shard),
-                      s.keys.ShardTripKey(shard, owner),
-                      trip,
-                      std::to_string(s.layout.hash_count()),
-                      std::string(mode),
-                      std::to_string(kTripRecordLife.count())};
-    for (size_t i : indices) {
-      for (uint64_t p : positions[i]) {
-        if (s.layout.ShardOf(p) != shard) {  // Validate requires the blocked layout
-          Fail(s, absl::InternalError("cluster push: a URL's bits span two shards"));
-          return std::nullopt;
-        }
-        c.push_back(std::to_string(s.layout.OffsetInShard(p)));
-      }
+  absl::StatusOr<std::vector<RedisReply>> replies;
+  for (;;) {
+    std::vector<RedisCommand> commands;
+    for (const auto& [shard, indices] : by_shard) {
+      commands.push_back(
+          ShardFilterCall(s, s.push_module, shard, owner, trip, mode, indices, positions));
+      if (commands.back().empty()) return std::nullopt;
     }
-    commands.push_back(std::move(c));
-  }
-  absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
-  if (!replies.ok()) {
-    Fail(s, replies.status());
-    return std::nullopt;
+    replies = s.connection->Run(commands);
+    if (!replies.ok()) {
+      Fail(s, replies.status());
+      return std::nullopt;
+    }
+    if (!s.push_module || !ModuleUnknownThere(*replies)) break;
+    // The shards that ran it keep its answer in their trip records: the
+    // script's resend under the same trip id gets it back, the others run.
+    Emit(s.options.log_sink, LogLevel::kWarning,
+         absl::StrCat("redis sieve '", s.options.name,
+                      "': a primary no longer has the crawlsieve module; filter step by the "
+                      "Lua script"));
+    s.push_module = false;
   }
   std::string flags(urls.size(), '0');
   size_t c = 0;
@@ -81,8 +150,8 @@ std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
     absl::StatusOr<std::string> answer = ReplyString((*replies)[c++].get());
     if (answer.ok() && answer->empty() && mode != "run") return std::string();  // finished
     if (!answer.ok() || answer->size() != indices.size()) {
-      Fail(s, answer.ok() ? absl::InternalError("filter script: wrong reply length")
-                          : answer.status());
+      Fail(s,
+           answer.ok() ? absl::InternalError("filter step: wrong reply length") : answer.status());
       return std::nullopt;
     }
     for (size_t j = 0; j < indices.size(); ++j) flags[indices[j]] = (*answer)[j];

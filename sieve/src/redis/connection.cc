@@ -187,6 +187,17 @@ absl::StatusOr<std::vector<RedisReply>> RedisConnection::Run(
                                              retry_.max_attempts, " attempts: ", last.message()));
 }
 
+bool CommandInfoDescribes(const redisReply* reply) {
+  return reply->type == REDIS_REPLY_ARRAY && reply->elements == 1 &&
+         reply->element[0]->type == REDIS_REPLY_ARRAY;
+}
+
+absl::StatusOr<bool> RedisLink::EveryServerKnows(const std::string& command) {
+  absl::StatusOr<RedisReply> reply = Call({"COMMAND", "INFO", command});
+  if (!reply.ok()) return reply.status();
+  return CommandInfoDescribes(reply->get());
+}
+
 absl::StatusOr<RedisReply> RedisLink::Call(const RedisCommand& command) {
   absl::StatusOr<std::vector<RedisReply>> replies = Run({command});
   if (!replies.ok()) return replies.status();

@@ -47,6 +47,9 @@ absl::StatusOr<long long> ReplyInteger(const redisReply* reply);
 absl::StatusOr<std::string> ReplyString(const redisReply* reply);  // nil: ""
 bool ReplyIsNil(const redisReply* reply);
 absl::Status ReplyError(const redisReply* reply);  // OK unless an error reply
+// True if a reply to COMMAND INFO <one command> describes it (a server
+// answers [nil] for a command it does not know).
+bool CommandInfoDescribes(const redisReply* reply);
 
 class RedisLink {
  public:
@@ -63,6 +66,13 @@ class RedisLink {
       const std::vector<RedisCommand>& commands) = 0;
   // Run of one command, its error reply turned into a status.
   absl::StatusOr<RedisReply> Call(const RedisCommand& command);
+  // True if every server behind the link knows `command` (a module's, e.g.
+  // "crawlsieve.push"); one server: COMMAND INFO.
+  virtual absl::StatusOr<bool> EveryServerKnows(const std::string& command);
+  // Changes whenever the servers behind the link may have changed (a
+  // cluster re-read its slot map: a failover, a resharding), so a caller
+  // asks EveryServerKnows again; 0 for one server.
+  virtual uint64_t ServersEpoch() const { return 0; }
 };
 
 class RedisConnection final : public RedisLink {

@@ -90,20 +90,17 @@ absl::Status AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
       "(or choose another name)"));
 }
 
-// True if the server has the crawlsieve module's push command: COMMAND INFO
-// answers [nil] for a command it does not know. Its probes name shards in 32
-// bits: a filter of more shards (tiny shards, huge m) stays on Lua.
+// True if pushes should go through the crawlsieve module: one server has
+// its CRAWLSIEVE.PUSH, or every primary of a cluster its CRAWLSIEVE.FILTER
+// (the cluster's filter step; checked again after each re-read of the slot
+// map: cluster_push.cc). CRAWLSIEVE.PUSH's probes name shards in 32 bits: a
+// filter of more shards (tiny shards, huge m) stays on Lua.
 absl::StatusOr<bool> ShouldUsePushModule(internal::RedisLink& c, const RedisSieveOptions& options,
                                          const internal::FilterLayout& layout) {
-  if (!options.use_push_module || !options.cluster_nodes.empty() ||
-      layout.ShardCount() > (uint64_t{1} << 32)) {
-    return false;  // the module's command spans slots: not on a cluster
-  }
-  absl::StatusOr<internal::RedisReply> reply = c.Call({"COMMAND", "INFO", "crawlsieve.push"});
-  if (!reply.ok()) return reply.status();
-  const redisReply* r = reply->get();
-  return r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-         r->element[0]->type == REDIS_REPLY_ARRAY;
+  if (!options.use_push_module) return false;
+  if (!options.cluster_nodes.empty()) return c.EveryServerKnows("crawlsieve.filter");
+  if (layout.ShardCount() > (uint64_t{1} << 32)) return false;
+  return c.EveryServerKnows("crawlsieve.push");
 }
 
 absl::StatusOr<std::unique_ptr<internal::RedisLink>> OpenLink(const RedisSieveOptions& options) {
@@ -181,6 +178,7 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);
     state->push_module = *push_module;
+    state->module_epoch = c.ServersEpoch();
     state->last_round_trip = std::chrono::steady_clock::now();
     state->last_url_renewal = state->last_round_trip;
     // With host partitions: one empty pop now, so the fleet counts this

@@ -75,8 +75,12 @@ struct RedisSieve::State {
   std::unique_ptr<internal::RedisLink> connection ABSL_GUARDED_BY(mutex);
   // Pushes go through CRAWLSIEVE.PUSH (the server had the crawlsieve module
   // at Connect and options.use_push_module), else through the push script;
-  // cleared if the server answers that the command is unknown.
+  // cleared if the server answers that the command is unknown. On a
+  // cluster: the filter step goes through CRAWLSIEVE.FILTER, set again from
+  // every primary's answer when the link's ServersEpoch moved past
+  // module_epoch (a re-read slot map), cleared on "unknown command".
   bool push_module ABSL_GUARDED_BY(mutex) = false;
+  uint64_t module_epoch ABSL_GUARDED_BY(mutex) = 0;
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
   uint64_t producers ABSL_GUARDED_BY(mutex) = 0;  // this client's open producers

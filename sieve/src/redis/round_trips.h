@@ -50,7 +50,10 @@ inline constexpr std::chrono::milliseconds kTripRecordLife = std::chrono::hours(
 
 // A cluster push's filter step for `urls`, as client `owner`'s trip `trip`
 // (the caller's own: mode "run"; a dead client's journal: "replay" or
-// "all", scripts.cc FILTER). One character per URL, '1' new; "" if a
+// "all", scripts.cc FILTER), one call per shard: CRAWLSIEVE.FILTER if
+// s.push_module (asked again of every primary after a re-read of the slot
+// map; dropped, and the step resent through the script, if a primary does
+// not know it), else the FILTER script. One character per URL, '1' new; "" if a
 // replay finds that its client finished the trip itself; nullopt (and
 // failed) on error.
 std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,

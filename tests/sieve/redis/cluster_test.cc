@@ -2,8 +2,10 @@
 // server, the key layout (fleet keys in one slot, the filter spread), the
 // push's resend records, and the client riding out a slot migration
 // (ASK, then MOVED) and a primary's failover to its replica with nothing
-// lost or duplicated. The contract suite runs on a cluster too
-// (contract_test.cc, RedisCluster).
+// lost or duplicated; each on a cluster without and with the crawlsieve
+// module (the filter step by the Lua script or by CRAWLSIEVE.FILTER), and
+// the client's choice of path when a primary lacks the module. The
+// contract suite runs on a cluster too (contract_test.cc, RedisCluster*).
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "sieve/redis_sieve.h"
 // The routing and the scripts are internal to sieve::redis; their contracts
 // are pinned here, where a cluster is at hand.
+#include "../../../sieve/redis_module/src/filter_wire.h"
 #include "../../../sieve/src/redis/cluster/cluster_connection.h"
 #include "../../../sieve/src/redis/cluster/key_slot.h"
 #include "../../../sieve/src/redis/filter_layout.h"
@@ -98,22 +101,74 @@ TEST(ClusterUrlTest, ParsesNodesAndSpreadsTheFilter) {
   EXPECT_TRUE(single->cluster_nodes.empty());
 }
 
-class ClusterTest : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    cluster_ = new sieve_test::RedisCluster(3);
-    absl::Status started = cluster_->Start();
-    ASSERT_TRUE(started.ok()) << started;
+// Calls of command `name` served by all the cluster's nodes (INFO
+// commandstats), e.g. "crawlsieve.filter".
+long long CommandCalls(const sieve_test::RedisCluster& cluster, const std::string& name) {
+  long long calls = 0;
+  const std::string key = absl::StrCat("cmdstat_", name, ":calls=");
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    const std::string stats = cluster.CommandOn(i, {"INFO", "commandstats"});
+    const size_t at = stats.find(key);
+    if (at != std::string::npos) calls += std::atoll(stats.c_str() + at + key.size());
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  static sieve_test::RedisCluster* cluster_;
-};
-sieve_test::RedisCluster* ClusterTest::cluster_ = nullptr;
+  return calls;
+}
 
-TEST_F(ClusterTest, KeySlotAgreesWithTheServer) {
+// The filter step's path: the parameter is whether every node has the
+// crawlsieve module (CRAWLSIEVE.FILTER) or none (the Lua script).
+class ClusterTest : public testing::TestWithParam<bool> {
+ protected:
+  static void TearDownTestSuite() {
+    for (sieve_test::RedisCluster*& cluster : clusters_) {
+      delete cluster;
+      cluster = nullptr;
+    }
+  }
+  void SetUp() override {
+    sieve_test::RedisCluster*& cluster = clusters_[GetParam() ? 1 : 0];
+    if (cluster == nullptr) {
+      cluster = new sieve_test::RedisCluster(3, 0, GetParam());
+      absl::Status started = cluster->Start();
+      ASSERT_TRUE(started.ok()) << started;
+    }
+    cluster_ = cluster;
+  }
+  // How many filter step calls went through the module, on all nodes.
+  long long ModuleFilterCalls() const { return CommandCalls(*cluster_, "crawlsieve.filter"); }
+
+  static sieve_test::RedisCluster* clusters_[2];
+  sieve_test::RedisCluster* cluster_ = nullptr;
+};
+sieve_test::RedisCluster* ClusterTest::clusters_[2] = {nullptr, nullptr};
+
+std::string PushPathName(const testing::TestParamInfo<bool>& info) {
+  return info.param ? "Module" : "Lua";
+}
+
+// Little-endian u32 offsets, as filter_wire.h packs them.
+std::string PackedOffsets(const std::vector<uint64_t>& offsets) {
+  std::string out;
+  for (uint64_t offset : offsets) crawlsieve_wire::AppendU32(out, static_cast<uint32_t>(offset));
+  return out;
+}
+
+// One filter step call on shard key `shard`, for client `owner`'s trip:
+// CRAWLSIEVE.FILTER (module) or the FILTER script, with the same meaning.
+std::vector<std::string> FilterCall(bool module, const std::string& shard, const std::string& owner,
+                                    const std::string& trip, const std::string& k,
+                                    const std::string& mode, const std::vector<uint64_t>& offsets) {
+  const std::string record = absl::StrCat(shard, ":trip:", owner);
+  if (module) {
+    return {crawlsieve_wire::kFilterCommand, shard, record, trip, k, mode, "3600000",
+            PackedOffsets(offsets)};
+  }
+  std::vector<std::string> call = {
+      "EVAL", internal::FilterScript(), "2", shard, record, trip, k, mode, "3600000"};
+  for (uint64_t offset : offsets) call.push_back(absl::StrCat(offset));
+  return call;
+}
+
+TEST_P(ClusterTest, KeySlotAgreesWithTheServer) {
   for (const char* key :
        {"123456789", "{crawl}:meta", "{crawl}:q:https://a.example:443", "{crawl:bits:7}",
         "{crawl:bits:7}:trip:h:1:ab", "foo{}{bar}", "foo{{bar}}zap", "", "{}", "}{"}) {
@@ -122,7 +177,7 @@ TEST_F(ClusterTest, KeySlotAgreesWithTheServer) {
   }
 }
 
-TEST_F(ClusterTest, ClassicLayoutIsRefused) {
+TEST_P(ClusterTest, ClassicLayoutIsRefused) {
   RedisSieveOptions options = cluster_->Options("classic");
   options.layout = bloom::Layout::kClassic;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
@@ -132,13 +187,19 @@ TEST_F(ClusterTest, ClassicLayoutIsRefused) {
 
 // The fleet's keys share one slot; the filter's shards spread over all
 // three primaries.
-TEST_F(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
+TEST_P(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
   RedisSieveOptions options = cluster_->Options("spread");
   options.expected_count = 100000;  // ~120 KB of filter in 4 KiB shards: ~29 keys
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
-  EXPECT_FALSE((*sieve)->uses_push_module());
+  EXPECT_EQ((*sieve)->uses_push_module(), GetParam());
+  const long long module_calls = ModuleFilterCalls();
   ASSERT_EQ(PushAll(**sieve, ClusterUrls("spread", 5000)), 5000u);
+  if (GetParam()) {
+    EXPECT_GT(ModuleFilterCalls(), module_calls + 3);  // at least one per primary
+  } else {
+    EXPECT_EQ(ModuleFilterCalls(), 0);
+  }
   int with_shards = 0;
   int with_queue = 0;
   for (size_t i = 0; i < cluster_->size(); ++i) {
@@ -159,24 +220,23 @@ TEST_F(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
 // step does not find its own bits set (which would lose the URLs), the
 // enqueue does not queue twice. A replay of an older trip than the record's
 // stops (its client finished it); mode 'all' answers every URL new.
-TEST_F(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
-  sieve_test::RedisServer redis;
+TEST_P(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
+  sieve_test::RedisServer redis(GetParam());
   ASSERT_TRUE(redis.Start().ok());
-  const std::string filter = internal::FilterScript();
   // Two URLs of k = 2: bits 1, 2 and 3, 4 of the shard.
-  std::vector<std::string> call = {"EVAL", filter, "2",   "{t:bits:0}", "{t:bits:0}:trip:me",
-                                   "1",    "2",    "run", "3600000",    "1",
-                                   "2",    "3",    "4"};
-  EXPECT_EQ(redis.Command(call), "11");
-  EXPECT_EQ(redis.Command(call), "11");  // the resend: same answer
-  call[5] = "2";
-  EXPECT_EQ(redis.Command(call), "00");  // a new trip: the bits are set
-  call[5] = "1";
-  call[7] = "replay";
-  EXPECT_EQ(redis.Command(call), "");  // trip 1 is behind the record's 2: finished
-  call[5] = "3";
-  call[7] = "all";
-  EXPECT_EQ(redis.Command(call), "11");  // record gone or older: all new, no loss
+  auto call = [&](const std::string& trip, const std::string& mode) {
+    return redis.Command(FilterCall(GetParam(), "{t:bits:0}", "me", trip, "2", mode, {1, 2, 3, 4}));
+  };
+  EXPECT_EQ(call("1", "run"), "11");
+  EXPECT_EQ(redis.Command({"GET", "{t:bits:0}"}), "x");  // bits 1-4 of byte 0: 0111 1000
+  EXPECT_EQ(redis.Command({"GET", "{t:bits:0}:trip:me"}), "1 11");
+  EXPECT_GT(std::atoll(redis.Command({"PTTL", "{t:bits:0}:trip:me"}).c_str()), 3500000);
+  EXPECT_EQ(call("1", "run"), "11");     // the resend: same answer
+  EXPECT_EQ(call("2", "run"), "00");     // a new trip: the bits are set
+  EXPECT_EQ(call("1", "replay"), "");    // trip 1 is behind the record's 2: finished
+  EXPECT_EQ(call("2", "replay"), "00");  // a survivor replaying trip 2: its answer
+  EXPECT_EQ(call("3", "all"), "11");     // record gone or older: all new, no loss
+  EXPECT_EQ(redis.Command({"GET", "{t:bits:0}:trip:me"}), "3 11");
   const std::vector<std::string> journal = {
       "EVAL",   internal::JournalScript(), "1", "{t}:meta",           "{t}:", "me", "7",
       "600000", "https://a.example/",      "",  "https://b.example/", ""};
@@ -194,14 +254,14 @@ TEST_F(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
 }
 
 // A client dies between the steps of a push (emulated: its journal and
-// half of its filter step run by hand, through the real scripts, and
-// nothing after). Its URLs are marked seen in the shards it reached; a
+// half of its filter step run by hand, through the real scripts or the
+// module's command, and nothing after). Its URLs are marked seen in the shards it reached; a
 // survivor's pop claims its journal once its lease time is over, finishes
 // the filter step under the dead client's trip (the reached shards answer
 // from their records, the others are tested now) and enqueues the new
 // ones: every URL comes out once, with its payload, and the dead client's
 // own enqueue, had it come late, finds the trip done.
-TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
+TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   RedisSieveOptions options = cluster_->Options("dead");
   options.expected_count = 20000;
   options.lease_time = std::chrono::milliseconds(300);
@@ -223,26 +283,19 @@ TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   const std::string owner = "dead-host:1:00";
   internal::RedisCommand journal = {
       "EVAL", internal::JournalScript(), "1", "{dead}:meta", "{dead}:", owner, "1", "300"};
-  std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
+  std::map<uint64_t, std::vector<uint64_t>> offsets;  // by shard, in URL order
   for (const std::string& url : trip) {
     journal.push_back(internal::EncodeQueueElement(url, "payload:" + url));
     journal.push_back(options.host_key(url));
     std::vector<uint64_t> positions;
     layout->Positions(bloom::HashKey(url), positions);
-    const uint64_t shard = layout->ShardOf(positions.front());
-    internal::RedisCommand& c = filter_calls[shard];
-    if (c.empty()) {
-      c = {"EVAL",
-           internal::FilterScript(),
-           "2",
-           absl::StrCat("{dead:bits:", shard, "}"),
-           absl::StrCat("{dead:bits:", shard, "}:trip:", owner),
-           "1",
-           absl::StrCat(layout->hash_count()),
-           "run",
-           "3600000"};
-    }
-    for (uint64_t p : positions) c.push_back(absl::StrCat(layout->OffsetInShard(p)));
+    std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
+    for (uint64_t p : positions) shard_offsets.push_back(layout->OffsetInShard(p));
+  }
+  std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
+  for (const auto& [shard, shard_offsets] : offsets) {
+    filter_calls[shard] = FilterCall(GetParam(), absl::StrCat("{dead:bits:", shard, "}"), owner,
+                                     "1", absl::StrCat(layout->hash_count()), "run", shard_offsets);
   }
   ASSERT_TRUE((*dying)->Call(journal).ok());
   std::vector<internal::RedisCommand> half;
@@ -253,7 +306,11 @@ TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   ASSERT_LT(half.size(), filter_calls.size());
   absl::StatusOr<std::vector<internal::RedisReply>> filtered = (*dying)->Run(half);
   ASSERT_TRUE(filtered.ok()) << filtered.status();
+  for (const internal::RedisReply& reply : *filtered) {
+    ASSERT_EQ(reply->type, REDIS_REPLY_STRING) << reply->str;
+  }
   dying->reset();  // dead: no enqueue
+  const long long module_calls = ModuleFilterCalls();
 
   std::map<std::string, std::string> popped;  // URL -> payload
   while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
@@ -261,6 +318,9 @@ TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
     EXPECT_TRUE((*survivor)->MarkDone(entry->url));
   }
   EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
+  // The survivor's replay took the same path: every shard again.
+  EXPECT_EQ(ModuleFilterCalls() - module_calls,
+            GetParam() ? static_cast<long long>(filter_calls.size()) : 0);
   EXPECT_EQ(popped.size(), seen.size() + fresh.size());
   for (const std::string& url : seen) EXPECT_EQ(popped.count(url), 1u) << url;
   for (const std::string& url : fresh) {
@@ -281,7 +341,7 @@ TEST_F(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
 // client pushes: ASK while its keys are moving, MOVED after. Every URL is
 // queued once, no key is left behind on the old primary, and a connection
 // opened before the move learns the new owner.
-TEST_F(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
+TEST_P(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
   RedisSieveOptions options = cluster_->Options("mig");
   options.expected_count = 20000;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
@@ -347,7 +407,7 @@ TEST_F(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
 // the connections drop and the slot map is re-read, the client finds
 // {NAME}:meta gone and stops with DataLoss instead of crawling on with an
 // empty filter (which re-fetches the whole site).
-TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
+TEST_P(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
   RedisSieveOptions options = cluster_->Options("lost");
   options.retry.max_attempts = 3;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
@@ -367,9 +427,14 @@ TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
 
 // The primary holding the fleet's keys ({NAME}) dies; its replica takes
 // over (cluster-node-timeout 1 s), and the client's retries ride it out:
-// every URL pushed is popped once, before and after.
-TEST(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
-  sieve_test::RedisCluster cluster(3, 1);
+// every URL pushed is popped once, before and after. With the module on
+// every node, the replicas applied the replicated CRAWLSIEVE.FILTER calls
+// (the URLs pushed before answer seen) and the client keeps the module
+// after re-reading the slot map.
+class ClusterFailoverTest : public testing::TestWithParam<bool> {};
+
+TEST_P(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
+  sieve_test::RedisCluster cluster(3, 1, GetParam());
   ASSERT_TRUE(cluster.Start().ok());
   RedisSieveOptions options = cluster.Options("fo");
   options.expected_count = 20000;
@@ -397,12 +462,148 @@ TEST(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   EXPECT_EQ(PushAll(**sieve, after), 1000u);  // blocks through the failover
   EXPECT_EQ(PushAll(**sieve, before), 0u);
   ASSERT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_EQ((*sieve)->uses_push_module(), GetParam());
   EXPECT_NE(cluster.PrimaryOf(KeySlot("{fo}:meta")), primary);
   std::vector<std::string> rest = DrainAll(**sieve);
   popped.insert(popped.end(), rest.begin(), rest.end());
   std::vector<std::string> all = before;
   all.insert(all.end(), after.begin(), after.end());
   ExpectEachOnce(popped, all);
+  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+}
+
+INSTANTIATE_TEST_SUITE_P(PushPaths, ClusterTest, testing::Bool(), PushPathName);
+INSTANTIATE_TEST_SUITE_P(PushPaths, ClusterFailoverTest, testing::Bool(), PushPathName);
+
+// CRAWLSIEVE.FILTER itself, on the cluster whose nodes all have the module.
+class ClusterFilterCommandTest : public ClusterTest {};
+INSTANTIATE_TEST_SUITE_P(Module, ClusterFilterCommandTest, testing::Values(true), PushPathName);
+
+// Its two keys are declared (first 1, last 2): a node that does not serve
+// their slot answers MOVED, keys of two slots are CROSSSLOT, and the node
+// that serves them runs it.
+TEST_P(ClusterFilterCommandTest, IsRoutedByItsKeysLikeAnyKeyedCommand) {
+  const std::string shard = "{route:bits:5}";
+  const int owner = cluster_->PrimaryOf(KeySlot(shard));
+  ASSERT_GE(owner, 0);
+  const int other = (owner + 1) % 3;
+  const std::vector<std::string> call = FilterCall(true, shard, "me", "1", "1", "run", {7});
+  EXPECT_EQ(cluster_->CommandOn(other, call).rfind("MOVED ", 0), 0u)
+      << cluster_->CommandOn(other, call);
+  std::vector<std::string> cross = call;
+  cross[2] = "{route:bits:6}:trip:me";
+  EXPECT_EQ(cluster_->CommandOn(owner, cross).rfind("CROSSSLOT", 0), 0u)
+      << cluster_->CommandOn(owner, cross);
+  EXPECT_EQ(cluster_->CommandOn(owner, call), "1");
+  EXPECT_EQ(cluster_->CommandOn(owner, {"GETBIT", shard, "7"}), "1");
+  EXPECT_EQ(cluster_->CommandOn(owner, {"COMMAND", "GETKEYS", call[0], call[1], call[2], call[3],
+                                        call[4], call[5], call[6], call[7]}),
+            absl::StrCat(shard, "\n", shard, ":trip:me"));
+}
+
+// A trip record written by one path is read by the other: a Lua client's
+// resend (or a Lua survivor's replay) after a module run, and the reverse,
+// get the first answer; the bits are the same bytes.
+TEST_P(ClusterFilterCommandTest, TheScriptAndTheModuleShareTripRecordsAndBits) {
+  sieve_test::RedisServer redis(true);
+  ASSERT_TRUE(redis.Start().ok());
+  const std::vector<uint64_t> offsets = {3, 9, 9, 40};  // URL 2 shares bit 9
+  auto call = [&](bool module, const std::string& shard, const std::string& trip,
+                  const std::string& mode) {
+    return redis.Command(FilterCall(module, shard, "me", trip, "2", mode, offsets));
+  };
+  EXPECT_EQ(call(true, "{m:bits:0}", "1", "run"), "11");
+  EXPECT_EQ(call(false, "{m:bits:0}", "1", "run"), "11");  // from the module's record
+  EXPECT_EQ(call(false, "{m:bits:0}", "2", "run"), "00");
+  EXPECT_EQ(call(true, "{m:bits:0}", "2", "replay"), "00");  // from the script's record
+  EXPECT_EQ(call(true, "{m:bits:0}", "1", "replay"), "");    // behind: finished
+  EXPECT_EQ(call(false, "{l:bits:0}", "1", "run"), "11");
+  EXPECT_EQ(redis.Command({"GET", "{m:bits:0}"}), redis.Command({"GET", "{l:bits:0}"}));
+  EXPECT_EQ(redis.Command({"STRLEN", "{m:bits:0}"}), "6");  // bit 40 is in byte 5
+}
+
+// Bad arguments are error replies before anything is written; the server
+// lives.
+TEST_P(ClusterFilterCommandTest, BadArgumentsAreErrorRepliesAndNothingIsWritten) {
+  sieve_test::RedisServer redis(true);
+  ASSERT_TRUE(redis.Start().ok());
+  const std::string one = PackedOffsets({9});
+  auto expect_error = [&](std::vector<std::string> args, const std::string& what) {
+    args.insert(args.begin(), crawlsieve_wire::kFilterCommand);
+    const std::string reply = redis.Command(args);
+    EXPECT_TRUE(reply.rfind("ERR", 0) == 0 || reply.rfind("WRONGTYPE", 0) == 0)
+        << what << ": " << reply;
+  };
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "1", "run", "1000"}, "arity");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "x", "1", "run", "1000", one}, "trip id");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "-1", "1", "run", "1000", one}, "trip < 0");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "0", "run", "1000", one}, "k = 0");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "65", "run", "1000", one}, "k = 65");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "1", "walk", "1000", one}, "mode");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "1", "run", "0", one}, "life 0");
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "2", "run", "1000", one}, "offsets");
+  redis.Command({"RPUSH", "{b:bits:1}", "not a bitmap"});
+  expect_error({"{b:bits:1}", "{b:bits:1}:trip:me", "1", "1", "run", "1000", one}, "bits a list");
+  redis.Command({"RPUSH", "{b:bits:0}:trip:me", "not a record"});
+  expect_error({"{b:bits:0}", "{b:bits:0}:trip:me", "1", "1", "run", "1000", one}, "record list");
+  redis.Command({"SET", "{b:bits:2}:trip:me", "no-space"});
+  expect_error({"{b:bits:2}", "{b:bits:2}:trip:me", "1", "1", "run", "1000", one}, "bad record");
+  EXPECT_EQ(redis.Command({"EXISTS", "{b:bits:0}", "{b:bits:2}"}), "0");  // nothing written
+  EXPECT_EQ(redis.Command({"PING"}), "PONG");
+}
+
+// One primary of three lacks the module: the client pushes through the
+// Lua script (it never sends CRAWLSIEVE.FILTER), and every guarantee holds.
+TEST(ClusterModuleChoiceTest, APrimaryWithoutTheModuleKeepsTheFilterStepOnLua) {
+  sieve_test::RedisCluster cluster(3, 0, /*with_module=*/true, /*node_without_module=*/2);
+  ASSERT_TRUE(cluster.Start().ok());
+  RedisSieveOptions options = cluster.Options("lacking");
+  options.expected_count = 20000;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_FALSE((*sieve)->uses_push_module());
+  const std::vector<std::string> urls = ClusterUrls("lacking", 3000);
+  EXPECT_EQ(PushAll(**sieve, urls), 3000u);
+  EXPECT_EQ(PushAll(**sieve, urls), 0u);
+  EXPECT_EQ(CommandCalls(cluster, "crawlsieve.filter"), 0);
+  ExpectEachOnce(DrainAll(**sieve), urls);
+  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+}
+
+// The module is unloaded from one primary mid-crawl: the next filter step
+// meets "unknown command" there and the client goes on through the Lua
+// script (the shards that ran the module's call answer the script's resend
+// from their trip records: nothing lost or doubled). Loaded again, it is
+// used again once the client re-reads the slot map (here: after every
+// node dropped its connections).
+TEST(ClusterModuleChoiceTest, AModuleUnloadedFromAPrimaryFallsBackAndReturnsAfterAReRead) {
+  sieve_test::RedisCluster cluster(3, 0, /*with_module=*/true);
+  ASSERT_TRUE(cluster.Start().ok());
+  RedisSieveOptions options = cluster.Options("unload");
+  options.expected_count = 20000;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  ASSERT_TRUE((*sieve)->uses_push_module());
+  const std::vector<std::string> a = ClusterUrls("a", 2000), b = ClusterUrls("b", 2000),
+                                 c = ClusterUrls("c", 2000);
+  EXPECT_EQ(PushAll(**sieve, a), 2000u);
+  ASSERT_EQ(cluster.CommandOn(1, {"MODULE", "UNLOAD", "crawlsieve"}), "OK");
+  EXPECT_EQ(PushAll(**sieve, b), 2000u);
+  EXPECT_FALSE((*sieve)->uses_push_module());
+  EXPECT_EQ(PushAll(**sieve, a) + PushAll(**sieve, b), 0u);
+
+  ASSERT_EQ(cluster.CommandOn(1, {"MODULE", "LOAD", CRAWL_REDIS_MODULE}), "OK");
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    cluster.CommandOn(i, {"CLIENT", "KILL", "TYPE", "normal"});
+  }
+  const long long module_calls = CommandCalls(cluster, "crawlsieve.filter");
+  EXPECT_EQ(PushAll(**sieve, c), 2000u);
+  EXPECT_TRUE((*sieve)->uses_push_module());
+  EXPECT_GT(CommandCalls(cluster, "crawlsieve.filter"), module_calls);
+  std::vector<std::string> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  all.insert(all.end(), c.begin(), c.end());
+  ExpectEachOnce(DrainAll(**sieve), all);
   EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
 }
 

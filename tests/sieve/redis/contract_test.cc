@@ -2,8 +2,10 @@
 // implementations: the in-memory Sieve and RedisSieve on a private
 // redis-server, the latter pushing through the Lua script and through the
 // crawlsieve module (a second server, started with it), and on a 3-primary
-// Redis Cluster (Lua pushes: the module is single-server only). Only what the contract promises of
-// every implementation is here; the in-memory specifics (spilling, checkpoints, overflow policy)
+// Redis Cluster, both with the filter step through the Lua script and
+// through the module's CRAWLSIEVE.FILTER (a second cluster, every node
+// with the module). Only what the contract promises of every
+// implementation is here; the in-memory specifics (spilling, checkpoints, overflow policy)
 // are in tests/sieve/, the Redis specifics in redis_sieve_test.cc.
 #include <chrono>
 #include <functional>
@@ -23,7 +25,7 @@
 namespace sieve {
 namespace {
 
-enum class Kind { kMemory, kRedis, kRedisModule, kRedisCluster };
+enum class Kind { kMemory, kRedis, kRedisModule, kRedisCluster, kRedisClusterModule };
 
 // One redis-server per push path for the whole suite, started on first use;
 // each test uses its own frontier name.
@@ -38,10 +40,11 @@ sieve_test::RedisServer*& SharedRedis(bool with_module) {
   return server;
 }
 
-sieve_test::RedisCluster*& SharedCluster() {
-  static sieve_test::RedisCluster* cluster = nullptr;
+sieve_test::RedisCluster*& SharedCluster(bool with_module) {
+  static sieve_test::RedisCluster* clusters[2] = {nullptr, nullptr};
+  sieve_test::RedisCluster*& cluster = clusters[with_module ? 1 : 0];
   if (cluster == nullptr) {
-    cluster = new sieve_test::RedisCluster(3);
+    cluster = new sieve_test::RedisCluster(3, 0, with_module);
     absl::Status started = cluster->Start();
     EXPECT_TRUE(started.ok()) << started;
   }
@@ -54,9 +57,9 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
     for (bool with_module : {false, true}) {
       delete SharedRedis(with_module);
       SharedRedis(with_module) = nullptr;
+      delete SharedCluster(with_module);
+      SharedCluster(with_module) = nullptr;
     }
-    delete SharedCluster();
-    SharedCluster() = nullptr;
   }
 
   std::unique_ptr<Sieve> Make(uint64_t expected = 10000) {
@@ -67,12 +70,14 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
       EXPECT_TRUE(sieve.ok()) << sieve.status();
       return sieve.ok() ? *std::move(sieve) : nullptr;
     }
-    const bool with_module = GetParam() == Kind::kRedisModule;
+    const bool with_module =
+        GetParam() == Kind::kRedisModule || GetParam() == Kind::kRedisClusterModule;
+    const bool cluster =
+        GetParam() == Kind::kRedisCluster || GetParam() == Kind::kRedisClusterModule;
     const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
     const std::string name = absl::StrCat(test->name(), ":", ++made_);
-    RedisSieveOptions options = GetParam() == Kind::kRedisCluster
-                                    ? SharedCluster()->Options(name)
-                                    : SharedRedis(with_module)->Options(name);
+    RedisSieveOptions options = cluster ? SharedCluster(with_module)->Options(name)
+                                        : SharedRedis(with_module)->Options(name);
     options.expected_count = expected;
     absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
     EXPECT_TRUE(sieve.ok()) << sieve.status();
@@ -302,7 +307,7 @@ TEST_P(SieveContractTest, StatsReportTheFilter) {
 
 INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
                          testing::Values(Kind::kMemory, Kind::kRedis, Kind::kRedisModule,
-                                         Kind::kRedisCluster),
+                                         Kind::kRedisCluster, Kind::kRedisClusterModule),
                          [](const testing::TestParamInfo<Kind>& info) {
                            switch (info.param) {
                              case Kind::kMemory:
@@ -313,6 +318,8 @@ INSTANTIATE_TEST_SUITE_P(Implementations, SieveContractTest,
                                return "RedisModule";
                              case Kind::kRedisCluster:
                                return "RedisCluster";
+                             case Kind::kRedisClusterModule:
+                               return "RedisClusterModule";
                            }
                            return "";
                          });

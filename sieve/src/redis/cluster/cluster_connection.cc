@@ -204,6 +204,21 @@ absl::StatusOr<std::string> ClusterConnection::Register(const std::string& sourc
   return sha;
 }
 
+absl::StatusOr<bool> ClusterConnection::EveryServerKnows(const std::string& command) {
+  if (addresses_.empty()) return false;
+  for (const std::string& address : addresses_) {
+    // Two tries: a connection the server dropped since its last use fails
+    // once, then opens again.
+    absl::StatusOr<RedisReply> reply = absl::UnavailableError("not asked");
+    for (int attempt = 0; attempt < 2 && !reply.ok(); ++attempt) {
+      absl::StatusOr<RedisConnection*> node = Node(address);
+      if (node.ok()) reply = (*node)->Call({"COMMAND", "INFO", command});
+    }
+    if (!reply.ok() || !CommandInfoDescribes(reply->get())) return false;
+  }
+  return true;
+}
+
 std::string ClusterConnection::PrimaryOf(int slot) const {
   const int16_t index = slot_owner_[slot];
   return index < 0 ? std::string() : addresses_[index];

@@ -22,7 +22,9 @@
 // tag (the server refuses a script that strays from its slot).
 //
 // Scripts (Register) are loaded on every primary, at once on those known
-// and when a new one is first reached.
+// and when a new one is first reached. EveryServerKnows asks every primary
+// of the map (the crawlsieve module must be on all of them to be used);
+// ServersEpoch is the count of map reads.
 //
 // RequireOnReconnect's key is read again after every re-read of the slot
 // map (a MOVED, a failed attempt): a replica promoted before it had synced
@@ -66,6 +68,10 @@ class ClusterConnection final : public RedisLink {
   void RequireOnReconnect(std::string key, std::string value) override;
   absl::StatusOr<std::string> Register(const std::string& source) override;
   absl::StatusOr<std::vector<RedisReply>> Run(const std::vector<RedisCommand>& commands) override;
+  // False if a primary of the current map does not know `command`, or
+  // cannot be asked now (unreachable: asked again after the next re-read).
+  absl::StatusOr<bool> EveryServerKnows(const std::string& command) override;
+  uint64_t ServersEpoch() const override { return map_reads_; }
 
   // "host:port" of the primary serving `slot` by the current map ("" if
   // none); for tests and benchmarks.
