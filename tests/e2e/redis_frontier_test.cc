@@ -37,6 +37,7 @@
 #include "e2e/crawl_child.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "redis_fixture/redis_cluster.h"
 #include "testsite/test_site.h"
 
 namespace e2e {
@@ -469,17 +470,17 @@ TEST(RedisFrontierTest, AFrontierOfAnOlderFormatIsRefusedWithExitTwo) {
   EXPECT_EQ(redis.Get("old:meta"), old_meta);
 }
 
-TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
-  LocalRedis redis;
-  ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start";
+// Three processes with --delay 200ms and --per-host 1 on one host, through
+// `frontier`; their --max-pages (4, 8, 20) make the host change hands twice.
+// Checks 1.-4. of the comment above.
+void ExpectThreeProcessesKeepTheDelay(const std::string& frontier, const std::string& tag) {
   testsite::SiteOptions site_options;
   site_options.pages = 12;
   site_options.latency_ms = 10;  // a window in which a second request would overlap
   absl::StatusOr<std::unique_ptr<testsite::TestSite>> site =
       testsite::TestSite::Start(site_options);
   ASSERT_TRUE(site.ok()) << site.status();
-  const std::string frontier = absl::StrCat("redis://127.0.0.1:", redis.port(), "/e2e-delay");
-  const std::string agent = "crawl-redis-delay/";
+  const std::string agent = absl::StrCat("crawl-", tag, "/");
   constexpr auto kDelay = std::chrono::milliseconds(200);
   constexpr auto kRedisClock = std::chrono::milliseconds(1);
   constexpr auto kHandOff = std::chrono::milliseconds(50);
@@ -489,7 +490,7 @@ TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
   for (int i = 0; i < 3; ++i) {
     processes.emplace_back([&, i] {
       crawls[i] =
-          RunCrawlBinary(absl::StrCat("redis-delay-", i), {(*site)->RootUrl()},
+          RunCrawlBinary(absl::StrCat(tag, "-", i), {(*site)->RootUrl()},
                          {"--frontier", frontier, "--delay", "200ms", "--per-host", "1",
                           "--max-pages", max_pages[i], "--user-agent", absl::StrCat(agent, i)});
     });
@@ -545,6 +546,22 @@ TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
   }
   std::printf("closest starts at the site: %.1f ms between processes, %.1f ms within one\n",
               Ms(closest_between), Ms(closest_within));
+}
+
+TEST(RedisFrontierTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
+  LocalRedis redis;
+  ASSERT_TRUE(redis.Start()) << "redis-server (from PATH) did not start";
+  ExpectThreeProcessesKeepTheDelay(absl::StrCat("redis://127.0.0.1:", redis.port(), "/e2e-delay"),
+                                   "redis-delay");
+}
+
+// The same on a 3-primary Redis Cluster: the host's lease, cooldown and URL
+// leases are the same scripts there, in the {NAME} slot.
+TEST(RedisClusterFleetTest, ThreeProcessesKeepTheDelayOfOneHostBetweenThem) {
+  sieve_test::RedisCluster cluster(3);
+  const absl::Status started = cluster.Start();
+  ASSERT_TRUE(started.ok()) << started;
+  ExpectThreeProcessesKeepTheDelay(cluster.FrontierUrl("e2e-delay"), "cluster-delay");
 }
 
 TEST(RedisFrontierTest, ASigkilledProcessLosesNothingTheOthersFinishTheSite) {
