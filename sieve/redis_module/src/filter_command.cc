@@ -132,7 +132,7 @@ int FilterCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   std::string flags;
   if (const char* failed = TestAndSetUrls(shard, args, flags)) {
-    return api.ReplyWithError(ctx, failed);  // nothing written: the growth failed
+    return api.ReplyWithError(ctx, failed);  // no bit set (at most zeros appended)
   }
   const std::string text = std::string(View(argv[3])) + " " + flags;
   if (api.StringSet(record, api.CreateString(ctx, text.data(), text.size())) != kOk ||
