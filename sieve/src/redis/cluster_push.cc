@@ -41,6 +41,26 @@ bool JournalTrip(State& s, absl::Span<const std::string_view> urls,
   return true;
 }
 
+// Step 0, then a wait until a replica of {NAME}'s primary has the record
+// (where it has one): a failover can then lose the enqueue (2) but not the
+// record, which a survivor replays. Without it, a trip made in the moment
+// before its primary died could be missing on the promoted replica, record
+// and enqueue both, while the filter shards elsewhere kept its bits: its
+// new URLs would be lost. If the primary could not be asked, the record is
+// written again (the link re-reads the map and finds the new primary).
+bool JournalReplicatedTrip(State& s, absl::Span<const std::string_view> urls,
+                           absl::Span<const std::string> elements, const std::string& trip) {
+  constexpr int kAttempts = 4;
+  absl::Status waited;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (!JournalTrip(s, urls, elements, trip)) return false;
+    waited = s.connection->AwaitReplica(s.keys.meta);
+    if (waited.ok()) return true;
+  }
+  Fail(s, waited);
+  return false;
+}
+
 // The filter step's call on one shard for the URLs `indices` (URL order):
 // CRAWLSIEVE.FILTER with the module (its offsets packed, filter_wire.h),
 // else the FILTER script; the same keys, trip, mode and answer. Empty (and
@@ -179,7 +199,7 @@ bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
     const size_t count = std::min(urls.size() - first, per_trip);
     const std::string trip = absl::StrCat(++s.push_trips);
     const absl::Span<const std::string_view> part = urls.subspan(first, count);
-    if (!JournalTrip(s, part, elements.subspan(first, count), trip)) return false;
+    if (!JournalReplicatedTrip(s, part, elements.subspan(first, count), trip)) return false;
     std::optional<std::string> flags = ClusterFilterStep(s, s.owner, trip, "run", part);
     if (!flags.has_value()) return false;
     if (!ClusterEnqueueStep(s, s.owner, trip, *flags)) return false;

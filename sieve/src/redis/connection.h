@@ -73,6 +73,13 @@ class RedisLink {
   // cluster re-read its slot map: a failover, a resharding), so a caller
   // asks EveryServerKnows again; 0 for one server.
   virtual uint64_t ServersEpoch() const { return 0; }
+  // Waits until a replica of the server holding `key` has every write this
+  // link made to that server (WAIT 1), bounded by a short timeout, where that
+  // server streams to a replica; OK at once otherwise (one server, no
+  // replica, or a replica that missed the timeout since the server was last
+  // asked). Unavailable if the server could not be asked (it may have died
+  // with writes it had not replicated: the caller writes them again).
+  virtual absl::Status AwaitReplica(const std::string& /*key*/) { return absl::OkStatus(); }
 };
 
 class RedisConnection final : public RedisLink {

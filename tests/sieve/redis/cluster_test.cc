@@ -214,6 +214,7 @@ TEST_P(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
   }
   EXPECT_EQ(with_shards, 3);
   EXPECT_EQ(with_queue, 1);
+  EXPECT_EQ(CommandCalls(*cluster_, "wait"), 0);  // no replica: a trip waits for none
 }
 
 // A trip resent after a lost reply gets the first run's answer: the filter
@@ -443,6 +444,9 @@ TEST_P(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   ASSERT_TRUE(sieve.ok()) << sieve.status();
   const std::vector<std::string> before = ClusterUrls("before", 3000);
   ASSERT_EQ(PushAll(**sieve, before), 3000u);
+  // Each trip's journal record waited for {fo}'s replica (WAIT), so a
+  // failover cannot lose a record whose bits the filter shards kept.
+  EXPECT_GE(CommandCalls(cluster, "wait"), 1);
   std::vector<std::string> popped;
   for (int i = 0; i < 1000; ++i) {
     std::optional<std::string> url = (*sieve)->TryPop();

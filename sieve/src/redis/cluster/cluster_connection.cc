@@ -17,6 +17,17 @@
 namespace sieve::internal {
 namespace {
 
+// "connected_slaves:N" of INFO replication; 0 if absent.
+long long ConnectedReplicas(absl::string_view info) {
+  constexpr absl::string_view kField = "connected_slaves:";
+  const size_t at = info.find(kField);
+  long long n = 0;
+  if (at == absl::string_view::npos) return 0;
+  const size_t end = info.find_first_of("\r\n", at);
+  const absl::string_view digits = info.substr(at + kField.size(), end - at - kField.size());
+  return absl::SimpleAtoi(digits, &n) ? n : 0;
+}
+
 // Redirections followed in one Run beyond its failed attempts: a slot moves
 // at most once or twice during a Run (MOVED, then ASK while it migrates).
 constexpr int kMaxRedirections = 16;
@@ -183,6 +194,7 @@ absl::Status ClusterConnection::ReadSlotMap() {
       continue;
     }
     addresses_ = std::move(addresses);
+    replicas_.clear();  // asked again: a failover changes who has replicas
     slot_owner_ = owner;
     return absl::OkStatus();
   }
@@ -217,6 +229,36 @@ absl::StatusOr<bool> ClusterConnection::EveryServerKnows(const std::string& comm
     if (!reply.ok() || !CommandInfoDescribes(reply->get())) return false;
   }
   return true;
+}
+
+absl::Status ClusterConnection::AwaitReplica(const std::string& key) {
+  // Replication on a LAN takes well under a millisecond; a replica that
+  // takes longer than this is late or gone, and is not waited for until the
+  // primary is asked again.
+  constexpr char kTimeoutMs[] = "250";
+  // The primary is asked how many replicas it streams to (the slot map a
+  // node gives lists them only once gossip has told it), at the first wait
+  // after each map read and every kAskEvery waits, so a replica attached
+  // later is waited for too.
+  constexpr uint32_t kAskEvery = 1024;
+  const std::string address = PrimaryOf(KeySlot(key));
+  absl::StatusOr<RedisConnection*> node = Node(address);
+  if (!node.ok()) return absl::UnavailableError(node.status().message());
+  ReplicaState& state = replicas_[address];
+  if (state.waits_until_ask == 0) {
+    absl::StatusOr<RedisReply> info = (*node)->Call({"INFO", "replication"});
+    if (!info.ok()) return absl::UnavailableError(info.status().message());
+    absl::StatusOr<std::string> text = ReplyString(info->get());
+    state.replicated = text.ok() && ConnectedReplicas(*text) > 0;
+    state.waits_until_ask = kAskEvery;
+  }
+  --state.waits_until_ask;
+  if (!state.replicated) return absl::OkStatus();
+  absl::StatusOr<RedisReply> reply = (*node)->Call({"WAIT", "1", kTimeoutMs});
+  if (!reply.ok()) return absl::UnavailableError(reply.status().message());
+  absl::StatusOr<long long> acked = ReplyInteger(reply->get());
+  if (!acked.ok() || *acked < 1) state.replicated = false;
+  return absl::OkStatus();
 }
 
 std::string ClusterConnection::PrimaryOf(int slot) const {

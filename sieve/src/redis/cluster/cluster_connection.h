@@ -72,6 +72,7 @@ class ClusterConnection final : public RedisLink {
   // cannot be asked now (unreachable: asked again after the next re-read).
   absl::StatusOr<bool> EveryServerKnows(const std::string& command) override;
   uint64_t ServersEpoch() const override { return map_reads_; }
+  absl::Status AwaitReplica(const std::string& key) override;
 
   // "host:port" of the primary serving `slot` by the current map ("" if
   // none); for tests and benchmarks.
@@ -101,6 +102,14 @@ class ClusterConnection final : public RedisLink {
   std::string required_key_;
   std::string required_value_;
   uint64_t map_reads_ = 0;
+  // AwaitReplica's knowledge of a primary's replicas, cleared at each map
+  // read: whether it has one that kept up, and how many waits until the
+  // primary is asked again.
+  struct ReplicaState {
+    bool replicated = false;
+    uint32_t waits_until_ask = 0;
+  };
+  std::map<std::string, ReplicaState> replicas_;  // by primary "host:port"
 };
 
 }  // namespace sieve::internal
