@@ -6,6 +6,7 @@
 // RedisSieve uses it when the server has it (COMMAND INFO at connect) and
 // the Lua script otherwise; both set the same bits and fill the same queues.
 #include "module_api.h"
+#include "pack_command.h"
 #include "push_command.h"
 
 namespace {
@@ -27,6 +28,13 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // names from the prefix, so a frontier lives in one Redis, not a cluster.
   if (api.CreateCommand(ctx, "crawlsieve.push", crawlsieve_module::PushCommand, "write deny-oom", 0,
                         0, 0) != kOk) {
+    return kErr;
+  }
+  // The batch codec for the Lua scripts (pack_command.h): pure, key-less.
+  if (api.CreateCommand(ctx, "crawlsieve.pack", crawlsieve_module::PackCommand, "", 0, 0, 0) !=
+          kOk ||
+      api.CreateCommand(ctx, "crawlsieve.unpack", crawlsieve_module::UnpackCommand, "", 0, 0, 0) !=
+          kOk) {
     return kErr;
   }
   return kOk;
