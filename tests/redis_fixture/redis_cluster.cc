@@ -52,12 +52,12 @@ int RunCli(const std::string& command, std::string& output) {
 
 }  // namespace
 
-RedisCluster::RedisCluster(int primaries, int replicas)
+RedisCluster::RedisCluster(int primaries, int replicas, bool with_module)
     : primaries_(primaries), replicas_(replicas) {
   const int count = primaries * (1 + replicas);
   for (int i = 0; i < count; ++i) {
     nodes_.push_back(std::make_unique<RedisServer>(
-        false,
+        with_module,
         std::vector<std::string>{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                  "--cluster-node-timeout", "1000", "--logfile", "redis.log"},
         ClusterPort()));

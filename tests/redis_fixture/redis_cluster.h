@@ -28,7 +28,8 @@ namespace sieve_test {
 
 class RedisCluster {
  public:
-  explicit RedisCluster(int primaries, int replicas = 0);
+  // with_module: every node loads the crawlsieve module (RedisServer's).
+  explicit RedisCluster(int primaries, int replicas = 0, bool with_module = false);
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
 

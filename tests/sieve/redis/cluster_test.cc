@@ -368,6 +368,35 @@ TEST_F(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
 // The primary holding the fleet's keys ({NAME}) dies; its replica takes
 // over (cluster-node-timeout 1 s), and the client's retries ride it out:
 // every URL pushed is popped once, before and after.
+// On a cluster whose nodes have the crawlsieve module, a new frontier is
+// packed (the {NAME} primary was asked, through a script in its slot): the
+// host queues hold deflated batches (byte 5), written and read through
+// CRAWLSIEVE.PACK/UNPACK from the cluster's scripts, and every URL comes
+// back once.
+TEST(ClusterPackedTest, AFrontierOnNodesWithTheModuleIsPackedAndDrains) {
+  sieve_test::RedisCluster cluster(3, 0, /*with_module=*/true);
+  absl::Status started = cluster.Start();
+  ASSERT_TRUE(started.ok()) << started;
+  RedisSieveOptions options = cluster.Options("packed");
+  options.host_key = HostOfUrl;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_TRUE((*sieve)->packs_queue_batches());
+  const std::vector<std::string> urls = ClusterUrls("packed-queue-of-a-cluster", 2000);
+  ASSERT_EQ(PushAll(**sieve, urls), urls.size());
+  const int primary = cluster.PrimaryOf(KeySlot("{packed}:meta"));
+  ASSERT_GE(primary, 0);
+  const std::string head = cluster.CommandOn(static_cast<size_t>(primary),
+                                             {"LINDEX", "{packed}:q:https://h0.example", "0"});
+  ASSERT_FALSE(head.empty());
+  EXPECT_EQ(head[0], 5) << "not a packed batch";
+  EXPECT_EQ(sieve_test::QueuedUrls(cluster.node(static_cast<size_t>(primary)),
+                                   "{packed}:q:https://h0.example")
+                .size(),
+            (urls.size() + 12) / 13);
+  ExpectEachOnce(DrainAll(**sieve), urls);
+}
+
 TEST(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   sieve_test::RedisCluster cluster(3, 1);
   ASSERT_TRUE(cluster.Start().ok());
