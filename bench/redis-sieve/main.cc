@@ -288,9 +288,10 @@ void QueueMemoryTable(RedisHarness& redis, uint64_t n) {
     const char* node;
   };
   for (const Row& row :
-       {Row{false, PushPath::kModule, "0", "-2"}, Row{false, PushPath::kModule, "1", "-2"},
-        Row{true, PushPath::kModule, "0", "-2"}, Row{true, PushPath::kLua, "0", "-2"},
-        Row{true, PushPath::kModule, "1", "-2"}, Row{true, PushPath::kModule, "0", "-1"}}) {
+       {Row{false, PushPath::kModule, "0", "-2"}, Row{false, PushPath::kLua, "0", "-2"},
+        Row{false, PushPath::kModule, "1", "-2"}, Row{true, PushPath::kModule, "0", "-2"},
+        Row{true, PushPath::kLua, "0", "-2"}, Row{true, PushPath::kModule, "1", "-2"},
+        Row{true, PushPath::kModule, "0", "-1"}}) {
     if (row.path == PushPath::kLua && !absl::GetFlag(FLAGS_queue_lua)) continue;
     const bool defaults = std::string(row.depth) == "0" && std::string(row.node) == "-2";
     if (!defaults && absl::GetFlag(FLAGS_queue_defaults_only)) continue;
