@@ -29,8 +29,8 @@
 //                  memory per queued URL at bench/sieve's URL mix;
 //                  sieve/redis_module/src/queue_batch.h), or on a frontier
 //                  of packed batches up to 4 KiB deflated by the crawlsieve
-//                  module (sieve/redis_module/src/batch_codec.h; docs/
-//                  redis.md has the figures).
+//                  module (~34 bytes per queued URL at that mix;
+//                  sieve/redis_module/src/batch_codec.h, docs/redis.md).
 //   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
 //   NAME:held:<client>  which hosts are leased to whom until when, and which
 //                  wait for a holder (host_key set).
