@@ -64,6 +64,13 @@ ABSL_FLAG(std::vector<std::string>, cluster_paths, std::vector<std::string>({"lu
           "module), module (every node with it: CRAWLSIEVE.FILTER)");
 ABSL_FLAG(int, cluster_reps, 1,
           "runs per scale-out row, the paths interleaved; with more than one, the medians too");
+ABSL_FLAG(bool, pack_queue_batches, true,
+          "throughput and scale-out runs on frontiers of packed batches (RedisSieveOptions); "
+          "the queue memory table shows both");
+ABSL_FLAG(bool, queue_lua, true,
+          "the memory-per-queued-URL table has a row pushed through the Lua script (slow at 4e6)");
+ABSL_FLAG(bool, queue_defaults_only, false,
+          "the memory-per-queued-URL table only at Redis's default list settings (quicker at 4e6)");
 ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64", "1024"}),
           "batch sizes of the throughput runs");
 
@@ -98,6 +105,7 @@ sieve::RedisSieveOptions Options(const RedisHarness& redis, size_t batch, uint64
                                  PushPath path = PushPath::kLua) {
   sieve::RedisSieveOptions o;
   o.use_push_module = path == PushPath::kModule;
+  o.pack_queue_batches = absl::GetFlag(FLAGS_pack_queue_batches);
   o.port = redis.port();
   o.name = "bench";
   o.expected_count = expected;
@@ -262,37 +270,61 @@ double ChildCpuSeconds() {
 
 // Redis memory per queued URL, the filter excluded: n URLs queued with
 // crawl's host partitions (one list per host), used_memory's delta less
-// the filter's keys (MEMORY USAGE), over n. With list-compress-depth 0
-// (Redis's default) and 1 (every quicklist node but a list's head and tail
-// LZF-compressed), at Redis's default node size (-2: 8 KiB), at -1 (4
-// KiB) and at 32 entries (more of a host's list in compressed nodes, each
-// compressing less): server settings, no client change. Theory (queue
-// format v4, sieve/redis_module/src/queue_batch.h): per URL its entry, the
-// URL less the bytes it shares with its batch's base (~50 of this mix's ~73)
-// plus three length bytes; per 2 KiB batch its base and a listpack entry;
-// per host a key, its quicklist and its NAME:ready entry (a few hundred
-// bytes, so the figure falls as hosts' queues grow).
+// the filter's keys (MEMORY USAGE), over n. Plain v4 batches and packed
+// ones (deflated by the crawlsieve module), pushed by the module and by the
+// Lua script (the same bytes: the figure differs only by the noise of
+// allocation); with list-compress-depth 0 (Redis's default) and 1 (every
+// quicklist node but a list's head and tail LZF-compressed), at Redis's
+// default node size (-2: 8 KiB) and at -1 (4 KiB): server settings, no
+// client change. Theory (queue format v4, sieve/redis_module/src/
+// queue_batch.h): per URL its entry, the URL less the bytes it shares with
+// its batch's base (~50 of this mix's ~73) plus three length bytes; per
+// 2 KiB batch its base and a listpack entry; per host a key, its quicklist
+// and its NAME:ready entry (a few hundred bytes, so the figure falls as
+// hosts' queues grow). Packed (batch_codec.h): 4 KiB batches deflated to
+// ~24 bytes a URL of content, the same per-host costs.
+constexpr uint64_t kPoppedForRate = 200'000;
+
 void QueueMemoryTable(RedisHarness& redis, uint64_t n) {
   std::printf("\n## Redis memory per queued URL at %llu URLs (host queues, filter excluded)\n\n",
               static_cast<unsigned long long>(n));
   std::printf(
-      "| list-compress-depth | list-max-listpack-size | used_memory delta | filter keys | queue "
-      "bytes/URL |\n");
-  std::printf("|---:|---:|---:|---:|---:|\n");
-  for (auto [depth, node] :
-       {std::pair{"0", "-2"}, std::pair{"1", "-2"}, std::pair{"1", "-1"}, std::pair{"1", "32"}}) {
+      "| batches | push | list-compress-depth | list-max-listpack-size | used_memory delta | "
+      "filter keys | queue bytes/URL | Redis us per push call | pops/s (first %llu) |\n",
+      static_cast<unsigned long long>(std::min<uint64_t>(n, kPoppedForRate)));
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  struct Row {
+    bool packed;
+    PushPath path;
+    const char* depth;
+    const char* node;
+  };
+  for (const Row& row :
+       {Row{false, PushPath::kModule, "0", "-2"}, Row{false, PushPath::kLua, "0", "-2"},
+        Row{false, PushPath::kModule, "1", "-2"}, Row{true, PushPath::kModule, "0", "-2"},
+        Row{true, PushPath::kLua, "0", "-2"}, Row{true, PushPath::kModule, "1", "-2"},
+        Row{true, PushPath::kModule, "0", "-1"}}) {
+    if (row.path == PushPath::kLua && !absl::GetFlag(FLAGS_queue_lua)) continue;
+    const bool defaults = std::string(row.depth) == "0" && std::string(row.node) == "-2";
+    if (!defaults && absl::GetFlag(FLAGS_queue_defaults_only)) continue;
+    const char* depth = row.depth;
+    const char* node = row.node;
     redis.Command({"FLUSHALL"});
     redis.Command({"CONFIG", "SET", "list-compress-depth", depth});
     redis.Command({"CONFIG", "SET", "list-max-listpack-size", node});
     const uint64_t base = redis.UsedMemory();
-    sieve::RedisSieveOptions o = Options(redis, 1024, n, PushPath::kModule);
+    sieve::RedisSieveOptions o = Options(redis, 1024, n, row.path);
+    o.pack_queue_batches = row.packed;
     o.host_key = BenchHostKey;
     auto s = sieve::RedisSieve::Connect(o);
     if (!s.ok()) {
       std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
       return;
     }
+    redis.Command({"CONFIG", "RESETSTAT"});
     PushRange(**s, 0, n, 1024);
+    const double push_us =
+        MicrosPerCall(redis, row.path == PushPath::kLua ? "evalsha" : "crawlsieve.push");
     const uint64_t queued = std::stoull(redis.Command({"GET", "bench:queued"}));
     uint64_t filter = 0;
     for (uint64_t shard = 0;; ++shard) {
@@ -302,9 +334,28 @@ void QueueMemoryTable(RedisHarness& redis, uint64_t n) {
       filter += std::stoull(bytes);
     }
     const uint64_t delta = redis.UsedMemory() - base;
-    std::printf("| %s | %s | %llu | %llu | %.1f |\n", depth, node,
+    if ((*s)->packs_queue_batches() != row.packed) {
+      std::fprintf(stderr, "the server's crawlsieve module was not found\n");
+      return;
+    }
+    // Pops of a crawl's shape (host leases, batches of 1024), timed over
+    // the first URLs: each host's head batch is unpacked once, its rest
+    // written back plain.
+    const uint64_t to_pop = std::min<uint64_t>(queued, kPoppedForRate);
+    const auto t0 = Clock::now();
+    uint64_t popped = 0;
+    while (popped < to_pop) {
+      std::optional<std::string> url = (*s)->TryPop();
+      if (!url) break;
+      (*s)->MarkDone(*url);
+      ++popped;
+    }
+    const double pop_s = Seconds(Clock::now() - t0);
+    std::printf("| %s | %s | %s | %s | %llu | %llu | %.1f | %.0f | %.0f |\n",
+                row.packed ? "packed (deflate)" : "v4", Label(row.path), depth, node,
                 static_cast<unsigned long long>(delta), static_cast<unsigned long long>(filter),
-                static_cast<double>(delta - filter) / static_cast<double>(queued));
+                static_cast<double>(delta - filter) / static_cast<double>(queued), push_us,
+                popped / pop_s);
     std::fflush(stdout);
     s->reset();
   }

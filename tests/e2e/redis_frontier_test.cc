@@ -470,6 +470,27 @@ TEST(RedisFrontierTest, AFrontierOfAnOlderFormatIsRefusedWithExitTwo) {
   EXPECT_EQ(redis.Get("old:meta"), old_meta);
 }
 
+// A frontier of packed host queues (created where the crawlsieve module
+// was loaded) on a server without the module is refused at start, naming
+// the key and the module, with exit 2; nothing is fetched or written.
+TEST(RedisFrontierTest, APackedFrontierOnAServerWithoutTheModuleIsRefusedWithExitTwo) {
+  LocalRedis redis(/*with_module=*/false);
+  ASSERT_TRUE(redis.Start());
+  const std::string meta =
+      "v4 hash=1 seed=1 layout=blocked m=95850496 k=6 shard_bits=1 queue=deflate";
+  redis.Set("packed:meta", meta);
+  BinaryCrawl crawl =
+      RunCrawlBinary("redis-packed-no-module", {"http://127.0.0.1:9/"},
+                     {"--frontier", absl::StrCat("redis://127.0.0.1:", redis.port(), "/packed")});
+  EXPECT_EQ(crawl.run.exit_code, 2) << crawl.run.err;
+  EXPECT_NE(crawl.run.err.find("key packed:meta says its host queues hold packed batches"),
+            std::string::npos)
+      << crawl.run.err;
+  EXPECT_NE(crawl.run.err.find("crawlsieve module"), std::string::npos) << crawl.run.err;
+  EXPECT_TRUE(crawl.pages.empty());
+  EXPECT_EQ(redis.Get("packed:meta"), meta);
+}
+
 // Three processes with --delay 200ms and --per-host 1 on one host, through
 // `frontier`; their --max-pages (4, 8, 20) make the host change hands twice.
 // Checks 1.-4. of the comment above.

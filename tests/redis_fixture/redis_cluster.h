@@ -31,6 +31,8 @@ namespace sieve_test {
 
 class RedisCluster {
  public:
+  // with_module: every node loads the crawlsieve module (RedisServer's),
+  // but node `node_without_module` (if >= 0).
   explicit RedisCluster(int primaries, int replicas = 0, bool with_module = false,
                         int node_without_module = -1);
   RedisCluster(const RedisCluster&) = delete;

@@ -14,7 +14,9 @@
 //
 // In Redis (NAME is options.name; sieve/src/redis/scripts.cc has the rest):
 //   NAME:meta      the filter's parameters, written once (SET NX); a client
-//                  whose options give other parameters is refused.
+//                  whose options give other parameters is refused. It ends
+//                  with " queue=deflate" if the frontier's batches are
+//                  packed (pack_queue_batches).
 //   NAME:bits:I    the filter's bits, shard I (shard_bytes each, <= 512 MiB,
 //                  the cap of one Redis string). A URL's bit positions are
 //                  bloom's (bloom/hash.h, bloom/params.h): XXH3-128 with the
@@ -25,7 +27,10 @@
 //                  URLs, at most 2 KiB (format v4, front-coded against the
 //                  batch's first URL's directory: ~58-65 bytes of Redis
 //                  memory per queued URL at bench/sieve's URL mix;
-//                  sieve/redis_module/src/queue_batch.h).
+//                  sieve/redis_module/src/queue_batch.h), or on a frontier
+//                  of packed batches up to 4 KiB deflated by the crawlsieve
+//                  module (~34 bytes per queued URL at that mix;
+//                  sieve/redis_module/src/batch_codec.h, docs/redis.md).
 //   NAME:ready, NAME:cooling, NAME:hostowners, NAME:hostleases,
 //   NAME:held:<client>  which hosts are leased to whom until when, and which
 //                  wait for a holder (host_key set).
@@ -193,6 +198,15 @@ struct RedisSieveOptions {
   // CRAWLSIEVE.FILTER when every primary has it (checked at Connect and
   // after each re-read of the slot map). False: always the Lua scripts.
   bool use_push_module = true;
+  // Create the frontier with packed host queues (each batch of URLs
+  // deflated by the crawlsieve module's CRAWLSIEVE.PACK: ~40% less Redis
+  // memory per queued URL, docs/redis.md) when the server has the module:
+  // on a cluster, the primary of NAME's slot. Fixed when the frontier is
+  // created (NAME:meta), whatever later clients say; a client connecting to
+  // a packed frontier on a server without the module is refused (DataLoss).
+  // False: a new frontier stores plain v4 batches (readable without the
+  // module).
+  bool pack_queue_batches = true;
   // URLs leased per pop round trip; the extra ones wait in this client.
   // Bigger: fewer round trips; smaller: fairer sharing between processes.
   size_t pop_batch_size = 16;
@@ -291,6 +305,9 @@ class RedisSieve final : public Sieve {
   // a server answered that the module's command is unknown: restarted
   // without it, or MODULE UNLOAD).
   bool uses_push_module() const;
+  // True if the frontier's host queues hold packed batches (NAME:meta, as
+  // whoever created it chose: pack_queue_batches).
+  bool packs_queue_batches() const;
 
   // The fleet's page budget (crawl's --max-pages across processes): takes
   // one page if fewer than `limit` were taken in total, counted in

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "batch_codec.h"
 #include "queue_batch.h"
 
 namespace crawlsieve_module {
@@ -14,8 +15,8 @@ constexpr char kQueueWrongType[] =
     "WRONGTYPE crawlsieve.push: a NAME:q:HOST key holds a value that is not a list";
 constexpr char kCallFailed[] = "ERR crawlsieve.push: a command on the host keys failed";
 constexpr char kNotABatch[] =
-    "ERR crawlsieve.push: a NAME:q:HOST list holds a queue element that is not of format v4: a "
-    "frontier written by another build; not read";
+    "ERR crawlsieve.push: a NAME:q:HOST list holds a queue element that is not of format v4 (nor "
+    "a packed v4 batch): a frontier written by another build; not read";
 
 // A lease element (URL, then NUL and the payload if any: queue_batch.h).
 void SplitLeaseElement(std::string_view element, std::string_view& url, std::string_view& payload) {
@@ -35,7 +36,24 @@ RedisModuleString* HostEnqueue::QueueKey(RedisModuleString* host) {
   return api.CreateString(ctx_, name.data(), name.size());
 }
 
+bool HostEnqueue::ReadPacked() {
+  const std::string meta = prefix_ + "meta";
+  RedisModuleCallReply* reply = api.Call(ctx_, "GET", "b", meta.data(), meta.size());
+  if (reply == nullptr) return false;
+  if (api.CallReplyType(reply) == kReplyString) {
+    size_t length = 0;
+    const char* data = api.CallReplyStringPtr(reply, &length);
+    const std::string_view text(data, length);
+    const std::string_view field = crawlsieve_wire::kPackedMetaField;
+    packed_ = text.size() >= field.size() && text.substr(text.size() - field.size()) == field;
+  } else if (api.CallReplyType(reply) != kReplyNull) {
+    return false;
+  }
+  return true;
+}
+
 const char* HostEnqueue::Check() {
+  if (!ReadPacked()) return kCallFailed;
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < n_; ++i) {
     RedisModuleString* host = urls_and_hosts_[2 * i + 1];
@@ -48,7 +66,11 @@ const char* HostEnqueue::Check() {
       RedisModuleString* tail = api.ListGet(key, -1);
       std::string_view base;
       size_t pos = 0;
-      batch_ok = tail != nullptr && crawlsieve_wire::ReadBatchHeader(View(tail), base, pos);
+      // A packed tail is inflated (and so checked) when it is appended to.
+      batch_ok = tail != nullptr &&
+                 (crawlsieve_wire::ReadBatchHeader(View(tail), base, pos) ||
+                  (!View(tail).empty() &&
+                   static_cast<unsigned char>(View(tail)[0]) == crawlsieve_wire::kPackedVersion));
     }
     if (key != nullptr) api.CloseKey(key);
     if (type != kKeyTypeEmpty && type != kKeyTypeList) return kQueueWrongType;
@@ -92,35 +114,38 @@ const char* HostEnqueue::MakeReady(RedisModuleString* host, long long now) {
 const char* HostEnqueue::AppendBatches(RedisModuleKey* queue, bool was_empty,
                                        const std::vector<RedisModuleString*>& elements) {
   // As the Lua script's enqueue: into the tail batch while it stays within
-  // kMaxBatchBytes, then new batches (queue_batch.h).
+  // the cap, then new batches (queue_batch.h); on a packed frontier every
+  // batch written is packed (batch_codec.h), as the script's PACK calls do.
+  const size_t cap =
+      packed_ ? crawlsieve_wire::kMaxPackedBatchBytes : crawlsieve_wire::kMaxBatchBytes;
   std::vector<std::string> batches;
   if (!was_empty) {
     RedisModuleString* tail = api.ListGet(queue, -1);
     if (tail == nullptr) return kCallFailed;
-    batches.emplace_back(View(tail));
-    std::string_view base;
-    size_t pos = 0;
-    if (!crawlsieve_wire::ReadBatchHeader(batches[0], base, pos)) return kNotABatch;
+    batches.emplace_back();
+    if (!crawlsieve_wire::BatchOfElement(View(tail), batches[0])) return kNotABatch;
   }
   const size_t old_tail_size = batches.empty() ? 0 : batches[0].size();
   for (RedisModuleString* element : elements) {
     std::string_view url, payload;
     SplitLeaseElement(View(element), url, payload);
-    if (batches.empty() || !crawlsieve_wire::AppendToBatch(batches.back(), url, payload)) {
+    if (batches.empty() || !crawlsieve_wire::AppendToBatch(batches.back(), url, payload, cap)) {
       batches.push_back(crawlsieve_wire::NewBatch(url, payload));
     }
   }
+  auto stored = [&](const std::string& batch) {
+    const std::string element = packed_ ? crawlsieve_wire::PackBatch(batch) : batch;
+    return api.CreateString(ctx_, element.data(), element.size());
+  };
   size_t first_new = 0;
   if (!was_empty) {
     if (batches[0].size() != old_tail_size) {
-      RedisModuleString* grown = api.CreateString(ctx_, batches[0].data(), batches[0].size());
-      if (api.ListSet(queue, -1, grown) != kOk) return kCallFailed;
+      if (api.ListSet(queue, -1, stored(batches[0])) != kOk) return kCallFailed;
     }
     first_new = 1;
   }
   for (size_t b = first_new; b < batches.size(); ++b) {
-    RedisModuleString* batch = api.CreateString(ctx_, batches[b].data(), batches[b].size());
-    if (api.ListPush(queue, kListTail, batch) != kOk) return kQueueWrongType;
+    if (api.ListPush(queue, kListTail, stored(batches[b])) != kOk) return kQueueWrongType;
   }
   return nullptr;
 }

@@ -2,8 +2,9 @@
 // `make_ready` (sieve/src/redis/scripts.cc) do it, on the same keys: the new
 // URLs go to their hosts' lists NAME:q:<host> in URL order, packed into
 // batches of format v4 byte for byte as the script packs them
-// (queue_batch.h), hosts in the
-// order of their first new URL; NAME:queued grows by their count; a host
+// (queue_batch.h; deflated as CRAWLSIEVE.PACK does, batch_codec.h, if
+// NAME:meta says the frontier's batches are packed), hosts in the order of
+// their first new URL; NAME:queued grows by their count; a host
 // whose list was empty and that nobody holds (NAME:hostowners) becomes
 // takeable: RPUSH NAME:ready, or ZADD NAME:cooling at the end of its
 // cooldown (NAME:cool:<host>) if that is still ahead. Host '' (no host
@@ -45,6 +46,9 @@ class HostEnqueue {
   };
 
   RedisModuleString* QueueKey(RedisModuleString* host);
+  // Reads NAME:meta: packed_ is true if the frontier's batches are packed
+  // (batch_codec.h). False if the GET failed.
+  bool ReadPacked();
   const char* MakeReady(RedisModuleString* host, long long now);
   // Appends the lease elements to the queue's batches (queue_batch.h).
   const char* AppendBatches(RedisModuleKey* queue, bool was_empty,
@@ -54,6 +58,7 @@ class HostEnqueue {
   std::string prefix_;
   RedisModuleString** urls_and_hosts_;
   size_t n_;
+  bool packed_ = false;
 };
 
 }  // namespace crawlsieve_module

@@ -9,6 +9,7 @@
 // filter step's place, per shard, when every primary has the module.
 #include "filter_command.h"
 #include "module_api.h"
+#include "pack_command.h"
 #include "push_command.h"
 
 namespace {
@@ -36,6 +37,13 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // routes and checks it as any keyed command.
   if (api.CreateCommand(ctx, "crawlsieve.filter", crawlsieve_module::FilterCommand,
                         "write deny-oom", 1, 2, 1) != kOk) {
+    return kErr;
+  }
+  // The batch codec for the Lua scripts (pack_command.h): pure, key-less.
+  if (api.CreateCommand(ctx, "crawlsieve.pack", crawlsieve_module::PackCommand, "", 0, 0, 0) !=
+          kOk ||
+      api.CreateCommand(ctx, "crawlsieve.unpack", crawlsieve_module::UnpackCommand, "", 0, 0, 0) !=
+          kOk) {
     return kErr;
   }
   return kOk;

@@ -15,7 +15,8 @@
 //   (varints: LEB128, 7 bits a byte, low bits first)
 //
 // A URL joins the last batch of its host's list if that batch, with the
-// URL's entry appended, is at most kMaxBatchBytes; else it starts a new
+// URL's entry appended, is at most kMaxBatchBytes (kMaxPackedBatchBytes on
+// a frontier of packed batches, whose elements are deflated: batch_codec.h); else it starts a new
 // batch (pushed at the list's tail). A URL put back at the head (an expired
 // lease, a closing client's give-back) is a batch of its own. A pop takes
 // entries from the head batch and writes back the batch of those left (the
@@ -115,14 +116,16 @@ inline std::string NewBatch(std::string_view url, std::string_view payload) {
   return batch;
 }
 
-// Appends the URL's entry if the batch stays within kMaxBatchBytes; false
+// Appends the URL's entry if the batch stays within `max_bytes`
+// (kMaxBatchBytes; a packed frontier's batches: batch_codec.h); false
 // (batch unchanged) if not, or if `batch` is not a v4 batch.
-inline bool AppendToBatch(std::string& batch, std::string_view url, std::string_view payload) {
+inline bool AppendToBatch(std::string& batch, std::string_view url, std::string_view payload,
+                          size_t max_bytes = kMaxBatchBytes) {
   std::string_view base;
   size_t pos = 0;
   if (!ReadBatchHeader(batch, base, pos)) return false;
   std::string entry = BatchEntryBytes(base, url, payload);
-  if (batch.size() + entry.size() > kMaxBatchBytes) return false;
+  if (batch.size() + entry.size() > max_bytes) return false;
   batch.append(entry);
   return true;
 }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "batch_codec.h"
 #include "cluster/cluster_connection.h"
 #include "heartbeat.h"
 #include "redis_state.h"
@@ -61,16 +62,36 @@ std::string ClientId() {
   return absl::StrFormat("%s:%d:%016x", host, getpid(), nonce);
 }
 
+// A packed frontier needs the module wherever its queues live.
+absl::Status RefuseWithoutPacker(const RedisKeys& keys, const RedisSieveOptions& options) {
+  return absl::DataLossError(absl::StrCat(
+      "redis frontier '", options.name, "' at ", Where(options), ": key ", keys.meta,
+      " says its host queues hold packed batches (", crawlsieve_wire::kPackedMetaField + 1,
+      "), which need the crawlsieve module (CRAWLSIEVE.UNPACK), and this server does not have "
+      "it loaded: start redis-server with --loadmodule .../crawlsieve.so, or choose another "
+      "name to start over"));
+}
+
 // Writes the parameters if this is the first process (SET NX), then checks
-// that what is there is what these options give.
-absl::Status AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
-                               const RedisSieveOptions& options, const std::string& ours) {
+// that what is there is what these options give; returns what is there.
+// `filter` is the filter's part (FilterLayout::MetaString), `ours` that
+// with the queue's field if this client would create a packed frontier:
+// whether the queue is packed is the creator's choice, any other client
+// follows it, or is refused first thing if the server cannot unpack
+// (`server_packs` false).
+absl::StatusOr<std::string> AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
+                                              const RedisSieveOptions& options,
+                                              const std::string& filter, const std::string& ours,
+                                              bool server_packs) {
   absl::StatusOr<std::vector<internal::RedisReply>> replies =
       c.Run({{"SET", keys.meta, ours, "NX"}, {"GET", keys.meta}});
   if (!replies.ok()) return replies.status();
   absl::StatusOr<std::string> stored = internal::ReplyString((*replies)[1].get());
   if (!stored.ok()) return stored.status();
-  if (*stored == ours) return absl::OkStatus();
+  if (!server_packs && absl::EndsWith(*stored, crawlsieve_wire::kPackedMetaField)) {
+    return RefuseWithoutPacker(keys, options);
+  }
+  if (*stored == filter || *stored == filter + crawlsieve_wire::kPackedMetaField) return *stored;
   if (!absl::StartsWith(*stored, absl::StrCat(internal::FilterLayout::kMetaVersion, " "))) {
     // Another build's format: refused as crawl refuses a checkpoint of
     // another version (DataLoss: exit 2, "bad state"), never misread.
@@ -88,6 +109,17 @@ absl::Status AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
       *stored, "' but these options give '", ours,
       "': every process must use the same expected_count, fp_rate, layout and shard size "
       "(or choose another name)"));
+}
+
+// True if the server holding NAME's keys (on a cluster: the primary of its
+// slot) has the crawlsieve module's CRAWLSIEVE.PACK: COMMAND INFO from a
+// script routed by NAME:meta (a script sees the node it runs on).
+absl::StatusOr<bool> ServerPacksBatches(internal::RedisLink& c, const RedisKeys& keys) {
+  absl::StatusOr<internal::RedisReply> reply =
+      c.Call({"EVAL", "return redis.call('COMMAND', 'INFO', 'crawlsieve.pack')[1] and 1 or 0", "1",
+              keys.meta});
+  if (!reply.ok()) return reply.status();
+  return reply->get()->type == REDIS_REPLY_INTEGER && reply->get()->integer == 1;
 }
 
 // True if pushes should go through the crawlsieve module: one server has
@@ -152,9 +184,16 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   absl::StatusOr<std::unique_ptr<internal::RedisLink>> connection = OpenLink(options);
   if (!connection.ok()) return connection.status();
   internal::RedisLink& c = **connection;
-  const std::string meta = layout->MetaString();
-  if (absl::Status s = AgreeOnParameters(c, state->keys, options, meta); !s.ok()) return s;
-  c.RequireOnReconnect(state->keys.meta, meta);
+  absl::StatusOr<bool> packer = ServerPacksBatches(c, state->keys);
+  if (!packer.ok()) return packer.status();
+  const std::string filter = layout->MetaString();
+  const std::string ours =
+      options.pack_queue_batches && *packer ? filter + crawlsieve_wire::kPackedMetaField : filter;
+  absl::StatusOr<std::string> meta =
+      AgreeOnParameters(c, state->keys, options, filter, ours, *packer);
+  if (!meta.ok()) return meta.status();
+  state->packed_batches = *meta != filter;
+  c.RequireOnReconnect(state->keys.meta, *meta);
   for (auto [source, sha] : {std::pair{internal::PushScript(), &state->push_sha},
                              std::pair{internal::PopScript(), &state->pop_sha},
                              std::pair{internal::ReleaseScript(), &state->release_sha},
@@ -172,7 +211,7 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   internal::Emit(
       options.log_sink, LogLevel::kDebug,
       absl::StrFormat("redis sieve '%s' at %s: %s (%d shard keys), client %s, push by %s",
-                      options.name, Where(options), meta, layout->ShardCount(), state->owner,
+                      options.name, Where(options), *meta, layout->ShardCount(), state->owner,
                       *push_module ? "the crawlsieve module" : "the Lua script"));
   {
     std::lock_guard<std::mutex> lock(state->mutex);

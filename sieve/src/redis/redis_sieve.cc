@@ -223,6 +223,7 @@ absl::Status RedisSieve::Health() const { return health(); }
 
 uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
 uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
+bool RedisSieve::packs_queue_batches() const { return state_->packed_batches; }
 bool RedisSieve::uses_push_module() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->push_module;

@@ -47,6 +47,8 @@ struct RedisSieve::State {
 
   const RedisSieveOptions options;
   const internal::FilterLayout layout;
+  // NAME:meta says the host queues' batches are packed (set at Connect).
+  bool packed_batches = false;
   const RedisKeys keys;
   const std::string owner;  // this client's id in NAME:owners
   std::string push_sha;

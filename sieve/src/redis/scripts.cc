@@ -50,7 +50,39 @@ end
 -- it starts with), varint length and the rest, varint length and the
 -- payload. Lease elements (ARGV, replies, lease keys) are the URL, then NUL
 -- and the payload if any.
-local MAX_BATCH = 2048
+-- A frontier whose NAME:meta ends with ' queue=deflate' stores its batches
+-- packed (byte 5, deflated: sieve/redis_module/src/batch_codec.h) through
+-- the module's CRAWLSIEVE.PACK, batches of up to 4 KiB before deflate; a
+-- list element is read through CRAWLSIEVE.UNPACK when packed, as it is
+-- otherwise. Such a frontier is only opened where the module is loaded.
+local packed_frontier = nil
+local function packs()
+  if packed_frontier == nil then
+    local meta = redis.call('GET', prefix .. 'meta') or ''
+    packed_frontier = string.sub(meta, -14) == ' queue=deflate'
+  end
+  return packed_frontier
+end
+local function max_batch() return packs() and 4096 or 2048 end
+local function codec(command, b)
+  local r = redis.pcall(command, b)
+  if type(r) == 'table' and r.err then
+    error({err = r.err .. ' (' .. prefix .. 'meta says the host queues hold packed batches: ' ..
+      'the crawlsieve module must be loaded)'})
+  end
+  return r
+end
+local function stored(b)
+  if packs() then return codec('CRAWLSIEVE.PACK', b) end
+  return b
+end
+local function batch_of(b)
+  if string.byte(b, 1) == 5 then return codec('CRAWLSIEVE.UNPACK', b) end
+  return b
+end
+-- Before any write: a packed frontier on a server without the module
+-- fails here, whole, not halfway (a script's writes are not undone).
+if packs() then codec('CRAWLSIEVE.PACK', '') end
 local function varint(n)
   if n < 128 then return string.char(n) end
   local s = ''
@@ -91,6 +123,7 @@ local function new_batch(u, p)
 end
 -- A batch's base and the position of its first entry; a list element that
 -- is not a v4 batch (a frontier written by an older build) is an error.
+-- (A packed element is unpacked by batch_of first.)
 local function batch_base(key, b)
   if string.byte(b, 1) ~= 4 then
     error({err = 'ERR ' .. key .. ' holds a queue element that is not of format v4 (its first byte is ' ..
@@ -107,6 +140,7 @@ local function enqueue(h, els, first, last, head, now)
   local key = qkey(h)
   local tail = redis.call('LINDEX', key, -1)
   local was_empty = not tail
+  local cap = max_batch()
   if head then
     for i = first, last do
       local u, p = split_element(els[i])
@@ -115,14 +149,14 @@ local function enqueue(h, els, first, last, head, now)
   else
     local batches, n, base, grown = {}, 0, nil, false
     if not was_empty then
-      batches[1] = tail
-      base = batch_base(key, tail)
+      batches[1] = batch_of(tail)
+      base = batch_base(key, batches[1])
       n = 1
     end
     for i = first, last do
       local u, p = split_element(els[i])
       local entry = n > 0 and batch_entry(base, u, p)
-      if entry and #batches[n] + #entry <= MAX_BATCH then
+      if entry and #batches[n] + #entry <= cap then
         batches[n] = batches[n] .. entry
         if n == 1 and not was_empty then grown = true end
       else
@@ -133,8 +167,11 @@ local function enqueue(h, els, first, last, head, now)
     end
     local from = 1
     if not was_empty then
-      if grown then redis.call('LSET', key, -1, batches[1]) end
+      if grown then redis.call('LSET', key, -1, stored(batches[1])) end
       from = 2
+    end
+    if packs() then
+      for c = from, n do batches[c] = stored(batches[c]) end
     end
     for c = from, n, 1000 do
       redis.call('RPUSH', key, unpack(batches, c, math.min(n, c + 999)))
@@ -144,12 +181,15 @@ local function enqueue(h, els, first, last, head, now)
   if was_empty then make_ready(h, now) end
 end
 -- Takes up to `want` URLs from the head of h's queue as lease elements,
--- appended to `into` (and h to `hosts`); returns how many.
+-- appended to `into` (and h to `hosts`); returns how many. A head batch
+-- partly taken is written back unpacked: the next pops of the host read it
+-- without UNPACK (one such batch per host being taken from).
 local function dequeue(h, want, into, hosts)
   local key, got = qkey(h), 0
   while got < want do
     local b = redis.call('LINDEX', key, 0)
     if not b then break end
+    b = batch_of(b)
     local base, start = batch_base(key, b)
     local pos = start
     while pos <= #b and got < want do

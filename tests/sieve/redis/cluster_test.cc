@@ -585,6 +585,9 @@ TEST(ClusterModuleChoiceTest, AModuleUnloadedFromAPrimaryFallsBackAndReturnsAfte
   ASSERT_TRUE(cluster.Start().ok());
   RedisSieveOptions options = cluster.Options("unload");
   options.expected_count = 20000;
+  // Plain v4 batches: a packed queue needs the module where {unload} lives,
+  // and the module is unloaded here to test the filter step's fallback.
+  options.pack_queue_batches = false;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
   ASSERT_TRUE((*sieve)->uses_push_module());
@@ -609,6 +612,35 @@ TEST(ClusterModuleChoiceTest, AModuleUnloadedFromAPrimaryFallsBackAndReturnsAfte
   all.insert(all.end(), c.begin(), c.end());
   ExpectEachOnce(DrainAll(**sieve), all);
   EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+}
+
+// On a cluster whose nodes have the crawlsieve module, a new frontier is
+// packed (the {NAME} primary was asked, through a script in its slot): the
+// host queues hold deflated batches (byte 5), written and read through
+// CRAWLSIEVE.PACK/UNPACK from the cluster's scripts, and every URL comes
+// back once.
+TEST(ClusterPackedTest, AFrontierOnNodesWithTheModuleIsPackedAndDrains) {
+  sieve_test::RedisCluster cluster(3, 0, /*with_module=*/true);
+  absl::Status started = cluster.Start();
+  ASSERT_TRUE(started.ok()) << started;
+  RedisSieveOptions options = cluster.Options("packed");
+  options.host_key = HostOfUrl;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_TRUE((*sieve)->packs_queue_batches());
+  const std::vector<std::string> urls = ClusterUrls("packed-queue-of-a-cluster", 2000);
+  ASSERT_EQ(PushAll(**sieve, urls), urls.size());
+  const int primary = cluster.PrimaryOf(KeySlot("{packed}:meta"));
+  ASSERT_GE(primary, 0);
+  const std::string head = cluster.CommandOn(static_cast<size_t>(primary),
+                                             {"LINDEX", "{packed}:q:https://h0.example", "0"});
+  ASSERT_FALSE(head.empty());
+  EXPECT_EQ(head[0], 5) << "not a packed batch";
+  EXPECT_EQ(sieve_test::QueuedUrls(cluster.node(static_cast<size_t>(primary)),
+                                   "{packed}:q:https://h0.example")
+                .size(),
+            (urls.size() + 12) / 13);
+  ExpectEachOnce(DrainAll(**sieve), urls);
 }
 
 }  // namespace

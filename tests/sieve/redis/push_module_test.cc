@@ -54,8 +54,10 @@ class PushModuleTest : public testing::Test {
   }
 
   std::unique_ptr<RedisSieve> Connect(const std::string& name, bool module, bool hosts,
-                                      uint64_t shard_bytes = uint64_t{512} << 20) {
+                                      uint64_t shard_bytes = uint64_t{512} << 20,
+                                      bool packed = true) {
     RedisSieveOptions options = redis_.Options(name);
+    options.pack_queue_batches = packed;
     options.expected_count = 500;  // small: many false positives, so any bit out of place shows
     options.shard_bytes = shard_bytes;
     options.use_push_module = module;
@@ -209,8 +211,12 @@ TEST_F(PushModuleTest, ALuaClientAndAModuleClientEnqueueEachUrlOnceUnderConcurre
   EXPECT_GE(accepted.load(), 3990u);
 }
 
+// A frontier of plain v4 batches: Lua reads and writes them without the
+// module (a packed frontier cannot: the next test).
 TEST_F(PushModuleTest, AServerThatLostTheModuleGetsTheLuaScriptInstead) {
-  auto sieve = Connect("unloaded", /*module=*/true, /*hosts=*/false);
+  auto sieve = Connect("unloaded", /*module=*/true, /*hosts=*/false, uint64_t{512} << 20,
+                       /*packed=*/false);
+  ASSERT_FALSE(sieve->packs_queue_batches());
   ASSERT_TRUE(sieve);
   const std::vector<std::string> first = Urls(0, 200), second = Urls(200, 200);
   PushAll(*sieve, first);
@@ -222,6 +228,26 @@ TEST_F(PushModuleTest, AServerThatLostTheModuleGetsTheLuaScriptInstead) {
   EXPECT_TRUE(sieve->health().ok()) << sieve->health();
   EXPECT_FALSE(sieve->uses_push_module());
   EXPECT_NE(redis_.Command({"INFO", "commandstats"}).find("cmdstat_evalsha"), std::string::npos);
+}
+
+// A packed frontier needs CRAWLSIEVE.PACK and UNPACK: without them the
+// client stops with an error naming NAME:meta and the module, and the
+// queue is left as it was.
+TEST_F(PushModuleTest, APackedFrontierWhoseServerLostTheModuleStopsNamingIt) {
+  auto sieve = Connect("lost", /*module=*/true, /*hosts=*/false);
+  ASSERT_TRUE(sieve);
+  ASSERT_TRUE(sieve->packs_queue_batches());
+  PushAll(*sieve, Urls(0, 200));
+  const std::vector<std::string> before = List("lost:q:");
+  ASSERT_EQ(redis_.Command({"MODULE", "UNLOAD", "crawlsieve"}), "OK");
+  for (bool accepted : PushAll(*sieve, Urls(200, 100))) EXPECT_FALSE(accepted);
+  const absl::Status health = sieve->health();
+  EXPECT_FALSE(health.ok());
+  EXPECT_NE(health.message().find("lost:meta says the host queues hold packed batches"),
+            std::string::npos)
+      << health;
+  EXPECT_NE(health.message().find("crawlsieve module must be loaded"), std::string::npos) << health;
+  EXPECT_EQ(List("lost:q:"), before);
 }
 
 TEST_F(PushModuleTest, BadArgumentsAreErrorRepliesAndTheServerLives) {

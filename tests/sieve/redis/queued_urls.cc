@@ -1,5 +1,6 @@
 #include "sieve/redis/queued_urls.h"
 
+#include "../../../sieve/redis_module/src/batch_codec.h"
 #include "../../../sieve/redis_module/src/queue_batch.h"
 
 namespace sieve_test {
@@ -7,8 +8,10 @@ namespace sieve_test {
 std::vector<std::string> QueuedUrls(const RedisServer& redis, const std::string& key) {
   std::vector<std::string> urls;
   std::vector<crawlsieve_wire::BatchEntry> entries;
-  for (const std::string& batch : redis.ListElements(key)) {
-    if (!crawlsieve_wire::DecodeBatch(batch, entries)) {
+  std::string batch;
+  for (const std::string& element : redis.ListElements(key)) {
+    if (!crawlsieve_wire::BatchOfElement(element, batch) ||
+        !crawlsieve_wire::DecodeBatch(batch, entries)) {
       urls.push_back("<not a v4 batch>");
       continue;
     }
