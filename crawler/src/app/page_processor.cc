@@ -32,14 +32,14 @@ void Count(LinkVerdict verdict, LinkCounts* counts) {
 
 }  // namespace
 
-std::vector<std::string> PageProcessor::Filter(const std::vector<std::string>& candidates,
-                                               int depth, LinkCounts* counts) const {
+std::vector<std::string> PageProcessor::Filter(std::vector<std::string> candidates, int depth,
+                                               LinkCounts* counts) const {
   std::vector<std::string> follow;
   follow.reserve(candidates.size());
-  for (const std::string& url : candidates) {
+  for (std::string& url : candidates) {
     const LinkVerdict verdict = filter_->Check(url, depth);
     if (verdict == LinkVerdict::kFollow) {
-      follow.push_back(url);
+      follow.push_back(std::move(url));
     } else {
       Count(verdict, counts);
     }
@@ -132,7 +132,7 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
                                 LinkCounts* counts) const {
   absl::StatusOr<Url> page = Url::Parse(record->final_url);
   if (!page.ok()) return;
-  const PageLinks found = ExtractLinks(result.body, result.content_type, *page, link_options_);
+  PageLinks found = ExtractLinks(result.body, result.content_type, *page, link_options_);
   if (found.truncated && !record->truncated) record->truncated_reason = found.truncated_reason;
   record->truncated = record->truncated || found.truncated;
   if (record->truncated) record->parsed_bytes = static_cast<int64_t>(found.parsed_bytes);
@@ -141,8 +141,10 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
   counts->nofollow_skipped += static_cast<int64_t>(found.nofollow_skipped);
   std::vector<std::string> candidates;
   candidates.reserve(found.links.size());
-  for (const ExtractedLink& link : found.links) candidates.push_back(link.url);
-  std::vector<std::string> follow = Filter(candidates, url.depth + 1, counts);
+  // Moved, not copied: two allocations a link fewer (malloc and free were
+  // ~9% of the crawl's CPU on the synthetic site).
+  for (ExtractedLink& link : found.links) candidates.push_back(std::move(link.url));
+  std::vector<std::string> follow = Filter(std::move(candidates), url.depth + 1, counts);
   if (traps_ != nullptr)
     follow = AvoidTraps(std::move(follow), HostOfUrl(record->final_url), counts);
   if (follow.empty()) return;

@@ -41,7 +41,7 @@ class PageProcessor {
 
   // Filters `candidates` (normalized URLs to be crawled at `depth`) and keeps
   // those to follow; counts the others.
-  std::vector<std::string> Filter(const std::vector<std::string>& candidates, int depth,
+  std::vector<std::string> Filter(std::vector<std::string> candidates, int depth,
                                   LinkCounts* counts) const;
 
  private:

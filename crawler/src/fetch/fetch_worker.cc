@@ -19,6 +19,10 @@ namespace {
 // Stop wake the thread anyway; this only bounds the damage of a lost wakeup.
 constexpr int kMaxPollMs = 1000;
 
+// FetchWorker::registered_'s values besides the epoll event bits.
+constexpr uint32_t kNotRegistered = 0;
+constexpr uint32_t kParked = 1u << 31;  // not an epoll event bit (EPOLLET is)
+
 FetchResult AbortedBeforeStart(FetchRequest request) {
   FetchResult result;
   result.tag = request.tag;
@@ -144,6 +148,7 @@ void FetchWorker::WaitForActivity(const StopState& stop) {
       [[maybe_unused]] const ssize_t drained = ::read(wake_fd_, &count, sizeof(count));
       continue;
     }
+    if (DropIfParked(events[i].data.fd)) continue;
     const uint32_t e = events[i].events;
     const int bits = ((e & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0 ? CURL_CSELECT_IN : 0) |
                      ((e & EPOLLOUT) != 0 ? CURL_CSELECT_OUT : 0) |
@@ -184,19 +189,49 @@ void FetchWorker::WakeUp() {
 }
 
 int FetchWorker::OnSocket(CURL*, curl_socket_t socket, int what, void* self, void*) {
-  const int epoll_fd = static_cast<FetchWorker*>(self)->epoll_fd_;
-  if (what == CURL_POLL_REMOVE) {
-    ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, nullptr);
-    return 0;
+  auto* w = static_cast<FetchWorker*>(self);
+  if (socket < 0) return 0;
+  if (static_cast<size_t>(socket) >= w->registered_.size()) {
+    w->registered_.resize(static_cast<size_t>(socket) + 1, kNotRegistered);
   }
-  epoll_event event{};
-  event.events =
-      ((what & CURL_POLL_IN) != 0 ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) != 0 ? EPOLLOUT : 0u);
-  event.data.fd = socket;
-  if (::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT) {
-    ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event);
+  if (what == CURL_POLL_REMOVE) {
+    w->Park(socket);
+  } else {
+    w->Watch(socket, ((what & CURL_POLL_IN) != 0 ? EPOLLIN : 0u) |
+                         ((what & CURL_POLL_OUT) != 0 ? EPOLLOUT : 0u));
   }
   return 0;
+}
+
+// Registered, the descriptor may since have been closed (which drops it
+// from the epoll set) and reused for a new connection: MOD then fails with
+// ENOENT and the socket is added.
+void FetchWorker::Watch(curl_socket_t socket, uint32_t events) {
+  uint32_t& state = registered_[static_cast<size_t>(socket)];
+  epoll_event event{};
+  event.events = events;
+  event.data.fd = socket;
+  if (state == kNotRegistered ||
+      (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT)) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, socket, &event);
+  }
+  state = events;
+}
+
+// Kept in the epoll set: an idle connection in curl's cache is silent until
+// reused (then Watch) or closed by the server (then DropIfParked).
+void FetchWorker::Park(curl_socket_t socket) {
+  uint32_t& state = registered_[static_cast<size_t>(socket)];
+  if (state != kNotRegistered) state |= kParked;
+}
+
+bool FetchWorker::DropIfParked(int socket) {
+  if (socket < 0 || static_cast<size_t>(socket) >= registered_.size()) return false;
+  uint32_t& state = registered_[static_cast<size_t>(socket)];
+  if ((state & kParked) == 0) return false;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, socket, nullptr);
+  state = kNotRegistered;
+  return true;
 }
 
 int FetchWorker::OnTimer(CURLM*, long timeout_ms, void* self) {
