@@ -105,12 +105,6 @@ class Crawler::Impl {
   // room: kUrl is implied by both, a finished page may bring links or free a host).
   void WakeIfWaitingFor(Waiting brought);
   void Wake();  // unconditionally: stop, robots, retries
-  // Free transfer slots that wake a scheduler waiting for one: an eighth of
-  // --connections (4 of 32), 1 below 16. One wake-up (a futex call and a
-  // context switch on each side) then starts 4 transfers instead of 1. The
-  // price where slots, not CPU or politeness, bound the crawl: on average
-  // about batch / 2 slots idle, 1/16 of --connections (6% of its rate).
-  int64_t SlotBatch() const { return std::max(1, options_.connections / 8); }
   bool Finished();
   void WaitForEvent();
   void ReportProgress(bool final_line);
@@ -400,11 +394,9 @@ void Crawler::Impl::WakeIfWaitingFor(Waiting brought) {
   // finished page (parsed or not) may also free a host or bring its links.
   if (waiting == Waiting::kUrl) return Wake();
   if (waiting != brought) return;
-  // Slots in batches: the transfer that frees the batch's last slot wakes
-  // the scheduler (each checks after its own decrement, so one of them sees
-  // the count at or below the mark). At worst batch - 1 slots wait for the
-  // next transfer's end or WaitForEvent's 100 ms.
-  if (brought == Waiting::kSlot && fetching_.load() > options_.connections - SlotBatch()) return;
+  // Every freed slot wakes it: waking once per several slots (tried: one
+  // wake-up per 4 of 32) saves futex calls but leaves slots idle where
+  // slots, not CPU or politeness, bound the crawl.
   Wake();
 }
 
