@@ -70,27 +70,15 @@ struct ThreeHosts {
   }
 };
 
-// Calls of the module's filter step served by the cluster's nodes.
-long long ModuleFilterCalls(const sieve_test::RedisCluster& cluster) {
-  long long calls = 0;
-  const std::string key = "cmdstat_crawlsieve.filter:calls=";
-  for (size_t i = 0; i < cluster.size(); ++i) {
-    const std::string stats = cluster.CommandOn(i, {"INFO", "commandstats"});
-    const size_t at = stats.find(key);
-    if (at != std::string::npos) calls += std::atoll(stats.c_str() + at + key.size());
-  }
-  return calls;
-}
-
 // The parameter: every node has the crawlsieve module; each test checks at
 // the end which path the filter steps took.
 class RedisClusterFleetPathTest : public testing::TestWithParam<bool> {
  protected:
   void TearDown() override {
     if (GetParam()) {
-      EXPECT_GT(ModuleFilterCalls(cluster_), 0) << "the module took no filter step";
+      EXPECT_GT(cluster_.CommandCalls("crawlsieve.filter"), 0) << "the module took no filter step";
     } else {
-      EXPECT_EQ(ModuleFilterCalls(cluster_), 0);
+      EXPECT_EQ(cluster_.CommandCalls("crawlsieve.filter"), 0);
     }
   }
   sieve_test::RedisCluster cluster_{3, 0, GetParam()};

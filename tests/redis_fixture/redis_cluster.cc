@@ -179,6 +179,17 @@ sieve::RedisSieveOptions RedisCluster::Options(const std::string& name) const {
   return options;
 }
 
+long long RedisCluster::CommandCalls(const std::string& name) const {
+  long long calls = 0;
+  const std::string key = absl::StrCat("cmdstat_", name, ":calls=");
+  for (size_t i = 0; i < size(); ++i) {
+    const std::string stats = CommandOn(i, {"INFO", "commandstats"});
+    const size_t at = stats.find(key);
+    if (at != std::string::npos) calls += std::atoll(stats.c_str() + at + key.size());
+  }
+  return calls;
+}
+
 std::string RedisCluster::CommandOn(size_t i, const std::vector<std::string>& args) const {
   return nodes_[i]->Command(args);
 }

@@ -49,6 +49,9 @@ class RedisCluster {
   std::string Address(size_t i) const;
   // The node a command is answered by on its own (not following MOVED).
   std::string CommandOn(size_t i, const std::vector<std::string>& args) const;
+  // Calls of command `name` (e.g. "crawlsieve.filter", "wait") served by the
+  // live nodes since they started, from INFO commandstats.
+  long long CommandCalls(const std::string& name) const;
   // The index of the live primary serving `slot`, by asking the nodes; -1
   // if none claims it.
   int PrimaryOf(int slot) const;

@@ -101,19 +101,6 @@ TEST(ClusterUrlTest, ParsesNodesAndSpreadsTheFilter) {
   EXPECT_TRUE(single->cluster_nodes.empty());
 }
 
-// Calls of command `name` served by all the cluster's nodes (INFO
-// commandstats), e.g. "crawlsieve.filter".
-long long CommandCalls(const sieve_test::RedisCluster& cluster, const std::string& name) {
-  long long calls = 0;
-  const std::string key = absl::StrCat("cmdstat_", name, ":calls=");
-  for (size_t i = 0; i < cluster.size(); ++i) {
-    const std::string stats = cluster.CommandOn(i, {"INFO", "commandstats"});
-    const size_t at = stats.find(key);
-    if (at != std::string::npos) calls += std::atoll(stats.c_str() + at + key.size());
-  }
-  return calls;
-}
-
 // The filter step's path: the parameter is whether every node has the
 // crawlsieve module (CRAWLSIEVE.FILTER) or none (the Lua script).
 class ClusterTest : public testing::TestWithParam<bool> {
@@ -134,7 +121,7 @@ class ClusterTest : public testing::TestWithParam<bool> {
     cluster_ = cluster;
   }
   // How many filter step calls went through the module, on all nodes.
-  long long ModuleFilterCalls() const { return CommandCalls(*cluster_, "crawlsieve.filter"); }
+  long long ModuleFilterCalls() const { return cluster_->CommandCalls("crawlsieve.filter"); }
 
   static sieve_test::RedisCluster* clusters_[2];
   sieve_test::RedisCluster* cluster_ = nullptr;
@@ -214,7 +201,7 @@ TEST_P(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
   }
   EXPECT_EQ(with_shards, 3);
   EXPECT_EQ(with_queue, 1);
-  EXPECT_EQ(CommandCalls(*cluster_, "wait"), 0);  // no replica: a trip waits for none
+  EXPECT_EQ(cluster_->CommandCalls("wait"), 0);  // no replica: a trip waits for none
 }
 
 // A trip resent after a lost reply gets the first run's answer: the filter
@@ -446,7 +433,7 @@ TEST_P(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   ASSERT_EQ(PushAll(**sieve, before), 3000u);
   // Each trip's journal record waited for {fo}'s replica (WAIT), so a
   // failover cannot lose a record whose bits the filter shards kept.
-  EXPECT_GE(CommandCalls(cluster, "wait"), 1);
+  EXPECT_GE(cluster.CommandCalls("wait"), 1);
   std::vector<std::string> popped;
   for (int i = 0; i < 1000; ++i) {
     std::optional<std::string> url = (*sieve)->TryPop();
@@ -569,7 +556,7 @@ TEST(ClusterModuleChoiceTest, APrimaryWithoutTheModuleKeepsTheFilterStepOnLua) {
   const std::vector<std::string> urls = ClusterUrls("lacking", 3000);
   EXPECT_EQ(PushAll(**sieve, urls), 3000u);
   EXPECT_EQ(PushAll(**sieve, urls), 0u);
-  EXPECT_EQ(CommandCalls(cluster, "crawlsieve.filter"), 0);
+  EXPECT_EQ(cluster.CommandCalls("crawlsieve.filter"), 0);
   ExpectEachOnce(DrainAll(**sieve), urls);
   EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
 }
@@ -603,10 +590,10 @@ TEST(ClusterModuleChoiceTest, AModuleUnloadedFromAPrimaryFallsBackAndReturnsAfte
   for (size_t i = 0; i < cluster.size(); ++i) {
     cluster.CommandOn(i, {"CLIENT", "KILL", "TYPE", "normal"});
   }
-  const long long module_calls = CommandCalls(cluster, "crawlsieve.filter");
+  const long long module_calls = cluster.CommandCalls("crawlsieve.filter");
   EXPECT_EQ(PushAll(**sieve, c), 2000u);
   EXPECT_TRUE((*sieve)->uses_push_module());
-  EXPECT_GT(CommandCalls(cluster, "crawlsieve.filter"), module_calls);
+  EXPECT_GT(cluster.CommandCalls("crawlsieve.filter"), module_calls);
   std::vector<std::string> all = a;
   all.insert(all.end(), b.begin(), b.end());
   all.insert(all.end(), c.begin(), c.end());
