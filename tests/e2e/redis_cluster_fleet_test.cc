@@ -31,6 +31,8 @@
 #include "gtest/gtest.h"
 #include "redis_fixture/redis_cluster.h"
 #include "testsite/test_site.h"
+// Where a host's leases live (the frontier's queue partitions).
+#include "../../sieve/src/redis/queue_partitions.h"
 
 namespace e2e {
 namespace {
@@ -240,14 +242,20 @@ TEST_P(RedisClusterFleetPathTest, ASigkilledProcessLosesNothingTheOthersFinishTh
   for (int i = 0; i < 500 && first.RequestCountWithPrefix("/p/") < 15; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  // The holder of the first host ("hostname:pid:nonce" in {NAME}:hostowners).
-  const int primary = cluster.PrimaryOf(
-      std::atoi(cluster.CommandOn(0, {"CLUSTER", "KEYSLOT", "{e2e-kill}:hostowners"}).c_str()));
-  ASSERT_GE(primary, 0);
+  // The holder of the first host ("hostname:pid:nonce" in the hostowners
+  // of its queue partition).
   const std::string host = first.RootUrl().substr(0, first.RootUrl().find('/', 8));
+  const std::string hostowners =
+      sieve::internal::PartitionPrefix(
+          "e2e-kill",
+          sieve::internal::PartitionOfHost(host, sieve::internal::kDefaultClusterPartitions)) +
+      "hostowners";
+  const int primary = cluster.PrimaryOf(
+      std::atoi(cluster.CommandOn(0, {"CLUSTER", "KEYSLOT", hostowners}).c_str()));
+  ASSERT_GE(primary, 0);
   std::string holder;
   for (int i = 0; i < 200 && holder.empty(); ++i) {
-    holder = cluster.CommandOn(primary, {"HGET", "{e2e-kill}:hostowners", host});
+    holder = cluster.CommandOn(primary, {"HGET", hostowners, host});
     if (holder.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   KillHolderAndAwaitTheOthers(children, holder);

@@ -52,18 +52,36 @@
 //
 // Redis Cluster (cluster_nodes set; `crawl --frontier redis-cluster://...`):
 // the same keys with hash tags, so that each atomic step touches one slot:
-//   {NAME}:meta, {NAME}:q:H, {NAME}:ready, ... every key above but the
-//                  filter's, in the one slot of tag {NAME} (the queues,
-//                  leases and counters: one primary holds them all);
+//   {NAME}:meta, {NAME}:journal:<client>, {NAME}:journals, {NAME}:pages,
+//   {NAME}:moves   in the one slot of tag {NAME};
+//   {NAME}:q:H, {NAME:qI}:q:H, ... the host queues, host and URL leases,
+//                  clients and counters (every key above but the filter's)
+//                  in P queue partitions (queue_partitions, P in NAME:meta
+//                  as " parts=P"): host H's in partition XXH3(H) mod P,
+//                  whose keys start with "{NAME}:" for partition 0 and
+//                  "{NAME:qI}:" for partition I > 0 (with a copy of
+//                  NAME:meta), each tag its own slot, so the queue spreads
+//                  over the primaries; the shared queue (no host_key) is
+//                  partition 0's. A frontier created with P = 1 (or before
+//                  partitions) keeps every one in {NAME}'s slot;
 //   {NAME:bits:I}  filter shard I, each its own tag, so the shards (and the
 //                  push's bit work) spread over the slots and primaries;
 //                  shard_bytes (kClusterShardBytes from a redis-cluster://
 //                  URL) sets how many there are.
+// A pop asks one partition (the next in turn each time, then the following
+// ones while it got fewer URLs than it wanted); acks, give-backs and lease
+// renewals go to their URLs' partitions; the heartbeat (host leases) and
+// IsFinished visit every partition. A client's fair share of hosts is
+// counted over the whole frontier from each partition's last figures (at
+// most one heartbeat old).
 // A push is then two steps instead of one script: (1) per filter shard, a
 // script tests-and-sets the k bits of its URLs (the blocked layout puts a
 // URL's k bits in one 512-bit block, so in one shard: that step is atomic
 // per URL, and exactly one client sees a URL as new); (2) one script in
-// {NAME} enqueues the URLs step 1 found new. Before (1), the trip's URLs
+// {NAME} enqueues the URLs step 1 found new (with several partitions:
+// first one script per other partition its new URLs belong to, remembered
+// there under the trip and waited for by that primary's replica, then
+// {NAME}'s, which ends the trip). Before (1), the trip's URLs
 // (with payloads) are written to this client's journal record in {NAME}
 // ({NAME}:journal:<client>, scored in {NAME}:journals by now + lease_time);
 // (2) reads them from it and deletes it. Both steps remember this client's
@@ -73,16 +91,17 @@
 // lease_time another client's pop claims the record and finishes the trip
 // under the dead client's trip id (the shards it reached answer as they
 // answered it), so exactly the URLs it would have enqueued are enqueued
-// (docs/redis.md, "What a crash costs"). Pops, acks, leases and the page
-// budget are single scripts in {NAME}, as on one server. With
+// (docs/redis.md, "What a crash costs"). Pops, acks and leases are single
+// scripts in one partition, the page budget in {NAME}, as on one server. With
 // use_push_module and the crawlsieve module on every primary (asked at
 // Connect and after each re-read of the slot map), step (1) is the
 // module's CRAWLSIEVE.FILTER, one shard per call, with the script's keys,
 // records and answers; otherwise, or once a primary answers that it does
 // not know the command, the Lua script. The journal and step (2) are Lua
 // either way.
-// Resharding {NAME}'s slot while clients run is not supported (its keys
-// move one by one and a script could see half of them); filter shards
+// Resharding the slot of {NAME} or of a queue partition while clients run
+// is not supported (its keys move one by one and a script could see half
+// of them); filter shards
 // move safely (each is one key: ASK/MOVED are followed). A primary's
 // failover to its replica is ridden out by the retries (retry policy; the
 // slot map is re-read between attempts). Redis replicates asynchronously:
@@ -207,6 +226,13 @@ struct RedisSieveOptions {
   // False: a new frontier stores plain v4 batches (readable without the
   // module).
   bool pack_queue_batches = true;
+  // On a Redis Cluster: how many queue partitions a new frontier spreads
+  // its host queues and leases over (each partition's keys in one slot:
+  // see "Redis Cluster" above); 0: 16. Fixed when the frontier is created
+  // (NAME:meta), whatever later clients say. Must be 0 or 1 on one server;
+  // at most 1024. 1 gives the layout of frontiers created before
+  // partitions (every queue key in {NAME}'s slot).
+  uint32_t queue_partitions = 0;
   // URLs leased per pop round trip; the extra ones wait in this client.
   // Bigger: fewer round trips; smaller: fairer sharing between processes.
   size_t pop_batch_size = 16;
@@ -298,6 +324,8 @@ class RedisSieve final : public Sieve {
   absl::Status Health() const override;
   // The filter's bit count m and hash count k, as written in NAME:meta.
   uint64_t bit_count() const;
+  // The queue's partitions, as written in NAME:meta (1 but on a cluster).
+  uint32_t queue_partitions() const;
   uint32_t hash_count() const;
   // True if pushes go through the crawlsieve module (use_push_module and the
   // server had it at Connect; on a cluster: every primary at the last

@@ -13,6 +13,7 @@
 #include "../log_emit.h"
 #include "absl/strings/str_cat.h"
 #include "filter_wire.h"
+#include "queue_partitions.h"
 #include "round_trips.h"
 
 namespace sieve::internal {
@@ -23,15 +24,15 @@ constexpr size_t kClusterTripBatches = 8;
 
 // Step 0: the trip's URLs (queue elements and hosts) into this client's
 // journal record in {NAME}, before any of their bits is set.
-bool JournalTrip(State& s, absl::Span<const std::string_view> urls,
-                 absl::Span<const std::string> elements, const std::string& trip) {
+bool JournalTrip(State& s, absl::Span<const std::string_view> elements,
+                 absl::Span<const std::string_view> hosts, const std::string& trip) {
   RedisCommand command = {
       "EVALSHA",     s.journal_sha, "1",  s.keys.meta,
       s.keys.prefix, s.owner,       trip, std::to_string(s.options.lease_time.count())};
-  command.reserve(command.size() + 2 * urls.size());
-  for (size_t i = 0; i < urls.size(); ++i) {
-    command.push_back(elements[i]);
-    command.push_back(s.options.host_key ? s.options.host_key(urls[i]) : std::string());
+  command.reserve(command.size() + 2 * elements.size());
+  for (size_t i = 0; i < elements.size(); ++i) {
+    command.emplace_back(elements[i]);
+    command.emplace_back(hosts[i]);
   }
   absl::StatusOr<RedisReply> reply = s.connection->Call(command);
   if (!reply.ok()) {
@@ -48,12 +49,12 @@ bool JournalTrip(State& s, absl::Span<const std::string_view> urls,
 // and enqueue both, while the filter shards elsewhere kept its bits: its
 // new URLs would be lost. If the primary could not be asked, the record is
 // written again (the link re-reads the map and finds the new primary).
-bool JournalReplicatedTrip(State& s, absl::Span<const std::string_view> urls,
-                           absl::Span<const std::string> elements, const std::string& trip) {
+bool JournalReplicatedTrip(State& s, absl::Span<const std::string_view> elements,
+                           absl::Span<const std::string_view> hosts, const std::string& trip) {
   constexpr int kAttempts = 4;
   absl::Status waited;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    if (!JournalTrip(s, urls, elements, trip)) return false;
+    if (!JournalTrip(s, elements, hosts, trip)) return false;
     waited = s.connection->AwaitReplica(s.keys.meta);
     if (waited.ok()) return true;
   }
@@ -179,10 +180,91 @@ std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
   return flags;
 }
 
+namespace {
+
+// ENQUEUE_PART's calls of a trip: per queue partition other than 0, its new
+// URLs (flag '1'), in journal order.
+std::map<uint32_t, RedisCommand> PartitionEnqueueCalls(State& s, const std::string& owner,
+                                                       const std::string& trip,
+                                                       const std::string& flags,
+                                                       absl::Span<const std::string_view> elements,
+                                                       absl::Span<const std::string_view> hosts) {
+  std::map<uint32_t, RedisCommand> calls;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i] != '1') continue;
+    const uint32_t part = PartitionOfHost(hosts[i], s.partitions);
+    if (part == 0) continue;
+    RedisCommand& call = calls[part];
+    if (call.empty()) {
+      call = {"EVALSHA",
+              s.enqueue_part_sha,
+              "1",
+              s.part_meta[part],
+              s.part_prefix[part],
+              owner,
+              trip,
+              std::to_string(kTripRecordLife.count())};
+    }
+    call.emplace_back(elements[i]);
+    call.emplace_back(hosts[i]);
+  }
+  return calls;
+}
+
+// The trip's URLs of partitions other than 0 into their partitions, each
+// then waited for by its replica: the journal's end (ENQUEUE, in {NAME})
+// must not reach a replica that could outlive a partition's copy of them.
+// A partition whose primary could not be asked is sent its URLs again (its
+// record answers 0 if they were there).
+bool EnqueueIntoOtherPartitions(State& s, std::map<uint32_t, RedisCommand> calls)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  constexpr int kAttempts = 4;
+  absl::Status waited;
+  for (int attempt = 0; attempt < kAttempts && !calls.empty(); ++attempt) {
+    std::vector<RedisCommand> commands;
+    for (const auto& [part, call] : calls) commands.push_back(call);
+    absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
+    if (!replies.ok()) {
+      Fail(s, replies.status());
+      return false;
+    }
+    for (const RedisReply& reply : *replies) {
+      if (absl::StatusOr<long long> n = ReplyInteger(reply.get()); !n.ok()) {
+        Fail(s, n.status());
+        return false;
+      }
+    }
+    for (auto it = calls.begin(); it != calls.end();) {
+      waited = s.connection->AwaitReplica(s.part_meta[it->first]);
+      it = waited.ok() ? calls.erase(it) : std::next(it);
+    }
+  }
+  if (calls.empty()) return true;
+  Fail(s, waited);
+  return false;
+}
+
+}  // namespace
+
 bool ClusterEnqueueStep(State& s, const std::string& owner, const std::string& trip,
-                        const std::string& flags) {
+                        const std::string& flags, absl::Span<const std::string_view> elements,
+                        absl::Span<const std::string_view> hosts) {
+  std::string own_flags = flags;  // partition 0's
+  if (s.partitions > 1 && !flags.empty()) {
+    if (elements.size() != flags.size() || hosts.size() != flags.size()) {
+      Fail(s, absl::InternalError("enqueue step: flags, elements and hosts differ in length"));
+      return false;
+    }
+    for (size_t i = 0; i < flags.size(); ++i) {
+      if (PartitionOfHost(hosts[i], s.partitions) != 0) own_flags[i] = '0';
+    }
+    if (!EnqueueIntoOtherPartitions(
+            s, PartitionEnqueueCalls(s, owner, trip, flags, elements, hosts))) {
+      return false;
+    }
+  }
   absl::StatusOr<RedisReply> reply = s.connection->Call(
-      {"EVALSHA", s.enqueue_sha, "1", s.keys.meta, s.keys.prefix, owner, trip, flags});
+      {"EVALSHA", s.enqueue_sha, "1", s.keys.meta, s.keys.prefix, owner, trip, own_flags});
   absl::StatusOr<long long> enqueued =
       reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());
   if (!enqueued.ok()) {
@@ -199,10 +281,19 @@ bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
     const size_t count = std::min(urls.size() - first, per_trip);
     const std::string trip = absl::StrCat(++s.push_trips);
     const absl::Span<const std::string_view> part = urls.subspan(first, count);
-    if (!JournalReplicatedTrip(s, part, elements.subspan(first, count), trip)) return false;
+    std::vector<std::string> hosts;
+    std::vector<std::string_view> element_views;
+    std::vector<std::string_view> host_views;
+    hosts.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      hosts.push_back(s.options.host_key ? s.options.host_key(part[i]) : std::string());
+      element_views.push_back(elements[first + i]);
+    }
+    host_views.assign(hosts.begin(), hosts.end());
+    if (!JournalReplicatedTrip(s, element_views, host_views, trip)) return false;
     std::optional<std::string> flags = ClusterFilterStep(s, s.owner, trip, "run", part);
     if (!flags.has_value()) return false;
-    if (!ClusterEnqueueStep(s, s.owner, trip, *flags)) return false;
+    if (!ClusterEnqueueStep(s, s.owner, trip, *flags, element_views, host_views)) return false;
     for (size_t i = 0; i < count; ++i) is_new[first + i] = (*flags)[i] == '1';
   }
   return true;

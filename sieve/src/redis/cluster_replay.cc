@@ -45,8 +45,12 @@ void ReplayClaimedJournal(State& s, const redisReply* claimed) {
     return Fail(s, absl::InternalError("pop script: a claimed journal without its times"));
   }
   std::vector<std::string_view> urls;
+  std::vector<std::string_view> elements;
+  std::vector<std::string_view> hosts;
   for (size_t i = 4; i < claimed->elements; i += 2) {
-    urls.push_back(UrlOfQueueElement(ElementText(claimed->element[i])));
+    elements.push_back(ElementText(claimed->element[i]));
+    hosts.push_back(ElementText(claimed->element[i + 1]));
+    urls.push_back(UrlOfQueueElement(elements.back()));
   }
   const bool trusted = now - written < kRecordTrustedFor.count();
   std::string flags;  // no URL: the record only needs deleting
@@ -57,7 +61,7 @@ void ReplayClaimedJournal(State& s, const redisReply* claimed) {
     if (answer->empty()) return;      // its client finished the trip itself
     flags = *std::move(answer);
   }
-  if (!ClusterEnqueueStep(s, owner, trip, flags)) return;
+  if (!ClusterEnqueueStep(s, owner, trip, flags, elements, hosts)) return;
   Emit(s.options.log_sink, LogLevel::kInfo,
        absl::StrCat("redis sieve '", s.options.name, "': finished push trip ", trip, " of client ",
                     owner, " (gone ", (now - written) / 1000,

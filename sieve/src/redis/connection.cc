@@ -78,8 +78,7 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Open(
 }
 
 void RedisConnection::RequireOnReconnect(std::string key, std::string value) {
-  required_key_ = std::move(key);
-  required_value_ = std::move(value);
+  required_.emplace_back(std::move(key), std::move(value));
 }
 
 absl::Status RedisConnection::Connect() {
@@ -95,15 +94,17 @@ absl::Status RedisConnection::Connect() {
   const bool reconnect = connected_once_;
   connected_once_ = true;
   if (absl::Status s = LoadScripts(); !s.ok()) return s;
-  if (!reconnect || required_key_.empty()) return absl::OkStatus();
-  absl::StatusOr<std::vector<RedisReply>> got = SendOnce({{"GET", required_key_}});
-  if (!got.ok()) return got.status();
-  absl::StatusOr<std::string> value = ReplyString((*got)[0].get());
-  if (!value.ok()) return value.status();
-  if (*value != required_value_) {
-    return absl::DataLossError(
-        absl::StrCat("redis ", host_, ":", port_, " came back without ", required_key_,
-                     " (restarted without persistence?): the shared frontier is lost"));
+  if (!reconnect) return absl::OkStatus();
+  for (const auto& [key, required] : required_) {
+    absl::StatusOr<std::vector<RedisReply>> got = SendOnce({{"GET", key}});
+    if (!got.ok()) return got.status();
+    absl::StatusOr<std::string> value = ReplyString((*got)[0].get());
+    if (!value.ok()) return value.status();
+    if (*value != required) {
+      return absl::DataLossError(
+          absl::StrCat("redis ", host_, ":", port_, " came back without ", key,
+                       " (restarted without persistence?): the shared frontier is lost"));
+    }
   }
   return absl::OkStatus();
 }

@@ -56,7 +56,8 @@ class RedisLink {
   virtual ~RedisLink() = default;
   // After every re-connection (not the first), GET `key` must return `value`;
   // otherwise Run returns DataLoss (RedisSieve checks so that the frontier
-  // survived: a Redis restarted without persistence lost it).
+  // survived: a Redis restarted without persistence lost it). Each call
+  // adds a key; all are checked (on a cluster, each by its slot's primary).
   virtual void RequireOnReconnect(std::string key, std::string value) = 0;
   // Remembers a Lua script and loads it now; returns its SHA1 for EVALSHA.
   virtual absl::StatusOr<std::string> Register(const std::string& source) = 0;
@@ -106,8 +107,7 @@ class RedisConnection final : public RedisLink {
   redisContext* context_ = nullptr;
   bool connected_once_ = false;
   std::vector<std::string> scripts_;
-  std::string required_key_;
-  std::string required_value_;
+  std::vector<std::pair<std::string, std::string>> required_;  // key, value
 };
 
 }  // namespace sieve::internal

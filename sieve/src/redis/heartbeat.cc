@@ -31,7 +31,7 @@ void RunHeartbeat(RedisSieve::State& s) {
   while (!s.stopping) {
     const auto now = Clock::now();
     if (now >= HostsDue(s)) {
-      if (Usable(s)) AckAndLease(s, 0);
+      if (Usable(s)) SweepPartitions(s);
       s.last_round_trip = Clock::now();  // also when not usable: no spin
       continue;
     }

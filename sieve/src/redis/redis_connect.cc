@@ -16,6 +16,7 @@
 #include "batch_codec.h"
 #include "cluster/cluster_connection.h"
 #include "heartbeat.h"
+#include "queue_partitions.h"
 #include "redis_state.h"
 #include "round_trips.h"
 #include "scripts.h"
@@ -39,6 +40,14 @@ absl::Status Validate(const RedisSieveOptions& o) {
   if (o.max_hosts < 1) return bad("max_hosts", "must be >= 1");
   if (o.io_timeout.count() < 1) return bad("io_timeout", "must be >= 1 ms");
   if (o.retry.max_attempts < 1) return bad("retry.max_attempts", "must be >= 1");
+  if (o.queue_partitions > internal::kMaxQueuePartitions) {
+    return bad("queue_partitions", "must be at most 1024");
+  }
+  if (o.cluster_nodes.empty() && o.queue_partitions > 1) {
+    return bad("queue_partitions",
+               "must be 0 or 1 on one Redis server (partitions spread a "
+               "queue over a cluster's primaries)");
+  }
   if (!o.cluster_nodes.empty() && o.layout != bloom::Layout::kBlocked) {
     // Classic probes spread a URL's bits over shards (slots): no atomic
     // test-and-set of a URL could span them.
@@ -67,18 +76,19 @@ absl::Status RefuseWithoutPacker(const RedisKeys& keys, const RedisSieveOptions&
   return absl::DataLossError(absl::StrCat(
       "redis frontier '", options.name, "' at ", Where(options), ": key ", keys.meta,
       " says its host queues hold packed batches (", crawlsieve_wire::kPackedMetaField + 1,
-      "), which need the crawlsieve module (CRAWLSIEVE.UNPACK), and this server does not have "
-      "it loaded: start redis-server with --loadmodule .../crawlsieve.so, or choose another "
+      "), which need the crawlsieve module (CRAWLSIEVE.UNPACK), and this server (on a cluster: "
+      "some primary) does not have it loaded: start redis-server with --loadmodule "
+      ".../crawlsieve.so, or choose another "
       "name to start over"));
 }
 
 // Writes the parameters if this is the first process (SET NX), then checks
 // that what is there is what these options give; returns what is there.
 // `filter` is the filter's part (FilterLayout::MetaString), `ours` that
-// with the queue's field if this client would create a packed frontier:
-// whether the queue is packed is the creator's choice, any other client
-// follows it, or is refused first thing if the server cannot unpack
-// (`server_packs` false).
+// with the queue's fields this client would create (queue_partitions.h,
+// ComposeMeta): whether the queue is packed, and over how many partitions,
+// is the creator's choice, any other client follows it, or is refused
+// first thing if the servers cannot unpack (`server_packs` false).
 absl::StatusOr<std::string> AgreeOnParameters(internal::RedisLink& c, const RedisKeys& keys,
                                               const RedisSieveOptions& options,
                                               const std::string& filter, const std::string& ours,
@@ -91,7 +101,11 @@ absl::StatusOr<std::string> AgreeOnParameters(internal::RedisLink& c, const Redi
   if (!server_packs && absl::EndsWith(*stored, crawlsieve_wire::kPackedMetaField)) {
     return RefuseWithoutPacker(keys, options);
   }
-  if (*stored == filter || *stored == filter + crawlsieve_wire::kPackedMetaField) return *stored;
+  const std::optional<internal::MetaFields> fields = internal::SplitMeta(*stored);
+  if (fields.has_value() && fields->filter == filter &&
+      (fields->partitions == 1 || !options.cluster_nodes.empty())) {
+    return *stored;
+  }
   if (!absl::StartsWith(*stored, absl::StrCat(internal::FilterLayout::kMetaVersion, " "))) {
     // Another build's format: refused as crawl refuses a checkpoint of
     // another version (DataLoss: exit 2, "bad state"), never misread.
@@ -111,10 +125,12 @@ absl::StatusOr<std::string> AgreeOnParameters(internal::RedisLink& c, const Redi
       "(or choose another name)"));
 }
 
-// True if the server holding NAME's keys (on a cluster: the primary of its
-// slot) has the crawlsieve module's CRAWLSIEVE.PACK: COMMAND INFO from a
-// script routed by NAME:meta (a script sees the node it runs on).
+// True if the server holding NAME's keys has the crawlsieve module's
+// CRAWLSIEVE.PACK: COMMAND INFO from a script routed by NAME:meta (a script
+// sees the node it runs on). On a cluster every primary must have it (the
+// queue's partitions spread over them).
 absl::StatusOr<bool> ServerPacksBatches(internal::RedisLink& c, const RedisKeys& keys) {
+  if (keys.cluster) return c.EveryServerKnows("crawlsieve.pack");
   absl::StatusOr<internal::RedisReply> reply =
       c.Call({"EVAL", "return redis.call('COMMAND', 'INFO', 'crawlsieve.pack')[1] and 1 or 0", "1",
               keys.meta});
@@ -146,6 +162,41 @@ absl::StatusOr<std::unique_ptr<internal::RedisLink>> OpenLink(const RedisSieveOp
       internal::RedisConnection::Open(options);
   if (!c.ok()) return c.status();
   return std::unique_ptr<internal::RedisLink>(*std::move(c));
+}
+
+// The queue partitions a new frontier gets from these options.
+uint32_t PartitionsToCreate(const RedisSieveOptions& options) {
+  if (options.cluster_nodes.empty()) return 1;
+  if (options.queue_partitions == 0) return internal::kDefaultClusterPartitions;
+  return options.queue_partitions;
+}
+
+// The partitions' key prefixes and copies of NAME:meta (each partition's
+// scripts read it: packed or not; and it routes their calls), written if
+// missing (SET NX: every client writes them, so one that finds the
+// frontier just created never waits for its creator), and checked after
+// every reconnection as NAME:meta is.
+absl::Status OpenPartitions(internal::RedisLink& c, RedisSieve::State& state,
+                            const std::string& meta, uint32_t partitions) {
+  state.partitions = partitions;
+  state.part_prefix = {state.keys.prefix};
+  state.part_meta = {state.keys.meta};
+  std::vector<internal::RedisCommand> copies;
+  for (uint32_t part = 1; part < partitions; ++part) {
+    state.part_prefix.push_back(internal::PartitionPrefix(state.options.name, part));
+    state.part_meta.push_back(state.part_prefix.back() + "meta");
+    copies.push_back({"SET", state.part_meta.back(), meta, "NX"});
+    c.RequireOnReconnect(state.part_meta.back(), meta);
+  }
+  if (copies.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<internal::RedisReply>> replies = c.Run(copies);
+  if (!replies.ok()) return replies.status();
+  for (const internal::RedisReply& reply : *replies) {
+    if (reply->type == REDIS_REPLY_ERROR) {
+      return absl::InternalError(std::string(reply->str, reply->len));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -187,13 +238,15 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   absl::StatusOr<bool> packer = ServerPacksBatches(c, state->keys);
   if (!packer.ok()) return packer.status();
   const std::string filter = layout->MetaString();
-  const std::string ours =
-      options.pack_queue_batches && *packer ? filter + crawlsieve_wire::kPackedMetaField : filter;
+  const std::string ours = internal::ComposeMeta(filter, PartitionsToCreate(options),
+                                                 options.pack_queue_batches && *packer);
   absl::StatusOr<std::string> meta =
       AgreeOnParameters(c, state->keys, options, filter, ours, *packer);
   if (!meta.ok()) return meta.status();
-  state->packed_batches = *meta != filter;
+  const internal::MetaFields fields = *internal::SplitMeta(*meta);
+  state->packed_batches = fields.packed;
   c.RequireOnReconnect(state->keys.meta, *meta);
+  if (absl::Status s = OpenPartitions(c, *state, *meta, fields.partitions); !s.ok()) return s;
   for (auto [source, sha] : {std::pair{internal::PushScript(), &state->push_sha},
                              std::pair{internal::PopScript(), &state->pop_sha},
                              std::pair{internal::ReleaseScript(), &state->release_sha},
@@ -201,7 +254,8 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
                              std::pair{internal::TakePageScript(), &state->take_page_sha},
                              std::pair{internal::JournalScript(), &state->journal_sha},
                              std::pair{internal::FilterScript(), &state->filter_sha},
-                             std::pair{internal::EnqueueScript(), &state->enqueue_sha}}) {
+                             std::pair{internal::EnqueueScript(), &state->enqueue_sha},
+                             std::pair{internal::EnqueuePartScript(), &state->enqueue_part_sha}}) {
     absl::StatusOr<std::string> loaded = c.Register(source);
     if (!loaded.ok()) return loaded.status();
     *sha = *loaded;
@@ -216,13 +270,14 @@ absl::StatusOr<std::unique_ptr<RedisSieve>> RedisSieve::Connect(const RedisSieve
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->connection = *std::move(connection);
+    state->part_figures.resize(state->partitions);
     state->push_module = *push_module;
     state->module_epoch = c.ServersEpoch();
     state->last_round_trip = std::chrono::steady_clock::now();
     state->last_url_renewal = state->last_round_trip;
     // With host partitions: one empty pop now, so the fleet counts this
     // client among the live ones (its fair share of hosts) from the start.
-    if (options.host_key && !internal::AckAndLease(*state, 0)) return state->failure;
+    if (options.host_key && !internal::SweepPartitions(*state)) return state->failure;
   }
   if (options.host_key || options.renew_url_leases) {
     state->heartbeat = std::thread(internal::RunHeartbeat, std::ref(*state));

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "queue_element.h"
+#include "queue_partitions.h"
 #include "redis_state.h"
 #include "round_trips.h"
 
@@ -44,9 +45,9 @@ RedisSieve::~RedisSieve() {
   // Unreturned leases and undone pops go back to their hosts' heads, and
   // the hosts are given back: another client takes them now rather than
   // after the leases expire.
-  std::vector<std::string> give_back;
-  for (const auto& [url, flight] : s.in_flight) give_back.push_back(flight.element);
-  for (const auto& [element, host] : s.leased) give_back.push_back(element);
+  std::vector<internal::ElementOfHost> give_back;
+  for (const auto& [url, flight] : s.in_flight) give_back.push_back({flight.element, flight.host});
+  for (const auto& [element, host] : s.leased) give_back.push_back({element, host});
   const bool hosts = static_cast<bool>(s.options.host_key);
   if ((!give_back.empty() || hosts) && s.failure.ok()) {
     internal::Release(s, "head", give_back, hosts);
@@ -157,7 +158,8 @@ bool RedisSieve::MarkDone(std::string_view url) {
   if (it == s.in_flight.end()) return false;
   if (s.acks.empty()) s.oldest_ack = std::chrono::steady_clock::now();
   auto node = s.in_flight.extract(it);
-  s.acks.push_back(std::move(node.mapped().element));
+  s.acks.push_back({std::move(node.mapped().element),
+                    internal::PartitionOfHost(node.mapped().host, s.partitions)});
   internal::UrlLeftClient(s, node.mapped().host);
   ++s.done;
   if (AcksDue(s) && Usable(s)) AckAndLease(s, 0);
@@ -170,7 +172,8 @@ bool RedisSieve::Defer(std::string_view url) {
   auto it = s.in_flight.find(std::string(url));
   if (it == s.in_flight.end() || !Usable(s)) return false;
   auto node = s.in_flight.extract(it);
-  std::vector<std::string> elements = {std::move(node.mapped().element)};
+  std::vector<internal::ElementOfHost> elements = {
+      {std::move(node.mapped().element), node.mapped().host}};
   internal::UrlLeftClient(s, node.mapped().host);
   std::optional<long long> released = internal::Release(s, "tail", elements, /*all_hosts=*/false);
   if (!released.has_value() || *released == 0) return false;
@@ -192,8 +195,8 @@ bool RedisSieve::IsFinished() const {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s)) return true;
   if (!s.leased.empty() || !s.in_flight.empty() || s.producers > 0) return false;
-  if (!AckAndLease(s, 0)) return true;  // failed: as closed
-  return s.queued == 0 && s.leases == 0 && s.journals == 0;
+  std::optional<bool> finished = internal::FleetIsFinished(s);
+  return !finished.has_value() || *finished;  // failed: as closed
 }
 
 void RedisSieve::AddProducer() {
@@ -223,6 +226,7 @@ absl::Status RedisSieve::Health() const { return health(); }
 
 uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
 uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
+uint32_t RedisSieve::queue_partitions() const { return state_->partitions; }
 bool RedisSieve::packs_queue_batches() const { return state_->packed_batches; }
 bool RedisSieve::uses_push_module() const {
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -51,6 +51,13 @@ struct RedisSieve::State {
   bool packed_batches = false;
   const RedisKeys keys;
   const std::string owner;  // this client's id in NAME:owners
+  // The queue's partitions (queue_partitions.h), fixed at Connect from
+  // NAME:meta: 1 but on a cluster frontier created with several. Per
+  // partition, its key prefix and its copy of NAME:meta (the scripts'
+  // KEYS[1]: routes the call to the partition's slot).
+  uint32_t partitions = 1;
+  std::vector<std::string> part_prefix;
+  std::vector<std::string> part_meta;
   std::string push_sha;
   std::string pop_sha;
   std::string release_sha;
@@ -62,7 +69,8 @@ struct RedisSieve::State {
   std::string journal_sha;
   std::string filter_sha;
   std::string enqueue_sha;
-  uint64_t push_trips = 0;  // under mutex
+  std::string enqueue_part_sha;  // ENQUEUE_PART: several queue partitions
+  uint64_t push_trips = 0;       // under mutex
 
   std::mutex mutex;
   // Wakes Pop's polling sleep on Close, and the heartbeat when stopping.
@@ -102,9 +110,13 @@ struct RedisSieve::State {
   // script gives it back if its queue is empty too).
   std::unordered_map<std::string, size_t> host_urls ABSL_GUARDED_BY(mutex);
   std::vector<std::string> idle_hosts ABSL_GUARDED_BY(mutex);
-  // Queue elements MarkDone'd, not yet acked to Redis; and when the oldest
-  // of them came.
-  std::vector<std::string> acks ABSL_GUARDED_BY(mutex);
+  // Queue elements MarkDone'd, not yet acked to Redis (with their hosts'
+  // partition); and when the oldest of them came.
+  struct Ack {
+    std::string element;
+    uint32_t part = 0;
+  };
+  std::vector<Ack> acks ABSL_GUARDED_BY(mutex);
   std::chrono::steady_clock::time_point oldest_ack ABSL_GUARDED_BY(mutex);
 
   // This client's counters.
@@ -120,6 +132,21 @@ struct RedisSieve::State {
   uint64_t queued ABSL_GUARDED_BY(mutex) = 0;
   uint64_t leases ABSL_GUARDED_BY(mutex) = 0;
   uint64_t journals ABSL_GUARDED_BY(mutex) = 0;  // a cluster's pending push trips
+  // Per queue partition, from its last pop reply: queued URLs, URL leases,
+  // hosts with a holder or URLs, hosts this client holds there (`queued`
+  // and `leases` above are their sums; the host counts go into each pop's
+  // fair share). A pop wanting URLs starts at partition pop_cursor, which
+  // moves on by one each time. `moves`: NAME:moves, the count of finished
+  // push trips, as partition 0 last said (IsFinished's scan).
+  struct PartitionFigures {
+    uint64_t queued = 0;
+    uint64_t leases = 0;
+    uint64_t hosts = 0;
+    uint64_t held = 0;
+  };
+  std::vector<PartitionFigures> part_figures ABSL_GUARDED_BY(mutex);
+  uint64_t pop_cursor ABSL_GUARDED_BY(mutex) = 0;
+  uint64_t moves ABSL_GUARDED_BY(mutex) = 0;
   uint64_t bits_set ABSL_GUARDED_BY(mutex) = 0;
   std::chrono::steady_clock::time_point refreshed ABSL_GUARDED_BY(mutex);
   bool ever_refreshed ABSL_GUARDED_BY(mutex) = false;

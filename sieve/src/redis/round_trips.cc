@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "push_wire.h"
+#include "queue_partitions.h"
 
 namespace sieve::internal {
 namespace {
@@ -180,12 +181,27 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
   return true;
 }
 
-bool AckAndLease(State& s, size_t want) {
+namespace {
+
+// One pop script call on partition `part`, with that partition's pending
+// acks and idle hosts, asking `want` URLs; the other partitions' figures
+// give the fleet-wide fair share (scripts.cc, POP).
+RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
+                        const std::vector<std::string>& acks, const std::vector<std::string>& idle)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  uint64_t hosts_elsewhere = 0;
+  uint64_t held_before = 0;
+  uint64_t held_after = 0;
+  for (uint32_t i = 0; i < s.partitions; ++i) {
+    if (i == part) continue;
+    hosts_elsewhere += s.part_figures[i].hosts;
+    (i < part ? held_before : held_after) += s.part_figures[i].held;
+  }
   RedisCommand command = {"EVALSHA",
                           s.pop_sha,
                           "1",
-                          s.keys.meta,
-                          s.keys.prefix,
+                          s.part_meta[part],
+                          s.part_prefix[part],
                           s.owner,
                           std::to_string(s.options.lease_time.count()),
                           std::to_string(s.options.host_lease_time.count()),
@@ -193,26 +209,30 @@ bool AckAndLease(State& s, size_t want) {
                           std::to_string(want),
                           std::to_string(s.options.max_hosts),
                           std::to_string(HungryWindow(s).count()),
-                          std::to_string(s.acks.size())};
-  command.insert(command.end(), s.acks.begin(), s.acks.end());
-  command.push_back(std::to_string(s.idle_hosts.size()));
-  command.insert(command.end(), s.idle_hosts.begin(), s.idle_hosts.end());
-  absl::StatusOr<RedisReply> reply = s.connection->Call(command);
-  if (!reply.ok()) {
-    Fail(s, reply.status());
-    return false;
-  }
-  const redisReply* r = reply->get();
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 7 ||
+                          std::to_string(hosts_elsewhere),
+                          std::to_string(held_before),
+                          std::to_string(held_after),
+                          std::to_string(acks.size())};
+  command.insert(command.end(), acks.begin(), acks.end());
+  command.push_back(std::to_string(idle.size()));
+  command.insert(command.end(), idle.begin(), idle.end());
+  return command;
+}
+
+// A pop reply of partition `part` into the state: its URLs into s.leased,
+// its figures, the surplus hosts to report idle, and a claimed journal
+// (partition 0 holds them) replayed. URLs leased; nullopt (and failed) on
+// error.
+std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 10 ||
       r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
       r->element[0]->elements != r->element[1]->elements ||
       r->element[5]->type != REDIS_REPLY_ARRAY || r->element[6]->type != REDIS_REPLY_ARRAY) {
-    Fail(s, absl::InternalError("pop script: unexpected reply"));
-    return false;
+    Fail(s, absl::InternalError(r->type == REDIS_REPLY_ERROR ? std::string(r->str, r->len)
+                                                             : "pop script: unexpected reply"));
+    return std::nullopt;
   }
-  s.acks.clear();
-  s.idle_hosts.clear();
-  s.last_round_trip = std::chrono::steady_clock::now();
   const redisReply* urls = r->element[0];
   const redisReply* hosts = r->element[1];
   for (size_t i = 0; i < urls->elements; ++i) {
@@ -221,15 +241,124 @@ bool AckAndLease(State& s, size_t want) {
     s.leased.emplace_back(std::string(urls->element[i]->str, urls->element[i]->len),
                           std::move(host));
   }
-  s.queued = static_cast<uint64_t>(r->element[2]->integer);
-  s.leases = static_cast<uint64_t>(r->element[3]->integer);
-  s.journals = static_cast<uint64_t>(r->element[4]->integer);
+  State::PartitionFigures& figures = s.part_figures[part];
+  figures.queued = static_cast<uint64_t>(r->element[2]->integer);
+  figures.leases = static_cast<uint64_t>(r->element[3]->integer);
+  figures.hosts = static_cast<uint64_t>(r->element[7]->integer);
+  figures.held = static_cast<uint64_t>(r->element[8]->integer);
+  if (part == 0) {
+    s.journals = static_cast<uint64_t>(r->element[4]->integer);
+    s.moves = static_cast<uint64_t>(r->element[9]->integer);
+  }
+  s.queued = 0;
+  s.leases = 0;
+  for (const State::PartitionFigures& f : s.part_figures) {
+    s.queued += f.queued;
+    s.leases += f.leases;
+  }
   ReportIdleSurplus(s, r->element[6]);
   if (r->element[5]->elements > 0) {
     ReplayClaimedJournal(s, r->element[5]);
-    return s.failure.ok();
+    if (!s.failure.ok()) return std::nullopt;
   }
+  return urls->elements;
+}
+
+// One round trip: a pop call on each partition of `parts` (pipelined),
+// each with its pending acks and idle hosts, the first asking `want` URLs.
+// URLs leased; nullopt (and failed) on error.
+std::optional<size_t> PopRound(State& s, const std::vector<uint32_t>& parts, size_t want)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  std::vector<RedisCommand> commands;
+  for (uint32_t part : parts) {
+    std::vector<std::string> acks;
+    std::vector<std::string> idle;
+    std::erase_if(s.acks, [&](State::Ack& ack) {
+      if (ack.part != part) return false;
+      acks.push_back(std::move(ack.element));
+      return true;
+    });
+    std::erase_if(s.idle_hosts, [&](std::string& host) {
+      if (PartitionOfHost(host, s.partitions) != part) return false;
+      idle.push_back(std::move(host));
+      return true;
+    });
+    commands.push_back(PopCommand(s, part, commands.empty() ? want : 0, acks, idle));
+  }
+  absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
+  if (!replies.ok()) {
+    Fail(s, replies.status());
+    return std::nullopt;
+  }
+  size_t leased = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<size_t> got = TakePopReply(s, parts[i], (*replies)[i].get());
+    if (!got.has_value()) return std::nullopt;
+    leased += *got;
+  }
+  return leased;
+}
+
+// Every partition but `skip` (s.partitions: none skipped), in order.
+std::vector<uint32_t> AllPartitionsBut(const State& s, uint32_t skip) {
+  std::vector<uint32_t> parts;
+  for (uint32_t part = 0; part < s.partitions; ++part) {
+    if (part != skip) parts.push_back(part);
+  }
+  return parts;
+}
+
+}  // namespace
+
+bool AckAndLease(State& s, size_t want) {
+  const uint32_t first = static_cast<uint32_t>(s.pop_cursor++ % s.partitions);
+  // The partition asked for URLs first, then those with acks or idle hosts
+  // pending.
+  std::vector<uint32_t> parts = {first};
+  for (const State::Ack& ack : s.acks) {
+    if (std::find(parts.begin(), parts.end(), ack.part) == parts.end()) parts.push_back(ack.part);
+  }
+  for (const std::string& host : s.idle_hosts) {
+    const uint32_t part = PartitionOfHost(host, s.partitions);
+    if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+  }
+  std::optional<size_t> got = PopRound(s, parts, want);
+  if (!got.has_value()) return false;
+  // Short: the next partitions in turn, until `want` or all were asked.
+  for (uint32_t k = 1; k < s.partitions && *got < want; ++k) {
+    std::optional<size_t> more = PopRound(s, {(first + k) % s.partitions}, want - *got);
+    if (!more.has_value()) return false;
+    *got += *more;
+  }
+  // With several partitions only a sweep renews every host lease.
+  if (s.partitions == 1) s.last_round_trip = std::chrono::steady_clock::now();
   return true;
+}
+
+bool SweepPartitions(State& s) {
+  std::vector<uint32_t> parts = AllPartitionsBut(s, s.partitions);
+  if (!PopRound(s, parts, 0).has_value()) return false;
+  s.last_round_trip = std::chrono::steady_clock::now();
+  return true;
+}
+
+std::optional<bool> FleetIsFinished(State& s) {
+  if (s.partitions == 1) {
+    if (!SweepPartitions(s)) return std::nullopt;
+    return s.queued == 0 && s.leases == 0 && s.journals == 0;
+  }
+  // Partition 0 (NAME:moves), the others, then partition 0 again: a trip
+  // that enqueued into a partition after the scan had read it ended (ENQUEUE,
+  // which bumps NAME:moves) before the second read, or its journal is still
+  // there then; a URL leased is in its partition's leases until acked, and
+  // the URLs its page pushed were enqueued before that ack (scripts.cc,
+  // ENQUEUE; docs/redis.md).
+  if (!PopRound(s, {0}, 0).has_value()) return std::nullopt;
+  const uint64_t moves = s.moves;
+  if (!PopRound(s, AllPartitionsBut(s, 0), 0).has_value()) return std::nullopt;
+  if (!PopRound(s, {0}, 0).has_value()) return std::nullopt;
+  s.last_round_trip = std::chrono::steady_clock::now();
+  return s.moves == moves && s.queued == 0 && s.leases == 0 && s.journals == 0;
 }
 
 void UrlLeftClient(State& s, const std::string& host) {
@@ -243,45 +372,68 @@ void UrlLeftClient(State& s, const std::string& host) {
 }
 
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& elements, bool all_hosts) {
-  RedisCommand command = {"EVALSHA",
-                          s.release_sha,
-                          "1",
-                          s.keys.meta,
-                          s.keys.prefix,
-                          s.owner,
-                          std::string(where),
-                          std::to_string(s.options.host_cooldown.count()),
-                          all_hosts ? "1" : "0"};
-  command.insert(command.end(), elements.begin(), elements.end());
-  absl::StatusOr<RedisReply> reply = s.connection->Call(command);
-  absl::StatusOr<long long> released =
-      reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());
-  if (!released.ok()) {
-    Fail(s, released.status());
+                                 const std::vector<ElementOfHost>& elements, bool all_hosts) {
+  std::vector<RedisCommand> commands;
+  std::vector<int> command_of(s.partitions, -1);
+  auto command_for = [&](uint32_t part) -> RedisCommand& {
+    if (command_of[part] < 0) {
+      command_of[part] = static_cast<int>(commands.size());
+      commands.push_back({"EVALSHA", s.release_sha, "1", s.part_meta[part], s.part_prefix[part],
+                          s.owner, std::string(where),
+                          std::to_string(s.options.host_cooldown.count()), all_hosts ? "1" : "0"});
+    }
+    return commands[command_of[part]];
+  };
+  if (all_hosts) {
+    for (uint32_t part = 0; part < s.partitions; ++part) command_for(part);
+  }
+  for (const ElementOfHost& e : elements) {
+    command_for(PartitionOfHost(e.host, s.partitions)).push_back(e.element);
+  }
+  if (commands.empty()) return 0;
+  absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
+  if (!replies.ok()) {
+    Fail(s, replies.status());
     return std::nullopt;
   }
-  return *released;
+  long long total = 0;
+  for (const RedisReply& reply : *replies) {
+    absl::StatusOr<long long> released = ReplyInteger(reply.get());
+    if (!released.ok()) {
+      Fail(s, released.status());
+      return std::nullopt;
+    }
+    total += *released;
+  }
+  return total;
 }
 
 bool RenewUrlLeases(State& s) {
   if (s.leased.empty() && s.in_flight.empty()) return true;
-  RedisCommand command = {"EVALSHA",
-                          s.renew_sha,
-                          "1",
-                          s.keys.meta,
-                          s.keys.prefix,
-                          s.owner,
-                          std::to_string(s.options.lease_time.count())};
-  command.reserve(command.size() + s.leased.size() + s.in_flight.size());
-  for (const auto& [element, host] : s.leased) command.push_back(element);
-  for (const auto& [url, flight] : s.in_flight) command.push_back(flight.element);
-  absl::StatusOr<RedisReply> reply = s.connection->Call(command);
-  absl::StatusOr<long long> renewed =
-      reply.ok() ? ReplyInteger(reply->get()) : absl::StatusOr<long long>(reply.status());
-  if (!renewed.ok()) {
-    Fail(s, renewed.status());
+  std::vector<RedisCommand> commands;
+  std::vector<int> command_of(s.partitions, -1);
+  auto add = [&](const std::string& host, const std::string& element) {
+    const uint32_t part = PartitionOfHost(host, s.partitions);
+    if (command_of[part] < 0) {
+      command_of[part] = static_cast<int>(commands.size());
+      commands.push_back({"EVALSHA", s.renew_sha, "1", s.part_meta[part], s.part_prefix[part],
+                          s.owner, std::to_string(s.options.lease_time.count())});
+    }
+    commands[command_of[part]].push_back(element);
+  };
+  for (const auto& [element, host] : s.leased) add(host, element);
+  for (const auto& [url, flight] : s.in_flight) add(flight.host, flight.element);
+  absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
+  if (!replies.ok()) {
+    Fail(s, replies.status());
     return false;
+  }
+  for (const RedisReply& reply : *replies) {
+    absl::StatusOr<long long> renewed = ReplyInteger(reply.get());
+    if (!renewed.ok()) {
+      Fail(s, renewed.status());
+      return false;
+    }
   }
   return true;
 }
@@ -290,7 +442,13 @@ void RefreshFleetFigures(State& s, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && s.ever_refreshed && now - s.refreshed < s.options.stats_cache) return;
   if (!s.failure.ok()) return;
-  std::vector<RedisCommand> commands = {{"GET", s.keys.queued}, {"ZCARD", s.keys.leases}};
+  // Per partition its queued count and its leases, then the shards' bits.
+  std::vector<RedisCommand> commands;
+  for (uint32_t part = 0; part < s.partitions; ++part) {
+    commands.push_back({"GET", s.part_prefix[part] + "queued"});
+    commands.push_back({"ZCARD", s.part_prefix[part] + "leases"});
+  }
+  const size_t queue_figures = commands.size();
   for (uint64_t shard = 0; shard < s.layout.ShardCount(); ++shard) {
     commands.push_back({"BITCOUNT", s.keys.ShardKey(shard)});
   }
@@ -298,12 +456,22 @@ void RefreshFleetFigures(State& s, bool force) {
   if (!replies.ok()) return Fail(s, replies.status());
   uint64_t bits_set = 0;
   for (size_t i = 0; i < replies->size(); ++i) {
+    const bool is_queued = i < queue_figures && i % 2 == 0;
     absl::StatusOr<long long> value =
-        i == 0 ? CounterValue((*replies)[i].get()) : ReplyInteger((*replies)[i].get());
+        is_queued ? CounterValue((*replies)[i].get()) : ReplyInteger((*replies)[i].get());
     if (!value.ok()) return Fail(s, value.status());
-    if (i == 0) s.queued = static_cast<uint64_t>(*value);
-    if (i == 1) s.leases = static_cast<uint64_t>(*value);
-    if (i >= 2) bits_set += static_cast<uint64_t>(*value);
+    if (i < queue_figures) {
+      State::PartitionFigures& figures = s.part_figures[i / 2];
+      (is_queued ? figures.queued : figures.leases) = static_cast<uint64_t>(*value);
+    } else {
+      bits_set += static_cast<uint64_t>(*value);
+    }
+  }
+  s.queued = 0;
+  s.leases = 0;
+  for (const State::PartitionFigures& f : s.part_figures) {
+    s.queued += f.queued;
+    s.leases += f.leases;
   }
   s.bits_set = bits_set;
   s.refreshed = now;

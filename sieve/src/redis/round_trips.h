@@ -62,9 +62,15 @@ std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 // A cluster push's enqueue step: the journaled URLs of `owner`'s record
 // whose flag is '1', if the record is still trip `trip`'s; the record goes.
+// On a frontier of several queue partitions, the new URLs of partitions
+// other than 0 (by `hosts`, parallel to the journal's `elements`) go first
+// to their partitions (ENQUEUE_PART, remembered there under the trip), each
+// waited for by its replica, then partition 0's with the record's end.
 // False (and failed) on error.
 bool ClusterEnqueueStep(State& s, const std::string& owner, const std::string& trip,
-                        const std::string& flags) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+                        const std::string& flags, absl::Span<const std::string_view> elements,
+                        absl::Span<const std::string_view> hosts)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 // Finishes a dead client's push trip from the journal record the pop
 // script claimed (cluster_replay.cc): the filter step again under the dead
 // client's trip id (its shards' records answer as they answered it), then
@@ -75,19 +81,35 @@ void ReplayClaimedJournal(State& s, const redisReply* claimed)
 
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs
 // into s.leased (counted in s.host_urls); refreshes s.queued and s.leases.
+// With several queue partitions: asks partition s.pop_cursor first (and
+// moves the cursor on), the next ones in turn while short of `want`; acks
+// and idle hosts go to their own partitions in the same round trip.
 // False (and failed) on error.
 bool AckAndLease(State& s, size_t want) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+// A pop of no URL on every partition: acks sent, host leases renewed
+// everywhere, figures refreshed (the heartbeat's round trip). False (and
+// failed) on error.
+bool SweepPartitions(State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+// True if the fleet has no queued URL, no URL lease and no pending push
+// journal, read in an order that cannot miss a URL moving between
+// partitions (round_trips.cc); nullopt (and failed) on error.
+std::optional<bool> FleetIsFinished(State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // A URL of `host` left this client (done or deferred): when it was the
 // host's last, the host is reported idle with the next pop.
 void UrlLeftClient(State& s, const std::string& host) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
+// A leased queue element and its host (which names its queue partition).
+struct ElementOfHost {
+  std::string element;
+  std::string host;
+};
 // Runs the release script: leased queue elements back to their hosts'
 // queues, at the 'head' or the 'tail'; with all_hosts, every host this client
-// holds is given back too. Returns how many were released, nullopt (and
-// failed) on error.
+// holds is given back too (in every partition). Returns how many were
+// released, nullopt (and failed) on error.
 std::optional<long long> Release(State& s, std::string_view where,
-                                 const std::vector<std::string>& elements, bool all_hosts)
+                                 const std::vector<ElementOfHost>& elements, bool all_hosts)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Extends the leases of the URLs this client holds (in s.leased and

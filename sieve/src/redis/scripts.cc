@@ -364,12 +364,17 @@ return table.concat(out)
 // it holds fewer than its fair share of the hosts (below) and max_hosts.
 //   ARGV[1] prefix, [2] client id, [3] URL lease ms, [4] host lease ms,
 //   [5] cooldown ms, [6] want, [7] max hosts, [8] how long a wait for a
-//   host counts without a new try (ms), [9] d then d URLs done,
+//   host counts without a new try (ms), [9] hosts with a holder or URLs in
+//   the frontier's other queue partitions, [10] and [11] hosts this client
+//   holds in the partitions before and after this one (all three 0 on a
+//   frontier of one partition), [12] d then d URLs done,
 //   then i then i hosts the client has no URL of any more (given back if
 //   their queue is empty).
 //   Reply: {URLs, their hosts, queued URLs after, URL leases after,
 //   journal records pending (a cluster's), a claimed record, the client's
-//   surplus hosts (below: it reports idle those it has no URL of)}
+//   surplus hosts (below: it reports idle those it has no URL of), hosts
+//   with a holder or URLs after, hosts this client holds after, the count
+//   of enqueue steps (NAME:moves, ENQUEUE below)}
 // Deadlines are in the server's clock (TIME), so clients' clocks may differ.
 // Clients that want a host and find none to take wait in NAME:hungry
 // (client -> since when, for [8] ms after each try: NAME:hungryuntil); a
@@ -388,27 +393,34 @@ local url_lease, host_lease = tonumber(ARGV[3]), tonumber(ARGV[4])
 local cooldown, want, max_hosts = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local K_held = prefix .. 'held:' .. owner
 local hungry_ms = tonumber(ARGV[8])
-local p = 10
-for i = p, p + tonumber(ARGV[9]) - 1 do
+local hosts_elsewhere = tonumber(ARGV[9])
+local held_before, held_after = tonumber(ARGV[10]), tonumber(ARGV[11])
+local p = 13
+for i = p, p + tonumber(ARGV[12]) - 1 do
   if redis.call('HGET', K_owners, ARGV[i]) == owner then unlease(ARGV[i]) end
 end
-p = p + tonumber(ARGV[9])
+p = p + tonumber(ARGV[12])
 local expired = redis.call('ZRANGEBYSCORE', K_leases, '-inf', now, 'LIMIT', 0, 100)
 for i = #expired, 1, -1 do  -- to their hosts' heads, oldest deadline first
   enqueue(unlease(expired[i]), expired, i, i, true, now)
 end
 -- The fair share: the live clients are those whose last pop is less than a
 -- host lease ago (NAME:clients); a client holds at most ceil(hosts with a
--- holder or URLs / live clients) hosts, or one. Its hosts beyond the share
--- (the last in sorted order) are surplus: no more URLs from them, and each
--- goes back once the client reports it idle, queue or not (and the client
--- takes no host in that pop, so another live client may take it first).
+-- holder or URLs / live clients) hosts, or one, counted over the whole
+-- frontier (the other partitions' figures come from the client). Its hosts
+-- beyond the share (the last in partition order, then sorted order) are
+-- surplus: no more URLs from them, and each goes back once the client
+-- reports it idle, queue or not (and the client takes no host in that
+-- pop, so another live client may take it first).
 local K_clients = prefix .. 'clients'
 redis.call('ZADD', K_clients, now + host_lease, owner)
 redis.call('ZREMRANGEBYSCORE', K_clients, '-inf', now)
-local hosts = redis.call('HLEN', K_hostowners) + redis.call('LLEN', K_ready) +
-              redis.call('ZCARD', K_cooling)
-local share = math.max(1, math.ceil(hosts / redis.call('ZCARD', K_clients)))
+local function host_count()
+  return redis.call('HLEN', K_hostowners) + redis.call('LLEN', K_ready) +
+         redis.call('ZCARD', K_cooling)
+end
+local share = math.max(1, math.ceil((host_count() + hosts_elsewhere) /
+                                    redis.call('ZCARD', K_clients)))
 local held_now = {}
 for _, h in ipairs(redis.call('SMEMBERS', K_held)) do
   if redis.call('HGET', K_hostowners, h) == owner then
@@ -419,7 +431,7 @@ for _, h in ipairs(redis.call('SMEMBERS', K_held)) do
 end
 table.sort(held_now)
 local surplus = {}
-for i = share + 1, #held_now do surplus[held_now[i]] = true end
+for i = math.max(0, share - held_before) + 1, #held_now do surplus[held_now[i]] = true end
 local handed_over = false  -- a surplus host given back: take none this time
 for i = p + 1, p + tonumber(ARGV[p]) do
   local h = ARGV[i]
@@ -452,7 +464,7 @@ if want > 0 then
     redis.call('ZREM', K_cooling, h)
     redis.call('RPUSH', K_ready, h)
   end
-  local held = #mine + #surplus_held
+  local held = held_before + #mine + #surplus_held + held_after
   local wants_host = #out < want and held < max_hosts and held < share and not handed_over
   local first = wants_host and first_hungry(now) or nil
   if first and first ~= owner then  -- another waits longer: its turn first
@@ -511,7 +523,8 @@ if dead then
   end
 end
 return {out, out_hosts, tonumber(redis.call('GET', K_queued) or '0'), redis.call('ZCARD', K_leases),
-        redis.call('ZCARD', K_journals), claimed, surplus_held}
+        redis.call('ZCARD', K_journals), claimed, surplus_held, host_count(),
+        redis.call('SCARD', K_held), tonumber(redis.call('GET', prefix .. 'moves') or '0')}
 )lua";
 
 // RELEASE: gives leased URLs back to their hosts' queues, at the tail
@@ -662,6 +675,10 @@ return flags
 //   Reply: URLs enqueued; 0 if the client's record is not this trip's (a
 //   resend after a lost reply, or a survivor got there first: the trip was
 //   enqueued already).
+// On a frontier of several queue partitions, FILTER's answer has '1' only
+// for the URLs of partition 0's hosts (this slot's): the others went to
+// their partitions by ENQUEUE_PART before, and this step, which ends the
+// trip, counts it in NAME:moves (IsFinished's scan: redis_sieve.cc).
 constexpr char kEnqueue[] = R"lua(
 local owner = ARGV[2]
 local K_journal = prefix .. 'journal:' .. owner
@@ -681,6 +698,30 @@ end
 enqueue_batches(batches)
 redis.call('DEL', K_journal)
 redis.call('ZREM', prefix .. 'journals', owner)
+redis.call('INCR', prefix .. 'moves')
+return count
+)lua";
+
+// ENQUEUE_PART (cluster, step 2 of a push on a frontier of several queue
+// partitions, before ENQUEUE): the trip's new URLs whose hosts belong to
+// one partition other than 0, into their hosts' queues there. The
+// partition remembers the client's last trip enqueued there
+// (<prefix>etrip:<client>, for [4] ms), so a resend, or a survivor's replay
+// of a journal whose client got this far, does not queue them twice.
+//   ARGV[1] the partition's prefix "{NAME:qI}:", [2] client id, [3] the
+//   trip's id, [4] how long the record is kept (ms), then per URL its
+//   queue element and its host
+//   Reply: URLs enqueued; 0 if the record is of this trip or a later one.
+constexpr char kEnqueuePart[] = R"lua(
+local K_trip = prefix .. 'etrip:' .. ARGV[2]
+if tonumber(redis.call('GET', K_trip) or '0') >= tonumber(ARGV[3]) then return 0 end
+local batches, count = by_host_batches(), 0
+for i = 5, #ARGV, 2 do
+  add_to_host(batches, ARGV[i + 1], ARGV[i])
+  count = count + 1
+end
+enqueue_batches(batches)
+redis.call('SET', K_trip, ARGV[3], 'PX', tonumber(ARGV[4]))
 return count
 )lua";
 
@@ -689,6 +730,7 @@ return count
 std::string JournalScript() { return std::string(kCommon) + kJournal; }
 std::string FilterScript() { return kFilter; }
 std::string EnqueueScript() { return std::string(kCommon) + kEnqueue; }
+std::string EnqueuePartScript() { return std::string(kCommon) + kEnqueuePart; }
 std::string PushScript() { return std::string(kCommon) + kPush; }
 std::string PopScript() { return std::string(kCommon) + kPop; }
 std::string ReleaseScript() { return std::string(kCommon) + kRelease; }

@@ -19,6 +19,8 @@ std::string TakePageScript();
 std::string JournalScript();
 std::string FilterScript();
 std::string EnqueueScript();
+// Step 2's part in a queue partition other than 0 (queue_partitions.h).
+std::string EnqueuePartScript();
 
 }  // namespace sieve::internal
 

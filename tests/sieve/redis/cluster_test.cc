@@ -1,5 +1,6 @@
 // RedisSieve on a Redis Cluster: the slot function against the spec and the
-// server, the key layout (fleet keys in one slot, the filter spread), the
+// server, the key layout (the journal in one slot, the queue partitions
+// and the filter spread), the
 // push's resend records, and the client riding out a slot migration
 // (ASK, then MOVED) and a primary's failover to its replica with nothing
 // lost or duplicated; each on a cluster without and with the crawlsieve
@@ -31,6 +32,7 @@
 #include "../../../sieve/src/redis/cluster/key_slot.h"
 #include "../../../sieve/src/redis/filter_layout.h"
 #include "../../../sieve/src/redis/queue_element.h"
+#include "../../../sieve/src/redis/queue_partitions.h"
 #include "../../../sieve/src/redis/scripts.h"
 
 namespace sieve {
@@ -172,36 +174,140 @@ TEST_P(ClusterTest, ClassicLayoutIsRefused) {
   EXPECT_EQ(sieve.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-// The fleet's keys share one slot; the filter's shards spread over all
-// three primaries.
-TEST_P(ClusterTest, FleetKeysInOneSlotFilterOnEveryPrimary) {
+// The journal and page budget share {NAME}'s slot; the host queues spread
+// over the queue partitions' slots (each host's where XXH3 puts it), and the
+// filter's shards, over all three primaries.
+TEST_P(ClusterTest, QueuesAndFilterSpreadOverEveryPrimary) {
   RedisSieveOptions options = cluster_->Options("spread");
   options.expected_count = 100000;  // ~120 KB of filter in 4 KiB shards: ~29 keys
+  options.host_key = HostOfUrl;
   absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
   ASSERT_TRUE(sieve.ok()) << sieve.status();
   EXPECT_EQ((*sieve)->uses_push_module(), GetParam());
+  EXPECT_EQ((*sieve)->queue_partitions(), internal::kDefaultClusterPartitions);
   const long long module_calls = ModuleFilterCalls();
-  ASSERT_EQ(PushAll(**sieve, ClusterUrls("spread", 5000)), 5000u);
+  const std::vector<std::string> urls = ClusterUrls("spread", 5000);
+  ASSERT_EQ(PushAll(**sieve, urls), 5000u);
   if (GetParam()) {
     EXPECT_GT(ModuleFilterCalls(), module_calls + 3);  // at least one per primary
   } else {
     EXPECT_EQ(ModuleFilterCalls(), 0);
   }
+  const int home = cluster_->PrimaryOf(KeySlot("{spread}:meta"));
+  ASSERT_GE(home, 0);
+  EXPECT_NE(cluster_->CommandOn(home, {"GET", "{spread}:meta"}).find(" parts=16"),
+            std::string::npos);
+  // Each host's queue on the primary of its partition's slot, with its URLs.
+  std::set<int> queue_primaries;
+  long long queued = 0;
+  std::set<uint32_t> parts;
+  for (int h = 0; h < 13; ++h) {
+    const std::string host = absl::StrCat("https://h", h, ".example");
+    const uint32_t part = internal::PartitionOfHost(host, internal::kDefaultClusterPartitions);
+    parts.insert(part);
+    const std::string prefix = internal::PartitionPrefix("spread", part);
+    const int primary = cluster_->PrimaryOf(KeySlot(prefix + "meta"));
+    ASSERT_GE(primary, 0);
+    queue_primaries.insert(primary);
+    EXPECT_EQ(cluster_->CommandOn(primary, {"GET", prefix + "meta"}),
+              cluster_->CommandOn(home, {"GET", "{spread}:meta"}));
+    EXPECT_EQ(
+        sieve_test::QueuedUrls(cluster_->node(static_cast<size_t>(primary)), prefix + "q:" + host)
+            .size(),
+        (urls.size() + 12 - static_cast<size_t>(h)) / 13)
+        << host;
+  }
+  for (uint32_t part : parts) {
+    const std::string prefix = internal::PartitionPrefix("spread", part);
+    const int primary = cluster_->PrimaryOf(KeySlot(prefix + "meta"));
+    long long n = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(cluster_->CommandOn(primary, {"GET", prefix + "queued"}), &n));
+    queued += n;
+  }
+  EXPECT_GT(parts.size(), 6u);  // 13 hosts over 16 partitions
+  EXPECT_EQ(queue_primaries.size(), 3u);
+  EXPECT_EQ(queued, 5000);
+  EXPECT_EQ((*sieve)->Stats().queued, 5000u);
   int with_shards = 0;
-  int with_queue = 0;
   for (size_t i = 0; i < cluster_->size(); ++i) {
-    const std::string shards = cluster_->CommandOn(i, {"KEYS", "{spread:bits:*"});
-    const std::string fleet = cluster_->CommandOn(i, {"KEYS", "{spread}:*"});
-    with_shards += !shards.empty();
-    if (!fleet.empty()) {
-      ++with_queue;
-      EXPECT_NE(fleet.find("{spread}:queued"), std::string::npos) << fleet;
-      EXPECT_NE(fleet.find("{spread}:meta"), std::string::npos) << fleet;
-    }
+    with_shards += !cluster_->CommandOn(i, {"KEYS", "{spread:bits:*"}).empty();
   }
   EXPECT_EQ(with_shards, 3);
-  EXPECT_EQ(with_queue, 1);
   EXPECT_EQ(cluster_->CommandCalls("wait"), 0);  // no replica: a trip waits for none
+  ExpectEachOnce(DrainAll(**sieve), urls);
+}
+
+// A frontier of one partition (queue_partitions = 1, and every frontier a
+// build before partitions created: its NAME:meta has no parts= field, the
+// bytes frozen here) keeps every queue key in {NAME}'s slot, and drains.
+TEST_P(ClusterTest, AFrontierOfOnePartitionKeepsItsQueueInOneSlot) {
+  RedisSieveOptions options = cluster_->Options("one");
+  options.expected_count = 20000;
+  options.host_key = HostOfUrl;
+  options.pack_queue_batches = false;
+  const int home = cluster_->PrimaryOf(KeySlot("{one}:meta"));
+  ASSERT_GE(home, 0);
+  // As a build before partitions wrote it.
+  ASSERT_EQ(
+      cluster_->CommandOn(
+          home,
+          {"SET", "{one}:meta",
+           "v4 hash=1 seed=7165897122547068020 layout=blocked m=199680 k=6 shard_bits=32768"}),
+      "OK");
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  EXPECT_EQ((*sieve)->queue_partitions(), 1u);
+  const std::vector<std::string> urls = ClusterUrls("one", 2000);
+  ASSERT_EQ(PushAll(**sieve, urls), urls.size());
+  for (size_t i = 0; i < cluster_->size(); ++i) {
+    const std::string queues = cluster_->CommandOn(i, {"KEYS", "{one*:q:*"});
+    if (static_cast<int>(i) == home) {
+      EXPECT_NE(queues.find("{one}:q:https://h0.example"), std::string::npos) << queues;
+    } else {
+      EXPECT_EQ(queues, "") << "node " << i;
+    }
+  }
+  EXPECT_EQ(cluster_->CommandOn(home, {"GET", "{one}:queued"}), "2000");
+  ExpectEachOnce(DrainAll(**sieve), urls);
+  // A new frontier asked for one partition writes the same meta.
+  options.name = "one-new";
+  absl::StatusOr<std::unique_ptr<RedisSieve>> fresh = [&] {
+    RedisSieveOptions o = options;
+    o.queue_partitions = 1;
+    return RedisSieve::Connect(o);
+  }();
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(cluster_->CommandOn(cluster_->PrimaryOf(KeySlot("{one-new}:meta")),
+                                {"GET", "{one-new}:meta"}),
+            "v4 hash=1 seed=7165897122547068020 layout=blocked m=199680 k=6 shard_bits=32768");
+}
+
+// NAME:meta's parts= field is the creator's: a later client asking another
+// count follows it; a field that is not a count is refused, naming the key.
+TEST_P(ClusterTest, ThePartitionCountIsTheCreatorsAndABadOneIsRefused) {
+  RedisSieveOptions options = cluster_->Options("parts");
+  options.expected_count = 20000;
+  options.queue_partitions = 5;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> first = RedisSieve::Connect(options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)->queue_partitions(), 5u);
+  options.queue_partitions = 9;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> second = RedisSieve::Connect(options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*second)->queue_partitions(), 5u);
+  const int home = cluster_->PrimaryOf(KeySlot("{bad-parts}:meta"));
+  ASSERT_EQ(cluster_->CommandOn(home, {"SET", "{bad-parts}:meta",
+                                       "v4 hash=1 seed=7165897122547068020 layout=blocked m=199680 "
+                                       "k=6 shard_bits=32768 parts=x"}),
+            "OK");
+  options.name = "bad-parts";
+  absl::StatusOr<std::unique_ptr<RedisSieve>> bad = RedisSieve::Connect(options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kFailedPrecondition) << bad.status();
+  EXPECT_NE(bad.status().message().find("parts=x"), std::string::npos) << bad.status();
+  options.queue_partitions = 2000;
+  options.name = "too-many";
+  EXPECT_EQ(RedisSieve::Connect(options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // A trip resent after a lost reply gets the first run's answer: the filter
@@ -239,6 +345,21 @@ TEST_P(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
   EXPECT_EQ(redis.Command({"GET", "{t}:queued"}), "1");
   EXPECT_EQ(redis.Command({"EXISTS", "{t}:journal:me"}), "0");  // enqueued: no record left
   EXPECT_EQ(redis.Command({"ZCARD", "{t}:journals"}), "0");
+  EXPECT_EQ(redis.Command({"GET", "{t}:moves"}), "1");  // a trip ended (IsFinished's scan)
+  // Another partition's part of a trip: once per trip, never for an older one.
+  auto put_part = [&](const std::string& trip, const std::string& url) {
+    return redis.Command({"EVAL", internal::EnqueuePartScript(), "1", "{t:q3}:meta",
+                          "{t:q3}:", "me", trip, "600000", url, "https://c.example"});
+  };
+  EXPECT_EQ(put_part("7", "https://c.example/1"), "1");
+  EXPECT_EQ(put_part("7", "https://c.example/1"), "0");  // the resend, or a survivor's replay
+  EXPECT_EQ(put_part("6", "https://c.example/0"), "0");  // older than the record: done
+  EXPECT_EQ(put_part("8", "https://c.example/2"), "1");
+  EXPECT_EQ(sieve_test::QueuedUrls(redis, "{t:q3}:q:https://c.example"),
+            (std::vector<std::string>{"https://c.example/1", "https://c.example/2"}));
+  EXPECT_EQ(redis.Command({"GET", "{t:q3}:queued"}), "2");
+  EXPECT_EQ(redis.Command({"GET", "{t:q3}:etrip:me"}), "8");
+  EXPECT_GT(std::atoll(redis.Command({"PTTL", "{t:q3}:etrip:me"}).c_str()), 500000);
 }
 
 // A client dies between the steps of a push (emulated: its journal and
@@ -617,14 +738,16 @@ TEST(ClusterPackedTest, AFrontierOnNodesWithTheModuleIsPackedAndDrains) {
   EXPECT_TRUE((*sieve)->packs_queue_batches());
   const std::vector<std::string> urls = ClusterUrls("packed-queue-of-a-cluster", 2000);
   ASSERT_EQ(PushAll(**sieve, urls), urls.size());
-  const int primary = cluster.PrimaryOf(KeySlot("{packed}:meta"));
+  const std::string prefix = internal::PartitionPrefix(
+      "packed", internal::PartitionOfHost("https://h0.example", (*sieve)->queue_partitions()));
+  const int primary = cluster.PrimaryOf(KeySlot(prefix + "meta"));
   ASSERT_GE(primary, 0);
   const std::string head = cluster.CommandOn(static_cast<size_t>(primary),
-                                             {"LINDEX", "{packed}:q:https://h0.example", "0"});
+                                             {"LINDEX", prefix + "q:https://h0.example", "0"});
   ASSERT_FALSE(head.empty());
   EXPECT_EQ(head[0], 5) << "not a packed batch";
   EXPECT_EQ(sieve_test::QueuedUrls(cluster.node(static_cast<size_t>(primary)),
-                                   "{packed}:q:https://h0.example")
+                                   prefix + "q:https://h0.example")
                 .size(),
             (urls.size() + 12) / 13);
   ExpectEachOnce(DrainAll(**sieve), urls);

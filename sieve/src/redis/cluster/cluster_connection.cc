@@ -107,27 +107,26 @@ absl::StatusOr<std::unique_ptr<ClusterConnection>> ClusterConnection::Open(
 }
 
 void ClusterConnection::RequireOnReconnect(std::string key, std::string value) {
-  required_key_ = std::move(key);
-  required_value_ = std::move(value);
+  required_.emplace_back(std::move(key), std::move(value));
 }
 
 absl::Status ClusterConnection::CheckRequired() {
-  if (required_key_.empty()) return absl::OkStatus();
-  const std::string address = PrimaryOf(KeySlot(required_key_));
-  absl::StatusOr<RedisConnection*> node = Node(address);
-  if (!node.ok()) return absl::OkStatus();
-  absl::StatusOr<std::vector<RedisReply>> got = (*node)->Run({{"GET", required_key_}});
-  if (!got.ok()) return absl::OkStatus();
-  const redisReply* r = (*got)[0].get();
-  // An error reply (ASK, MOVED, CLUSTERDOWN) is not an answer.
-  if (r->type == REDIS_REPLY_ERROR) return absl::OkStatus();
-  if (r->type == REDIS_REPLY_STRING && absl::string_view(r->str, r->len) == required_value_) {
-    return absl::OkStatus();
+  for (const auto& [key, value] : required_) {
+    const std::string address = PrimaryOf(KeySlot(key));
+    absl::StatusOr<RedisConnection*> node = Node(address);
+    if (!node.ok()) continue;
+    absl::StatusOr<std::vector<RedisReply>> got = (*node)->Run({{"GET", key}});
+    if (!got.ok()) continue;
+    const redisReply* r = (*got)[0].get();
+    // An error reply (ASK, MOVED, CLUSTERDOWN) is not an answer.
+    if (r->type == REDIS_REPLY_ERROR) continue;
+    if (r->type == REDIS_REPLY_STRING && absl::string_view(r->str, r->len) == value) continue;
+    return absl::DataLossError(
+        absl::StrCat("redis cluster: ", address, " serves ", key,
+                     "'s slot without it (a replica promoted before it had synced, or a primary "
+                     "restarted without persistence?): the shared frontier is lost"));
   }
-  return absl::DataLossError(
-      absl::StrCat("redis cluster: ", address, " serves ", required_key_,
-                   "'s slot without it (a replica promoted before it had synced, or a primary "
-                   "restarted without persistence?): the shared frontier is lost"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RedisConnection*> ClusterConnection::Node(const std::string& address) {

@@ -99,8 +99,7 @@ class ClusterConnection final : public RedisLink {
   std::vector<std::string> addresses_;             // the primaries of the map
   std::array<int16_t, kClusterSlots> slot_owner_;  // index into addresses_, -1 none
   std::vector<std::string> scripts_;
-  std::string required_key_;
-  std::string required_value_;
+  std::vector<std::pair<std::string, std::string>> required_;  // key, value
   uint64_t map_reads_ = 0;
   // AwaitReplica's knowledge of a primary's replicas, cleared at each map
   // read: whether it has one that kept up, and how many waits until the
