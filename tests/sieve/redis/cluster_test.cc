@@ -446,6 +446,87 @@ TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   EXPECT_EQ(cluster_->CommandOn(primary, {"GET", "{dead}:queued"}), "0");
 }
 
+// A client dies halfway through the enqueue step of a frontier of several
+// queue partitions (emulated: its journal, its whole filter step, and the
+// ENQUEUE_PART calls of half the partitions its new URLs belong to, then
+// nothing). A survivor's pop claims the journal, gets the shards' recorded
+// answers, finds the partitions reached done by their records and
+// enqueues the rest: every URL comes out once, with its payload.
+TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
+  RedisSieveOptions options = cluster_->Options("split");
+  options.expected_count = 20000;
+  options.lease_time = std::chrono::milliseconds(300);
+  options.host_key = HostOfUrl;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
+  ASSERT_TRUE(survivor.ok()) << survivor.status();
+  const uint32_t partitions = (*survivor)->queue_partitions();
+  ASSERT_EQ(partitions, internal::kDefaultClusterPartitions);
+  const std::vector<std::string> fresh = ClusterUrls("split", 1300);
+  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> dying =
+      internal::ClusterConnection::Open(options);
+  ASSERT_TRUE(dying.ok()) << dying.status();
+  const std::string owner = "dead-host:2:00";
+  internal::RedisCommand journal = {
+      "EVAL", internal::JournalScript(), "1", "{split}:meta", "{split}:", owner, "1", "300"};
+  std::map<uint64_t, std::vector<uint64_t>> offsets;      // by shard, in URL order
+  std::map<uint32_t, internal::RedisCommand> part_calls;  // by partition, 0 aside
+  for (const std::string& url : fresh) {
+    const std::string element = internal::EncodeQueueElement(url, "payload:" + url);
+    const std::string host = options.host_key(url);
+    journal.push_back(element);
+    journal.push_back(host);
+    std::vector<uint64_t> positions;
+    layout->Positions(bloom::HashKey(url), positions);
+    std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
+    for (uint64_t p : positions) shard_offsets.push_back(layout->OffsetInShard(p));
+    const uint32_t part = internal::PartitionOfHost(host, partitions);
+    if (part == 0) continue;
+    internal::RedisCommand& call = part_calls[part];
+    if (call.empty()) {
+      const std::string prefix = internal::PartitionPrefix("split", part);
+      call = {"EVAL",   internal::EnqueuePartScript(), "1", prefix + "meta", prefix, owner, "1",
+              "3600000"};
+    }
+    call.push_back(element);
+    call.push_back(host);
+  }
+  std::vector<internal::RedisCommand> steps;
+  for (const auto& [shard, shard_offsets] : offsets) {
+    steps.push_back(FilterCall(GetParam(), absl::StrCat("{split:bits:", shard, "}"), owner, "1",
+                               absl::StrCat(layout->hash_count()), "run", shard_offsets));
+  }
+  ASSERT_GT(part_calls.size(), 3u);
+  size_t reached = 0;
+  for (const auto& [part, call] : part_calls) {
+    if (reached++ % 2 == 0) steps.push_back(call);
+  }
+  ASSERT_TRUE((*dying)->Call(journal).ok());
+  absl::StatusOr<std::vector<internal::RedisReply>> done = (*dying)->Run(steps);
+  ASSERT_TRUE(done.ok()) << done.status();
+  for (const internal::RedisReply& reply : *done) {
+    ASSERT_NE(reply->type, REDIS_REPLY_ERROR) << reply->str;
+  }
+  dying->reset();  // dead: the other partitions and {split}'s ENQUEUE never come
+
+  std::map<std::string, std::string> popped;  // URL -> payload
+  while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
+    EXPECT_TRUE(popped.emplace(entry->url, entry->payload).second) << "twice: " << entry->url;
+    EXPECT_TRUE((*survivor)->MarkDone(entry->url));
+  }
+  EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
+  EXPECT_EQ(popped.size(), fresh.size());
+  for (const std::string& url : fresh) {
+    ASSERT_EQ(popped.count(url), 1u) << url << " lost";
+    EXPECT_EQ(popped[url], "payload:" + url);
+  }
+  const int home = cluster_->PrimaryOf(KeySlot("{split}:meta"));
+  ASSERT_GE(home, 0);
+  EXPECT_EQ(cluster_->CommandOn(home, {"ZCARD", "{split}:journals"}), "0");
+  EXPECT_EQ(cluster_->CommandOn(home, {"GET", "{split}:moves"}), "1");  // the replayed trip
+}
+
 // A filter shard's slot migrates from one primary to another while a
 // client pushes: ASK while its keys are moving, MOVED after. Every URL is
 // queued once, no key is left behind on the old primary, and a connection
