@@ -45,6 +45,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "redis_fixture/redis_cluster.h"
 #include "redis_harness.h"
 #include "sieve/memory_sieve.h"
@@ -62,6 +63,12 @@ ABSL_FLAG(int, cluster_procs, 2, "client processes of the scale-out rows");
 ABSL_FLAG(std::vector<std::string>, cluster_paths, std::vector<std::string>({"lua", "module"}),
           "filter step paths of the scale-out rows: lua (every node without the crawlsieve "
           "module), module (every node with it: CRAWLSIEVE.FILTER)");
+ABSL_FLAG(std::vector<std::string>, cluster_queue_partitions, std::vector<std::string>({"16"}),
+          "queue partitions of the scale-out rows' frontiers (RedisSieveOptions::"
+          "queue_partitions; 1: the whole queue in {NAME}'s slot)");
+ABSL_FLAG(bool, cluster_host_key, true,
+          "scale-out rows with crawl's host partitions (host_key: scheme://authority); false: "
+          "one shared queue");
 ABSL_FLAG(int, cluster_reps, 1,
           "runs per scale-out row, the paths interleaved; with more than one, the medians too");
 ABSL_FLAG(bool, pack_queue_batches, true,
@@ -370,9 +377,12 @@ struct ClusterPushWork {
   uint64_t expected;
   std::string name;
   PushPath path;
+  uint32_t partitions;
   sieve::RedisSieveOptions Base() const {
     sieve::RedisSieveOptions o;
     o.cluster_nodes = nodes;
+    o.queue_partitions = partitions;
+    if (absl::GetFlag(FLAGS_cluster_host_key)) o.host_key = BenchHostKey;
     o.name = name;
     o.expected_count = expected;
     o.shard_bytes = 256 << 10;  // ~40 shards at the default size: spread over 6 primaries
@@ -424,34 +434,56 @@ double ClusterCpuSeconds(sieve_test::RedisCluster& cluster) {
 // One scale-out run's figures.
 struct ScaleRow {
   double pushes_per_s, push_cpu_s, push_redis_cpu_s, pushes_per_cpu_s, pops_per_s, pop_cpu_s,
-      pops_per_cpu_s, cores_busy;
+      pops_per_cpu_s, cores_busy, busiest_share;
 };
 
-void PrintScaleRow(int primaries, PushPath path, const std::string& run, const ScaleRow& r) {
-  std::printf("| %d | %s | %s | %.0f | %.1f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f |\n",
-              primaries, path == PushPath::kModule ? "module" : "Lua", run.c_str(), r.pushes_per_s,
-              r.push_cpu_s, r.push_redis_cpu_s, r.pushes_per_cpu_s, r.pops_per_s, r.pop_cpu_s,
-              r.pops_per_cpu_s, r.cores_busy);
+void PrintScaleRow(int primaries, PushPath path, uint32_t partitions, const std::string& run,
+                   const ScaleRow& r) {
+  std::printf(
+      "| %d | %s | %u | %s | %.0f | %.1f | %.1f | %.0f | %.0f | %.1f | %.0f | %.2f | %.0f%% |\n",
+      primaries, path == PushPath::kModule ? "module" : "Lua", partitions, run.c_str(),
+      r.pushes_per_s, r.push_cpu_s, r.push_redis_cpu_s, r.pushes_per_cpu_s, r.pops_per_s,
+      r.pop_cpu_s, r.pops_per_cpu_s, r.cores_busy, 100 * r.busiest_share);
   std::fflush(stdout);
+}
+
+// The largest share of the queued URLs one node holds: each node's
+// "...queued" counters (one per queue partition in its slots) summed.
+double BusiestNodeShare(sieve_test::RedisCluster& cluster) {
+  std::vector<double> per_node;
+  double total = 0;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    double node = 0;
+    for (absl::string_view key :
+         absl::StrSplit(cluster.CommandOn(i, {"KEYS", "*}:queued"}), '\n', absl::SkipEmpty())) {
+      node += std::atof(cluster.CommandOn(i, {"GET", std::string(key)}).c_str());
+    }
+    per_node.push_back(node);
+    total += node;
+  }
+  if (total == 0) return 0;
+  return *std::max_element(per_node.begin(), per_node.end()) / total;
 }
 
 // Pushes, then pops, per_proc URLs from each of `procs` processes on
 // `cluster`, frontier `name`; then empties the cluster.
 ScaleRow ScaleRun(sieve_test::RedisCluster& cluster, uint64_t per_proc, int procs,
-                  const std::string& name, PushPath path) {
+                  const std::string& name, PushPath path, uint32_t partitions) {
   const uint64_t total = per_proc * static_cast<uint64_t>(procs);
-  ClusterPushWork push{ClusterNodes(cluster), per_proc, total * 2, name, path};
+  ClusterPushWork push{ClusterNodes(cluster), per_proc, total * 2, name, path, partitions};
   const double redis0 = ClusterCpuSeconds(cluster);
   const double cpu0 = ChildCpuSeconds() + redis0;
   const double push_s = InProcesses(procs, push);
   const double redis1 = ClusterCpuSeconds(cluster);
   const double cpu1 = ChildCpuSeconds() + redis1;
+  const double busiest = BusiestNodeShare(cluster);
   const double pop_s = InProcesses(procs, ClusterPopWork{push});
   const double cpu2 = ChildCpuSeconds() + ClusterCpuSeconds(cluster);
   for (size_t i = 0; i < cluster.size(); ++i) cluster.CommandOn(i, {"FLUSHALL"});
   const double urls = static_cast<double>(total);
   return {urls / push_s, cpu1 - cpu0, redis1 - redis0,      urls / (cpu1 - cpu0),
-          urls / pop_s,  cpu2 - cpu1, urls / (cpu2 - cpu1), (cpu1 - cpu0) / push_s};
+          urls / pop_s,  cpu2 - cpu1, urls / (cpu2 - cpu1), (cpu1 - cpu0) / push_s,
+          busiest};
 }
 
 // Each figure's median over the runs.
@@ -465,7 +497,8 @@ ScaleRow MedianRow(const std::vector<ScaleRow>& rows) {
   return {median(&ScaleRow::pushes_per_s),     median(&ScaleRow::push_cpu_s),
           median(&ScaleRow::push_redis_cpu_s), median(&ScaleRow::pushes_per_cpu_s),
           median(&ScaleRow::pops_per_s),       median(&ScaleRow::pop_cpu_s),
-          median(&ScaleRow::pops_per_cpu_s),   median(&ScaleRow::cores_busy)};
+          median(&ScaleRow::pops_per_cpu_s),   median(&ScaleRow::cores_busy),
+          median(&ScaleRow::busiest_share)};
 }
 
 // Pushes, then pops, `total` URLs from `procs` processes on clusters of 1,
@@ -479,15 +512,20 @@ void ScaleOutTable(uint64_t total, int procs) {
   for (const std::string& p : absl::GetFlag(FLAGS_cluster_paths)) {
     paths.push_back(p == "module" ? PushPath::kModule : PushPath::kLua);
   }
+  std::vector<uint32_t> partitions;
+  for (const std::string& p : absl::GetFlag(FLAGS_cluster_queue_partitions)) {
+    partitions.push_back(static_cast<uint32_t>(std::stoul(p)));
+  }
   const int reps = std::max(1, absl::GetFlag(FLAGS_cluster_reps));
   std::printf(
-      "\n## Scale-out on a Redis Cluster (%llu URLs, %d client processes, batch 1024, "
-      "no host partitions)\n\n",
-      static_cast<unsigned long long>(total), procs);
+      "\n## Scale-out on a Redis Cluster (%llu URLs, %d client processes, batch 1024, %s)\n\n",
+      static_cast<unsigned long long>(total), procs,
+      absl::GetFlag(FLAGS_cluster_host_key) ? "host partitions" : "no host partitions");
   std::printf(
-      "| primaries | filter step | run | pushes/s | push CPU s (clients+redis) | of which "
-      "redis | pushes per CPU-s | pops/s | pop CPU s | pops per CPU-s | cores busy (push) |\n");
-  std::printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| primaries | filter step | queue partitions | run | pushes/s | push CPU s "
+      "(clients+redis) | of which redis | pushes per CPU-s | pops/s | pop CPU s | pops per "
+      "CPU-s | cores busy (push) | queued URLs on the busiest primary |\n");
+  std::printf("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);  // before the nodes fork
   for (const std::string& text : absl::GetFlag(FLAGS_primaries)) {
     const int primaries = std::stoi(text);
@@ -501,16 +539,23 @@ void ScaleOutTable(uint64_t total, int procs) {
       }
     }
     const uint64_t per_proc = total / static_cast<uint64_t>(procs);
-    std::vector<std::vector<ScaleRow>> rows(paths.size());
+    // rows[path][partition choice]
+    std::vector<std::vector<std::vector<ScaleRow>>> rows(
+        paths.size(), std::vector<std::vector<ScaleRow>>(partitions.size()));
     for (int rep = 0; rep < reps; ++rep) {
-      for (size_t p = 0; p < paths.size(); ++p) {
-        rows[p].push_back(
-            ScaleRun(*clusters[p], per_proc, procs, absl::StrCat("bench", rep), paths[p]));
-        PrintScaleRow(primaries, paths[p], absl::StrCat(rep + 1), rows[p].back());
+      for (size_t q = 0; q < partitions.size(); ++q) {
+        for (size_t p = 0; p < paths.size(); ++p) {
+          rows[p][q].push_back(ScaleRun(*clusters[p], per_proc, procs, absl::StrCat("bench", rep),
+                                        paths[p], partitions[q]));
+          PrintScaleRow(primaries, paths[p], partitions[q], absl::StrCat(rep + 1),
+                        rows[p][q].back());
+        }
       }
     }
     for (size_t p = 0; reps > 1 && p < paths.size(); ++p) {
-      PrintScaleRow(primaries, paths[p], "**median**", MedianRow(rows[p]));
+      for (size_t q = 0; q < partitions.size(); ++q) {
+        PrintScaleRow(primaries, paths[p], partitions[q], "**median**", MedianRow(rows[p][q]));
+      }
     }
   }
 }

@@ -246,9 +246,9 @@ TEST_P(RedisClusterFleetPathTest, ASigkilledProcessLosesNothingTheOthersFinishTh
   // of its queue partition).
   const std::string host = first.RootUrl().substr(0, first.RootUrl().find('/', 8));
   const std::string hostowners =
-      sieve::internal::PartitionPrefix(
-          "e2e-kill",
-          sieve::internal::PartitionOfHost(host, sieve::internal::kDefaultClusterPartitions)) +
+      sieve::internal::PartitionPrefixes(
+          "e2e-kill", sieve::internal::kDefaultClusterPartitions)[sieve::internal::PartitionOfHost(
+          host, sieve::internal::kDefaultClusterPartitions)] +
       "hostowners";
   const int primary = cluster.PrimaryOf(
       std::atoi(cluster.CommandOn(0, {"CLUSTER", "KEYSLOT", hostowners}).c_str()));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sieve::internal {
 
@@ -38,10 +39,18 @@ struct MetaFields {
 // number in [2, kMaxQueuePartitions].
 std::optional<MetaFields> SplitMeta(std::string_view stored);
 
-// The key prefix of partition `part` of frontier `name` on a cluster:
-// "{NAME}:" for 0 (the key set of a frontier of one partition, and where
-// the journal, the page budget and NAME:moves live), "{NAME:qI}:" else.
-std::string PartitionPrefix(const std::string& name, uint32_t part);
+// The key prefixes of the `partitions` partitions of frontier `name` on a
+// cluster, by partition: "{NAME}:" for 0 (the key set of a frontier of one
+// partition, and where the journal, the page budget and NAME:moves live);
+// for I > 0 "{NAME:qI}:", or "{NAME:qI.J}:" with the least J > 0 that puts
+// it in its share of the slot space. The slot space is cut into
+// `partitions` equal ranges; partition 0 has the range its slot falls in,
+// the others the remaining ranges in order. So the partitions spread over
+// the primaries as evenly as the slots (a primary of 1/N of the slots gets
+// P/N partitions, give or take one), not as chance falls (16 hashed tags
+// on 3 primaries put 6-10 on one). Part of the frontier's format: a change
+// here moves every queue (cluster_test.cc freezes some prefixes).
+std::vector<std::string> PartitionPrefixes(const std::string& name, uint32_t partitions);
 
 // The partition of host `host` among `partitions`: 0 for the shared queue
 // (""), else XXH3 of the host (bloom::HashKey), so every process and build

@@ -181,10 +181,11 @@ absl::Status OpenPartitions(internal::RedisLink& c, RedisSieve::State& state,
   state.partitions = partitions;
   state.part_prefix = {state.keys.prefix};
   state.part_meta = {state.keys.meta};
+  if (partitions > 1)
+    state.part_prefix = internal::PartitionPrefixes(state.options.name, partitions);
   std::vector<internal::RedisCommand> copies;
   for (uint32_t part = 1; part < partitions; ++part) {
-    state.part_prefix.push_back(internal::PartitionPrefix(state.options.name, part));
-    state.part_meta.push_back(state.part_prefix.back() + "meta");
+    state.part_meta.push_back(state.part_prefix[part] + "meta");
     copies.push_back({"SET", state.part_meta.back(), meta, "NX"});
     c.RequireOnReconnect(state.part_meta.back(), meta);
   }

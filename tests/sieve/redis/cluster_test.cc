@@ -86,6 +86,30 @@ TEST(ClusterKeySlotTest, SpecValues) {
   EXPECT_EQ(KeySlot("foo{bar}{zap}"), KeySlot("bar"));
 }
 
+// The queue partitions' key prefixes are part of a frontier's format: a
+// build that placed them otherwise would not find the queues. Frozen here
+// (computed by an independent CRC16 script), and each partition has its
+// own sixteenth of the slot space.
+TEST(QueuePartitionsTest, PrefixesAreFrozenAndSpreadOverTheSlotSpace) {
+  const std::vector<std::string> crawl = {
+      "{crawl}:",        "{crawl:q1.61}:",  "{crawl:q2.20}:",  "{crawl:q3.63}:",
+      "{crawl:q4.3}:",   "{crawl:q5.4}:",   "{crawl:q6.10}:",  "{crawl:q7.13}:",
+      "{crawl:q8.60}:",  "{crawl:q9.63}:",  "{crawl:q10.60}:", "{crawl:q11.63}:",
+      "{crawl:q12.41}:", "{crawl:q13.42}:", "{crawl:q14.10}:", "{crawl:q15.13}:"};
+  EXPECT_EQ(internal::PartitionPrefixes("crawl", 16), crawl);
+  for (const std::string name : {"crawl", "news", "a", "e2e-kill"}) {
+    for (uint32_t partitions : {2u, 16u, 100u}) {
+      std::set<int> ranges;
+      for (const std::string& prefix : internal::PartitionPrefixes(name, partitions)) {
+        ranges.insert(KeySlot(prefix) * static_cast<int>(partitions) / 16384);
+      }
+      EXPECT_EQ(ranges.size(), partitions) << name << " " << partitions;
+    }
+  }
+  EXPECT_EQ(internal::PartitionOfHost("", 16), 0u);  // the shared queue: {NAME}'s
+  EXPECT_EQ(internal::PartitionOfHost("https://a.example", 1), 0u);
+}
+
 TEST(ClusterUrlTest, ParsesNodesAndSpreadsTheFilter) {
   absl::StatusOr<RedisSieveOptions> o =
       ParseRedisUrl("redis-cluster://10.0.0.1:7000,10.0.0.2:7001/news?lease_ms=5000&max_hosts=2");
@@ -205,7 +229,8 @@ TEST_P(ClusterTest, QueuesAndFilterSpreadOverEveryPrimary) {
     const std::string host = absl::StrCat("https://h", h, ".example");
     const uint32_t part = internal::PartitionOfHost(host, internal::kDefaultClusterPartitions);
     parts.insert(part);
-    const std::string prefix = internal::PartitionPrefix("spread", part);
+    const std::string prefix =
+        internal::PartitionPrefixes("spread", internal::kDefaultClusterPartitions)[part];
     const int primary = cluster_->PrimaryOf(KeySlot(prefix + "meta"));
     ASSERT_GE(primary, 0);
     queue_primaries.insert(primary);
@@ -218,7 +243,8 @@ TEST_P(ClusterTest, QueuesAndFilterSpreadOverEveryPrimary) {
         << host;
   }
   for (uint32_t part : parts) {
-    const std::string prefix = internal::PartitionPrefix("spread", part);
+    const std::string prefix =
+        internal::PartitionPrefixes("spread", internal::kDefaultClusterPartitions)[part];
     const int primary = cluster_->PrimaryOf(KeySlot(prefix + "meta"));
     long long n = 0;
     ASSERT_TRUE(absl::SimpleAtoi(cluster_->CommandOn(primary, {"GET", prefix + "queued"}), &n));
@@ -485,7 +511,7 @@ TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
     if (part == 0) continue;
     internal::RedisCommand& call = part_calls[part];
     if (call.empty()) {
-      const std::string prefix = internal::PartitionPrefix("split", part);
+      const std::string prefix = internal::PartitionPrefixes("split", partitions)[part];
       call = {"EVAL",   internal::EnqueuePartScript(), "1", prefix + "meta", prefix, owner, "1",
               "3600000"};
     }
@@ -819,8 +845,9 @@ TEST(ClusterPackedTest, AFrontierOnNodesWithTheModuleIsPackedAndDrains) {
   EXPECT_TRUE((*sieve)->packs_queue_batches());
   const std::vector<std::string> urls = ClusterUrls("packed-queue-of-a-cluster", 2000);
   ASSERT_EQ(PushAll(**sieve, urls), urls.size());
-  const std::string prefix = internal::PartitionPrefix(
-      "packed", internal::PartitionOfHost("https://h0.example", (*sieve)->queue_partitions()));
+  const std::string prefix =
+      internal::PartitionPrefixes("packed", (*sieve)->queue_partitions())[internal::PartitionOfHost(
+          "https://h0.example", (*sieve)->queue_partitions())];
   const int primary = cluster.PrimaryOf(KeySlot(prefix + "meta"));
   ASSERT_GE(primary, 0);
   const std::string head = cluster.CommandOn(static_cast<size_t>(primary),
