@@ -284,7 +284,8 @@ inline constexpr uint64_t kClusterShardBytes = uint64_t{1} << 20;
 // shard_bytes set to kClusterShardBytes, so the filter spreads over slots).
 // A query of options joined by '&' sets more: "lease_ms=N" (lease_time),
 // "host_lease_ms=N" (host_lease_time), "max_hosts=N" (max_hosts: a cap
-// below the fair share).
+// below the fair share), "queue_partitions=N" (queue_partitions: a new
+// cluster frontier's; 1 on one server).
 // InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 

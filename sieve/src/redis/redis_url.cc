@@ -1,4 +1,5 @@
-// ParseRedisUrl: "redis://HOST:PORT/NAME[?lease_ms=N&host_lease_ms=N&max_hosts=N]" or
+// ParseRedisUrl: "redis://HOST:PORT/NAME[?lease_ms=N&host_lease_ms=N&max_hosts=N&
+// queue_partitions=N]" or
 // "redis-cluster://HOST:PORT[,HOST:PORT...]/NAME[?...]", as given to `crawl --frontier`.
 #include <string>
 #include <utility>
@@ -51,14 +52,18 @@ absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieve
       const bool host_lease = !url_lease && absl::ConsumePrefix(&option, "host_lease_ms=");
       const bool max_hosts =
           !url_lease && !host_lease && absl::ConsumePrefix(&option, "max_hosts=");
-      if (!(url_lease || host_lease || max_hosts) || !absl::SimpleAtoi(option, &value) ||
+      const bool parts = !url_lease && !host_lease && !max_hosts &&
+                         absl::ConsumePrefix(&option, "queue_partitions=");
+      if (!(url_lease || host_lease || max_hosts || parts) || !absl::SimpleAtoi(option, &value) ||
           value < 1) {
         return absl::InvalidArgumentError(
             absl::StrCat("frontier URL '", text,
-                         "': the options are lease_ms=N, host_lease_ms=N and max_hosts=N "
-                         "(N >= 1), joined by '&'"));
+                         "': the options are lease_ms=N, host_lease_ms=N, max_hosts=N and "
+                         "queue_partitions=N (N >= 1), joined by '&'"));
       }
-      if (max_hosts) {
+      if (parts) {
+        base.queue_partitions = static_cast<uint32_t>(value);
+      } else if (max_hosts) {
         base.max_hosts = static_cast<size_t>(value);
       } else {
         (url_lease ? base.lease_time : base.host_lease_time) = std::chrono::milliseconds(value);

@@ -111,15 +111,18 @@ TEST(QueuePartitionsTest, PrefixesAreFrozenAndSpreadOverTheSlotSpace) {
 }
 
 TEST(ClusterUrlTest, ParsesNodesAndSpreadsTheFilter) {
-  absl::StatusOr<RedisSieveOptions> o =
-      ParseRedisUrl("redis-cluster://10.0.0.1:7000,10.0.0.2:7001/news?lease_ms=5000&max_hosts=2");
+  absl::StatusOr<RedisSieveOptions> o = ParseRedisUrl(
+      "redis-cluster://10.0.0.1:7000,10.0.0.2:7001/news?lease_ms=5000&max_hosts=2&"
+      "queue_partitions=48");
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->cluster_nodes, (std::vector<std::string>{"10.0.0.1:7000", "10.0.0.2:7001"}));
   EXPECT_EQ(o->name, "news");
   EXPECT_EQ(o->shard_bytes, kClusterShardBytes);
   EXPECT_EQ(o->lease_time, std::chrono::milliseconds(5000));
   EXPECT_EQ(o->max_hosts, 2u);
+  EXPECT_EQ(o->queue_partitions, 48u);
   EXPECT_FALSE(ParseRedisUrl("redis://10.0.0.1/news?max_hosts=0").ok());
+  EXPECT_FALSE(ParseRedisUrl("redis://10.0.0.1/news?queue_partitions=0").ok());
   EXPECT_FALSE(ParseRedisUrl("redis-cluster://10.0.0.1/news").ok());  // a node needs its port
   EXPECT_FALSE(ParseRedisUrl("redis-cluster://10.0.0.1:7000,/news").ok());
   absl::StatusOr<RedisSieveOptions> single = ParseRedisUrl("redis://10.0.0.1:7000/news");
