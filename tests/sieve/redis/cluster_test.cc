@@ -184,6 +184,62 @@ std::vector<std::string> FilterCall(bool module, const std::string& shard, const
   return call;
 }
 
+// A survivor's options in the dead-client tests: a short URL lease (the
+// dead client's journal is claimed after it), host partitions.
+RedisSieveOptions SurvivorOptions(RedisSieveOptions options) {
+  options.expected_count = 20000;
+  options.lease_time = std::chrono::milliseconds(300);
+  options.host_key = HostOfUrl;
+  return options;
+}
+
+// Pops until finished, acking each: URL -> payload, each URL once.
+std::map<std::string, std::string> DrainWithPayloads(RedisSieve& sieve) {
+  std::map<std::string, std::string> popped;
+  while (std::optional<SieveEntry> entry = sieve.PopEntryFor(std::chrono::seconds(20))) {
+    EXPECT_TRUE(popped.emplace(entry->url, entry->payload).second) << "twice: " << entry->url;
+    EXPECT_TRUE(sieve.MarkDone(entry->url));
+  }
+  return popped;
+}
+
+// A dying client's push trip made by hand: trip "1" of `owner` on the
+// frontier of `options`, its journal record's script call and its filter
+// step's call per shard (URLs in order; the module's command or the
+// script), each URL's payload "payload:" + the URL.
+struct HandMadeTrip {
+  internal::RedisCommand journal;
+  std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
+};
+
+HandMadeTrip MakeTrip(const RedisSieveOptions& options, bool module, const std::string& owner,
+                      const std::vector<std::string>& urls) {
+  HandMadeTrip trip;
+  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
+  EXPECT_TRUE(layout.ok()) << layout.status();
+  if (!layout.ok()) return trip;
+  const std::string prefix = absl::StrCat("{", options.name, "}:");
+  trip.journal = {"EVAL", internal::JournalScript(),
+                  "1",    prefix + "meta",
+                  prefix, owner,
+                  "1",    absl::StrCat(options.lease_time.count())};
+  std::map<uint64_t, std::vector<uint64_t>> offsets;  // by shard, in URL order
+  for (const std::string& url : urls) {
+    trip.journal.push_back(internal::EncodeQueueElement(url, "payload:" + url));
+    trip.journal.push_back(options.host_key(url));
+    std::vector<uint64_t> positions;
+    layout->Positions(bloom::HashKey(url), positions);
+    std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
+    for (uint64_t p : positions) shard_offsets.push_back(layout->OffsetInShard(p));
+  }
+  for (const auto& [shard, shard_offsets] : offsets) {
+    trip.filter_calls[shard] =
+        FilterCall(module, absl::StrCat("{", options.name, ":bits:", shard, "}"), owner, "1",
+                   absl::StrCat(layout->hash_count()), "run", shard_offsets);
+  }
+  return trip;
+}
+
 TEST_P(ClusterTest, KeySlotAgreesWithTheServer) {
   for (const char* key :
        {"123456789", "{crawl}:meta", "{crawl}:q:https://a.example:443", "{crawl:bits:7}",
@@ -400,10 +456,7 @@ TEST_P(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
 // ones: every URL comes out once, with its payload, and the dead client's
 // own enqueue, had it come late, finds the trip done.
 TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
-  RedisSieveOptions options = cluster_->Options("dead");
-  options.expected_count = 20000;
-  options.lease_time = std::chrono::milliseconds(300);
-  options.host_key = HostOfUrl;
+  const RedisSieveOptions options = SurvivorOptions(cluster_->Options("dead"));
   absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
   ASSERT_TRUE(survivor.ok()) << survivor.status();
   const std::vector<std::string> seen = ClusterUrls("seen", 400);
@@ -413,28 +466,13 @@ TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   std::vector<std::string> trip(seen.begin(), seen.begin() + 200);
   const std::vector<std::string> fresh = ClusterUrls("fresh", 2000);
   trip.insert(trip.end(), fresh.begin(), fresh.end());
-  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
-  ASSERT_TRUE(layout.ok()) << layout.status();
   absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> dying =
       internal::ClusterConnection::Open(options);
   ASSERT_TRUE(dying.ok()) << dying.status();
   const std::string owner = "dead-host:1:00";
-  internal::RedisCommand journal = {
-      "EVAL", internal::JournalScript(), "1", "{dead}:meta", "{dead}:", owner, "1", "300"};
-  std::map<uint64_t, std::vector<uint64_t>> offsets;  // by shard, in URL order
-  for (const std::string& url : trip) {
-    journal.push_back(internal::EncodeQueueElement(url, "payload:" + url));
-    journal.push_back(options.host_key(url));
-    std::vector<uint64_t> positions;
-    layout->Positions(bloom::HashKey(url), positions);
-    std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
-    for (uint64_t p : positions) shard_offsets.push_back(layout->OffsetInShard(p));
-  }
-  std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
-  for (const auto& [shard, shard_offsets] : offsets) {
-    filter_calls[shard] = FilterCall(GetParam(), absl::StrCat("{dead:bits:", shard, "}"), owner,
-                                     "1", absl::StrCat(layout->hash_count()), "run", shard_offsets);
-  }
+  const HandMadeTrip made = MakeTrip(options, GetParam(), owner, trip);
+  const internal::RedisCommand& journal = made.journal;
+  const std::map<uint64_t, internal::RedisCommand>& filter_calls = made.filter_calls;
   ASSERT_TRUE((*dying)->Call(journal).ok());
   std::vector<internal::RedisCommand> half;
   for (const auto& [shard, c] : filter_calls) {
@@ -450,11 +488,7 @@ TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   dying->reset();  // dead: no enqueue
   const long long module_calls = ModuleFilterCalls();
 
-  std::map<std::string, std::string> popped;  // URL -> payload
-  while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
-    EXPECT_TRUE(popped.emplace(entry->url, entry->payload).second) << "twice: " << entry->url;
-    EXPECT_TRUE((*survivor)->MarkDone(entry->url));
-  }
+  std::map<std::string, std::string> popped = DrainWithPayloads(**survivor);
   EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
   // The survivor's replay took the same path: every shard again.
   EXPECT_EQ(ModuleFilterCalls() - module_calls,
@@ -482,34 +516,20 @@ TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
 // answers, finds the partitions reached done by their records and
 // enqueues the rest: every URL comes out once, with its payload.
 TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
-  RedisSieveOptions options = cluster_->Options("split");
-  options.expected_count = 20000;
-  options.lease_time = std::chrono::milliseconds(300);
-  options.host_key = HostOfUrl;
+  const RedisSieveOptions options = SurvivorOptions(cluster_->Options("split"));
   absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
   ASSERT_TRUE(survivor.ok()) << survivor.status();
   const uint32_t partitions = (*survivor)->queue_partitions();
   ASSERT_EQ(partitions, internal::kDefaultClusterPartitions);
   const std::vector<std::string> fresh = ClusterUrls("split", 1300);
-  absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
-  ASSERT_TRUE(layout.ok()) << layout.status();
   absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> dying =
       internal::ClusterConnection::Open(options);
   ASSERT_TRUE(dying.ok()) << dying.status();
   const std::string owner = "dead-host:2:00";
-  internal::RedisCommand journal = {
-      "EVAL", internal::JournalScript(), "1", "{split}:meta", "{split}:", owner, "1", "300"};
-  std::map<uint64_t, std::vector<uint64_t>> offsets;      // by shard, in URL order
+  const HandMadeTrip made = MakeTrip(options, GetParam(), owner, fresh);
   std::map<uint32_t, internal::RedisCommand> part_calls;  // by partition, 0 aside
   for (const std::string& url : fresh) {
-    const std::string element = internal::EncodeQueueElement(url, "payload:" + url);
     const std::string host = options.host_key(url);
-    journal.push_back(element);
-    journal.push_back(host);
-    std::vector<uint64_t> positions;
-    layout->Positions(bloom::HashKey(url), positions);
-    std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
-    for (uint64_t p : positions) shard_offsets.push_back(layout->OffsetInShard(p));
     const uint32_t part = internal::PartitionOfHost(host, partitions);
     if (part == 0) continue;
     internal::RedisCommand& call = part_calls[part];
@@ -518,20 +538,17 @@ TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
       call = {"EVAL",   internal::EnqueuePartScript(), "1", prefix + "meta", prefix, owner, "1",
               "3600000"};
     }
-    call.push_back(element);
+    call.push_back(internal::EncodeQueueElement(url, "payload:" + url));
     call.push_back(host);
   }
   std::vector<internal::RedisCommand> steps;
-  for (const auto& [shard, shard_offsets] : offsets) {
-    steps.push_back(FilterCall(GetParam(), absl::StrCat("{split:bits:", shard, "}"), owner, "1",
-                               absl::StrCat(layout->hash_count()), "run", shard_offsets));
-  }
+  for (const auto& [shard, call] : made.filter_calls) steps.push_back(call);
   ASSERT_GT(part_calls.size(), 3u);
   size_t reached = 0;
   for (const auto& [part, call] : part_calls) {
     if (reached++ % 2 == 0) steps.push_back(call);
   }
-  ASSERT_TRUE((*dying)->Call(journal).ok());
+  ASSERT_TRUE((*dying)->Call(made.journal).ok());
   absl::StatusOr<std::vector<internal::RedisReply>> done = (*dying)->Run(steps);
   ASSERT_TRUE(done.ok()) << done.status();
   for (const internal::RedisReply& reply : *done) {
@@ -539,11 +556,7 @@ TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
   }
   dying->reset();  // dead: the other partitions and {split}'s ENQUEUE never come
 
-  std::map<std::string, std::string> popped;  // URL -> payload
-  while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
-    EXPECT_TRUE(popped.emplace(entry->url, entry->payload).second) << "twice: " << entry->url;
-    EXPECT_TRUE((*survivor)->MarkDone(entry->url));
-  }
+  std::map<std::string, std::string> popped = DrainWithPayloads(**survivor);
   EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
   EXPECT_EQ(popped.size(), fresh.size());
   for (const std::string& url : fresh) {
