@@ -311,7 +311,10 @@ std::vector<uint32_t> AllPartitionsBut(const State& s, uint32_t skip) {
 }  // namespace
 
 bool AckAndLease(State& s, size_t want) {
-  const uint32_t first = static_cast<uint32_t>(s.pop_cursor++ % s.partitions);
+  // Without host_key a client's URLs go to the shared queue, partition 0's:
+  // asked first, the others only when it falls short.
+  const uint64_t turn = s.pop_cursor++;
+  const uint32_t first = s.options.host_key ? static_cast<uint32_t>(turn % s.partitions) : 0;
   // The partition asked for URLs first, then those with acks or idle hosts
   // pending.
   std::vector<uint32_t> parts = {first};

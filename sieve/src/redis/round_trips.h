@@ -82,7 +82,8 @@ void ReplayClaimedJournal(State& s, const redisReply* claimed)
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs
 // into s.leased (counted in s.host_urls); refreshes s.queued and s.leases.
 // With several queue partitions: asks partition s.pop_cursor first (and
-// moves the cursor on), the next ones in turn while short of `want`; acks
+// moves the cursor on; without host_key partition 0, the shared queue's),
+// the next ones in turn while short of `want`; acks
 // and idle hosts go to their own partitions in the same round trip.
 // False (and failed) on error.
 bool AckAndLease(State& s, size_t want) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
