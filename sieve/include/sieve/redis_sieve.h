@@ -99,10 +99,11 @@
 // records and answers; otherwise, or once a primary answers that it does
 // not know the command, the Lua script. The journal and step (2) are Lua
 // either way.
-// Resharding the slot of {NAME} or of a queue partition while clients run
-// is not supported (its keys move one by one and a script could see half
-// of them); filter shards
-// move safely (each is one key: ASK/MOVED are followed). A primary's
+// Resharding while clients run: filter shards move safely (each is one
+// key: ASK/MOVED are followed); the slot of {NAME} or of a queue partition
+// only if all its keys move in one MIGRATE (a script then finds all of
+// them on one node; moved in batches, a script could see half of them:
+// docs/redis.md, "Resharding"). A primary's
 // failover to its replica is ridden out by the retries (retry policy; the
 // slot map is re-read between attempts). Redis replicates asynchronously:
 // writes a primary acknowledged in its last moments may be missing on the

@@ -569,6 +569,32 @@ TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
   EXPECT_EQ(cluster_->CommandOn(home, {"GET", "{split}:moves"}), "1");  // the replayed trip
 }
 
+// Starts moving `slot` from primary `source` to `target` (IMPORTING,
+// MIGRATING), then moves all its keys in one MIGRATE: a script routed by
+// one of them sees all of them, on one node or the other.
+void MigrateSlotKeysAtOnce(sieve_test::RedisCluster& cluster, int slot, int source, int target) {
+  const std::string s = absl::StrCat(slot);
+  ASSERT_EQ(cluster.CommandOn(target, {"CLUSTER", "SETSLOT", s, "IMPORTING", cluster.Id(source)}),
+            "OK");
+  ASSERT_EQ(cluster.CommandOn(source, {"CLUSTER", "SETSLOT", s, "MIGRATING", cluster.Id(target)}),
+            "OK");
+  const std::string keys = cluster.CommandOn(source, {"CLUSTER", "GETKEYSINSLOT", s, "100000"});
+  ASSERT_FALSE(keys.empty());
+  std::vector<std::string> migrate = {
+      "MIGRATE", "127.0.0.1", absl::StrCat(cluster.node(target).port()), "", "0", "5000", "KEYS"};
+  for (absl::string_view key : absl::StrSplit(keys, '\n')) migrate.emplace_back(key);
+  ASSERT_EQ(cluster.CommandOn(source, migrate), "OK");
+}
+
+// Ends a slot's move: every primary says `target` serves it.
+void AssignSlot(sieve_test::RedisCluster& cluster, int slot, int target) {
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(cluster.CommandOn(
+                  i, {"CLUSTER", "SETSLOT", absl::StrCat(slot), "NODE", cluster.Id(target)}),
+              "OK");
+  }
+}
+
 // A filter shard's slot migrates from one primary to another while a
 // client pushes: ASK while its keys are moving, MOVED after. Every URL is
 // queued once, no key is left behind on the old primary, and a connection
@@ -587,33 +613,16 @@ TEST_P(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
   const int slot = KeySlot("{mig:bits:0}");
   const int source = cluster_->PrimaryOf(slot);
   ASSERT_GE(source, 0);
-  int target = -1;
-  for (int i = 0; i < 3 && target < 0; ++i) {
-    if (i != source) target = i;
-  }
+  const int target = (source + 1) % 3;
   const std::string s = absl::StrCat(slot);
-  ASSERT_EQ(
-      cluster_->CommandOn(target, {"CLUSTER", "SETSLOT", s, "IMPORTING", cluster_->Id(source)}),
-      "OK");
-  ASSERT_EQ(
-      cluster_->CommandOn(source, {"CLUSTER", "SETSLOT", s, "MIGRATING", cluster_->Id(target)}),
-      "OK");
-  const std::string keys = cluster_->CommandOn(source, {"CLUSTER", "GETKEYSINSLOT", s, "100"});
-  ASSERT_NE(keys.find("{mig:bits:0}"), std::string::npos) << keys;
-  std::vector<std::string> migrate = {
-      "MIGRATE", "127.0.0.1", absl::StrCat(cluster_->node(target).port()), "", "0", "5000", "KEYS"};
-  for (absl::string_view key : absl::StrSplit(keys, '\n')) migrate.emplace_back(key);
-  ASSERT_EQ(cluster_->CommandOn(source, migrate), "OK");
+  ASSERT_NO_FATAL_FAILURE(MigrateSlotKeysAtOnce(*cluster_, slot, source, target));
 
   // Migrating: the keys are on the target, the source answers ASK.
   const std::vector<std::string> b = ClusterUrls("b", 2000);
   EXPECT_EQ(PushAll(**sieve, b), 2000u);
   EXPECT_EQ(PushAll(**sieve, a), 0u);
 
-  for (size_t i = 0; i < 3; ++i) {
-    ASSERT_EQ(cluster_->CommandOn(i, {"CLUSTER", "SETSLOT", s, "NODE", cluster_->Id(target)}),
-              "OK");
-  }
+  ASSERT_NO_FATAL_FAILURE(AssignSlot(*cluster_, slot, target));
   // Moved: the source answers MOVED.
   const std::vector<std::string> c = ClusterUrls("c", 2000);
   EXPECT_EQ(PushAll(**sieve, c), 2000u);
@@ -631,6 +640,52 @@ TEST_P(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
   all.insert(all.end(), b.begin(), b.end());
   all.insert(all.end(), c.begin(), c.end());
   ExpectEachOnce(DrainAll(**sieve), all);
+  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+}
+
+// A queue partition's slot moves while a client pops and pushes, all its
+// keys in one MIGRATE (`redis-cli --cluster reshard` with a
+// --cluster-pipeline above the slot's key count does the same): the
+// scripts follow ASK, then MOVED, to the keys; URLs leased before the move
+// are acked after it; every URL comes out once.
+TEST_P(ClusterTest, AQueuePartitionsSlotMovedWholeLosesAndDuplicatesNothing) {
+  RedisSieveOptions options = cluster_->Options("qmig");
+  options.expected_count = 20000;
+  options.host_key = HostOfUrl;
+  absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
+  ASSERT_TRUE(sieve.ok()) << sieve.status();
+  const std::vector<std::string> a = ClusterUrls("qa", 2000);
+  ASSERT_EQ(PushAll(**sieve, a), 2000u);
+  std::vector<std::string> popped;
+  for (int i = 0; i < 300; ++i) {  // some leased, some done before the move
+    std::optional<std::string> url = (*sieve)->TryPop();
+    ASSERT_TRUE(url.has_value());
+    popped.push_back(*url);
+    if (i % 2 == 0) {
+      EXPECT_TRUE((*sieve)->MarkDone(*url));
+    }
+  }
+  // The partition of host h1's queue, and its slot.
+  const uint32_t part = internal::PartitionOfHost("https://h1.example", 16);
+  const std::string prefix = internal::PartitionPrefixes("qmig", 16)[part];
+  const int slot = KeySlot(prefix + "meta");
+  const int source = cluster_->PrimaryOf(slot);
+  ASSERT_GE(source, 0);
+  const int target = (source + 1) % 3;
+  ASSERT_NO_FATAL_FAILURE(MigrateSlotKeysAtOnce(*cluster_, slot, source, target));
+  const std::vector<std::string> b = ClusterUrls("qb", 2000);
+  EXPECT_EQ(PushAll(**sieve, b), 2000u);  // ASK
+  for (size_t i = 1; i < popped.size(); i += 2) EXPECT_TRUE((*sieve)->MarkDone(popped[i]));
+  ASSERT_NO_FATAL_FAILURE(AssignSlot(*cluster_, slot, target));
+  const std::vector<std::string> c = ClusterUrls("qc", 2000);
+  EXPECT_EQ(PushAll(**sieve, c), 2000u);  // MOVED
+  EXPECT_EQ(cluster_->CommandOn(source, {"CLUSTER", "COUNTKEYSINSLOT", absl::StrCat(slot)}), "0");
+  EXPECT_NE(cluster_->CommandOn(target, {"EXISTS", prefix + "q:https://h1.example"}), "0");
+  for (const std::string& url : DrainAll(**sieve)) popped.push_back(url);
+  std::vector<std::string> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  all.insert(all.end(), c.begin(), c.end());
+  ExpectEachOnce(popped, all);
   EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
 }
 
