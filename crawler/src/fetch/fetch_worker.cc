@@ -305,7 +305,7 @@ void FetchWorker::Start(FetchRequest request) {
   }
   const CURLMcode added = curl_multi_add_handle(multi_, transfer->easy());
   if (added != CURLM_OK) {
-    FetchResult result = transfer->Finish(CURLE_FAILED_INIT);
+    FetchResult result = transfer->FinishUnstarted(CURLE_FAILED_INIT);
     Release(transfer);
     return Deliver(std::move(result));
   }
