@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -201,9 +202,21 @@ CURLcode Transfer::ConfigureProxy() {
     if (code == CURLE_OK && !o.proxy_env) code = curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
     return code;
   }
-  // Unset, curl reads http_proxy, https_proxy, all_proxy and no_proxy itself;
-  // "" means no proxy at all.
-  return o.proxy_env ? CURLE_OK : curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+  // Unset, curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+  // (four getenv scans a request); "" means no proxy at all, and an empty
+  // NOPROXY that no_proxy is not read either.
+  if (o.proxy_env && context_.proxy_in_environment) return CURLE_OK;
+  CURLcode code = curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+  if (code == CURLE_OK) code = curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
+  return code;
+}
+
+bool ProxyInEnvironment() {
+  for (const char* name :
+       {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
 }
 
 CURLcode Transfer::ConfigureRequestExtras() {

@@ -30,7 +30,16 @@ struct TransferContext {
   std::atomic<uint64_t>* connections_opened = nullptr;
   // Sockets of connections curl closed, in any worker (CURLOPT_CLOSESOCKETFUNCTION).
   std::atomic<uint64_t>* connections_closed = nullptr;
+  // Whether a variable naming a proxy for http or https was set when the
+  // Fetcher started (ProxyInEnvironment). Unset, and with proxy_env, curl
+  // would only read the environment on every request to find no proxy.
+  bool proxy_in_environment = true;
 };
+
+// Whether curl could find a proxy for an http or https URL in the
+// environment: http_proxy, https_proxy, all_proxy (and their upper case) set,
+// even empty. Read once: a crawl does not change its own environment.
+bool ProxyInEnvironment();
 
 class Transfer {
  public:
