@@ -147,7 +147,9 @@ TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
   }
   if (host_budget_ > 0) {
     const size_t slot = SlotOf(parts.authority);
-    if (!from_host.empty() && HostOfUrl(url) != from_host) {
+    // The host from the authority already split off: a second scan of
+    // every link for HostOfUrl was ~1.5% of a crawl's instructions.
+    if (!from_host.empty() && HostOfAuthority(parts.authority) != from_host) {
       std::atomic_ref<uint64_t>(host_inlinks_[slot])
           .fetch_or(uint64_t{1} << (StableHash(from_host) >> 58), std::memory_order_relaxed);
     }
