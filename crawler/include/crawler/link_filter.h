@@ -49,6 +49,10 @@ std::string_view LinkVerdictName(LinkVerdict verdict);
 // The host of a serialized absolute URL: "http://a.b:81/x" -> "a.b",
 // "http://[::1]/" -> "[::1]". Empty when there is none.
 std::string_view HostOfUrl(std::string_view url);
+// The same from the URL's authority alone (what follows "://" up to the
+// first '/', '?' or '#'): "u@a.b:81" -> "a.b". For a caller that has split
+// the URL already: HostOfUrl(url) is HostOfAuthority(that authority).
+std::string_view HostOfAuthority(std::string_view authority);
 
 // The registrable domain of `host` by the public-suffix list (libpsl's built-in
 // list): "www.example.co.uk" -> "example.co.uk". IP addresses and hosts that

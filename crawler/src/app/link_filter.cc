@@ -37,7 +37,10 @@ std::string_view HostOfUrl(std::string_view url) {
   if (scheme_end == std::string_view::npos) return {};
   size_t start = scheme_end + 3;
   const size_t end = std::min(FindFirstOf(url, "/?#", start), url.size());
-  std::string_view authority = url.substr(start, end - start);
+  return HostOfAuthority(url.substr(start, end - start));
+}
+
+std::string_view HostOfAuthority(std::string_view authority) {
   const size_t at = authority.rfind('@');
   if (at != std::string_view::npos) authority.remove_prefix(at + 1);
   if (!authority.empty() && authority.front() == '[') {

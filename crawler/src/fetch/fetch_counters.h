@@ -19,6 +19,7 @@ struct FetchCounters {
   std::atomic<uint64_t> body_bytes{0};
   std::atomic<uint64_t> wire_bytes{0};
   std::atomic<uint64_t> connections_opened{0};
+  std::atomic<uint64_t> connections_closed{0};  // for Transfer, not in FetchStats
   std::atomic<size_t> in_flight{0};
   std::atomic<size_t> queued{0};
 

@@ -60,6 +60,7 @@ absl::StatusOr<std::unique_ptr<FetchWorker>> FetchWorker::Create(const TransferC
   }
   if (absl::Status events = worker->WatchSockets(); !events.ok()) return events;
   worker->pool_.reserve(worker->slots_);
+  worker->running_.reserve(worker->slots_);
   worker->thread_ = std::thread([w = worker.get()] { w->Run(); });
   return worker;
 }
@@ -263,27 +264,27 @@ int FetchWorker::PollTimeoutMs(const StopState& stop) const {
 
 // Moves queued requests into free slots; once stopping, aborts them instead.
 FetchWorker::StopState FetchWorker::Intake() {
-  std::vector<FetchRequest> taken;
+  taken_.clear();
   StopState stop;
   {
     std::lock_guard lock(mu_);
     stop = stop_;
     const size_t free_slots = slots_ - std::min(slots_, running_.size());
     const size_t count = stop.stopping ? queue_.size() : std::min(free_slots, queue_.size());
-    taken.reserve(count);
     for (size_t i = 0; i < count; ++i) {
-      taken.push_back(std::move(queue_.front()));
+      taken_.push_back(std::move(queue_.front()));
       queue_.pop_front();
     }
   }
-  counters_->queued.fetch_sub(taken.size(), std::memory_order_relaxed);
-  for (FetchRequest& request : taken) {
+  counters_->queued.fetch_sub(taken_.size(), std::memory_order_relaxed);
+  for (FetchRequest& request : taken_) {
     if (stop.stopping) {
       Deliver(AbortedBeforeStart(std::move(request)));
     } else {
       Start(std::move(request));
     }
   }
+  taken_.clear();  // the moved-from requests
   return stop;
 }
 
@@ -305,11 +306,11 @@ void FetchWorker::Start(FetchRequest request) {
   }
   const CURLMcode added = curl_multi_add_handle(multi_, transfer->easy());
   if (added != CURLM_OK) {
-    FetchResult result = transfer->Finish(CURLE_FAILED_INIT);
+    FetchResult result = transfer->FinishUnstarted(CURLE_FAILED_INIT);
     Release(transfer);
     return Deliver(std::move(result));
   }
-  running_.insert(transfer);
+  running_.push_back(transfer);
 }
 
 void FetchWorker::CollectFinished() {
@@ -321,7 +322,7 @@ void FetchWorker::CollectFinished() {
     const CURLcode code = message->data.result;
     curl_multi_remove_handle(multi_, easy);
     Transfer* transfer = Transfer::FromEasy(easy);
-    running_.erase(transfer);
+    std::erase(running_, transfer);
     FetchResult result = transfer->Finish(code);
     Release(transfer);
     Deliver(std::move(result));

@@ -17,7 +17,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -98,8 +97,11 @@ class FetchWorker {
   // Touched only by the worker thread.
   std::vector<std::unique_ptr<Transfer>> pool_;  // every Transfer ever made
   std::vector<Transfer*> idle_;
-  std::unordered_set<Transfer*> running_;
-  bool timer_set_ = false;  // curl's timer (OnTimer), run by RunDueTimer
+  // At most slots_ each (a few dozen): a vector searched linearly costs no
+  // allocation a request, as a hash set's node did.
+  std::vector<Transfer*> running_;
+  std::vector<FetchRequest> taken_;  // Intake's, kept for its capacity
+  bool timer_set_ = false;           // curl's timer (OnTimer), run by RunDueTimer
   // What epoll holds for each socket curl has handed us, by descriptor:
   // kNotRegistered, or the events registered, with kParked once curl said
   // CURL_POLL_REMOVE. A transfer's end removes its socket and the next one on

@@ -75,7 +75,9 @@ class Fetcher::Impl {
     }
     context_ = {.options = &options_,
                 .share = share_->handle(),
-                .connections_opened = &counters_.connections_opened};
+                .connections_opened = &counters_.connections_opened,
+                .connections_closed = &counters_.connections_closed,
+                .proxy_in_environment = fetch_internal::ProxyInEnvironment()};
     for (int i = 0; i < options_.threads; ++i) {
       // Spread max_transfers evenly; the first workers take the remainder.
       const int slots = options_.max_transfers / options_.threads +

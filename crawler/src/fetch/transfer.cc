@@ -1,9 +1,11 @@
 #include "fetch/transfer.h"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -20,6 +22,13 @@ constexpr size_t kMaxHeaderBytes = 256 << 10;
 
 bool HasHttpScheme(const std::string& url) {
   return absl::StartsWithIgnoreCase(url, "http://") || absl::StartsWithIgnoreCase(url, "https://");
+}
+
+// Over TLS, wait for a connection that may turn out to multiplex (HTTP/2)
+// rather than open a second one. Plain http is HTTP/1.1 here and never
+// multiplexes, so waiting would only serialize the first requests to a host.
+bool MayMultiplex(const FetchOptions& options, const std::string& url) {
+  return options.http2 && absl::StartsWithIgnoreCase(url, "https://");
 }
 
 long ToMillis(double seconds) { return static_cast<long>(std::llround(seconds * 1000)); }
@@ -61,6 +70,23 @@ Transfer* Transfer::FromEasy(CURL* easy) {
   return transfer;
 }
 
+// Setting the ~25 options of a request after curl_easy_reset costs ~1 us
+// a request (a dozen string copies, a protocol list parsed); keeping them
+// costs one CURLOPT_URL. Kept only when no state of libcurl 7.88 that the
+// reset would clear can differ for the next request:
+// - the handle holds no request's own options (FetchOptions::extras:
+//   headers and credentials per host, hence also digest state: reset);
+// - the last transfer ended without error over HTTP/1.x: an error may have
+//   left anything behind, and an HTTP/2 stream's retry closes its
+//   connection only when the connection's last stream ends;
+// - no connection was closed since the last Prepare: curl counts the
+//   retries of a request on a reused connection that died in a counter only
+//   curl_easy_reset clears (fixed in curl 8.17), and each such retry closes
+//   that connection during the transfer. Without the reset, the sixth retry
+//   over a handle's life would fail a request ("Connection died").
+// The request's state (status, content type, sizes, times, redirect URL,
+// auth methods picked) curl clears itself at the start of every transfer
+// (Curl_pretransfer), reset or not.
 bool Transfer::Prepare(FetchRequest request) {
   result_ = FetchResult{};
   result_.tag = request.tag;
@@ -71,23 +97,51 @@ bool Transfer::Prepare(FetchRequest request) {
   cause_ = AbortCause{};
   error_buffer_[0] = '\0';
   started_ = std::chrono::steady_clock::now();
-  ForgetCookieFiles(easy_);
-  curl_easy_reset(easy_);
-  curl_slist_free_all(header_list_);
-  header_list_ = nullptr;
   // Checked here as well as by CURLOPT_PROTOCOLS_STR: curl guesses a scheme
   // for "example.org/x" and reads "mailto:a@b" as host "mailto", and neither
   // is something a crawler should fetch.
   if (!HasHttpScheme(result_.url)) {
+    ForgetOptions();  // Finish reads no earlier transfer's info
     result_.error = std::string(kFetchScheme);
     return false;
   }
-  const CURLcode code = Configure();
+  CURLcode code = CURLE_OK;
+  if (CanKeepOptions()) {
+    code = curl_easy_setopt(easy_, CURLOPT_URL, result_.url.c_str());
+  } else {
+    code = ConfigureAfresh();
+  }
+  ended_cleanly_ = false;
+  closed_before_ = context_.connections_closed->load(std::memory_order_relaxed);
   if (code != CURLE_OK) {
     result_.error = ErrorKind(code, cause_, error_buffer_);
+    ForgetOptions();
     return false;
   }
   return true;
+}
+
+bool Transfer::CanKeepOptions() const {
+  return options_kept_ && ended_cleanly_ &&
+         context_.connections_closed->load(std::memory_order_relaxed) == closed_before_ &&
+         !MayMultiplex(*context_.options, result_.url);
+}
+
+CURLcode Transfer::ConfigureAfresh() {
+  ForgetOptions();
+  const CURLcode code = Configure();
+  // Kept only as a plain HTTP/1.1 request's (CURLOPT_PIPEWAIT 0, no extras).
+  options_kept_ = code == CURLE_OK && !context_.options->extras &&
+                  !MayMultiplex(*context_.options, result_.url);
+  return code;
+}
+
+void Transfer::ForgetOptions() {
+  ForgetCookieFiles(easy_);
+  curl_easy_reset(easy_);
+  curl_slist_free_all(header_list_);
+  header_list_ = nullptr;
+  options_kept_ = false;
 }
 
 CURLcode Transfer::Configure() {
@@ -119,17 +173,15 @@ CURLcode Transfer::Configure() {
   if (!o.ca_file.empty()) set(CURLOPT_CAINFO, o.ca_file.c_str());
   set(CURLOPT_HTTP_VERSION,
       static_cast<long>(o.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1));
-  // Over TLS, wait for a connection that may turn out to multiplex (HTTP/2)
-  // rather than open a second one. Plain http is HTTP/1.1 here and never
-  // multiplexes, so waiting would only serialize the first requests to a host.
-  const bool may_multiplex = o.http2 && absl::StartsWithIgnoreCase(result_.url, "https://");
-  set(CURLOPT_PIPEWAIT, may_multiplex ? 1L : 0L);
+  set(CURLOPT_PIPEWAIT, MayMultiplex(o, result_.url) ? 1L : 0L);
   set(CURLOPT_WRITEFUNCTION, &Transfer::OnBody);
   set(CURLOPT_WRITEDATA, this);
   set(CURLOPT_HEADERFUNCTION, &Transfer::OnHeader);
   set(CURLOPT_HEADERDATA, this);
   set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::OnOpenSocket);
   set(CURLOPT_OPENSOCKETDATA, this);
+  set(CURLOPT_CLOSESOCKETFUNCTION, &Transfer::OnCloseSocket);
+  set(CURLOPT_CLOSESOCKETDATA, context_.connections_closed);
   if (code == CURLE_OK) code = ConfigureProxy();
   if (code == CURLE_OK) code = ConfigureRequestExtras();
   if (o.keep_request_headers) {
@@ -150,9 +202,21 @@ CURLcode Transfer::ConfigureProxy() {
     if (code == CURLE_OK && !o.proxy_env) code = curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
     return code;
   }
-  // Unset, curl reads http_proxy, https_proxy, all_proxy and no_proxy itself;
-  // "" means no proxy at all.
-  return o.proxy_env ? CURLE_OK : curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+  // Unset, curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+  // (four getenv scans a request); "" means no proxy at all, and an empty
+  // NOPROXY that no_proxy is not read either.
+  if (o.proxy_env && context_.proxy_in_environment) return CURLE_OK;
+  CURLcode code = curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+  if (code == CURLE_OK) code = curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
+  return code;
+}
+
+bool ProxyInEnvironment() {
+  for (const char* name :
+       {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
 }
 
 CURLcode Transfer::ConfigureRequestExtras() {
@@ -270,6 +334,19 @@ curl_socket_t Transfer::OnOpenSocket(void* self, curlsocktype, curl_sockaddr* ad
   return socket_fd;
 }
 
+// curl hands the counter of the handle that opened the connection, which
+// may be gone by now: hence a counter of the Fetcher, not of a Transfer.
+int Transfer::OnCloseSocket(void* closed_count, curl_socket_t socket) {
+  static_cast<std::atomic<uint64_t>*>(closed_count)->fetch_add(1, std::memory_order_relaxed);
+  return ::close(socket);
+}
+
+bool Transfer::OverHttp1() const {
+  long version = 0;
+  curl_easy_getinfo(easy_, CURLINFO_HTTP_VERSION, &version);
+  return version == CURL_HTTP_VERSION_1_0 || version == CURL_HTTP_VERSION_1_1;
+}
+
 void Transfer::ReadInfo() {
   curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &result_.status);
   result_.content_type = InfoString(easy_, CURLINFO_CONTENT_TYPE);
@@ -307,12 +384,18 @@ FetchResult Transfer::Finish(CURLcode code) {
   }
   RedactCredentials(result_.request_headers);
   if (result_.error.empty()) result_.error = ErrorKind(code, cause_, error_buffer_);
+  ended_cleanly_ = result_.error.empty() && OverHttp1();
   if (result_.final_url.empty()) result_.final_url = result_.url;
   result_.fetch_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
           .count();
   result_.sent_ms = SentMs(result_.fetch_ms);
   return std::move(result_);
+}
+
+FetchResult Transfer::FinishUnstarted(CURLcode code) {
+  ForgetOptions();
+  return Finish(code);
 }
 
 FetchResult Transfer::Abandon() {

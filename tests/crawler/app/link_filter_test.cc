@@ -2,6 +2,9 @@
 // host/domain helpers behind --scope.
 #include "crawler/link_filter.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "crawler/crawl.h"
 #include "gtest/gtest.h"
 
@@ -21,6 +24,21 @@ TEST(HostOfUrl, HostWithoutPortOrUserinfo) {
   EXPECT_EQ(HostOfUrl("http://[::1]:8080/"), "[::1]");
   EXPECT_EQ(HostOfUrl("http://a.b?q"), "a.b");
   EXPECT_EQ(HostOfUrl("mailto:x"), "");
+}
+
+TEST(HostOfAuthority, IsHostOfUrlOnTheSplitAuthority) {
+  EXPECT_EQ(HostOfAuthority("a.b:81"), "a.b");
+  EXPECT_EQ(HostOfAuthority("u:p@a.b"), "a.b");
+  EXPECT_EQ(HostOfAuthority("u@v@a.b:1"), "a.b");
+  EXPECT_EQ(HostOfAuthority("[::1]:8080"), "[::1]");
+  EXPECT_EQ(HostOfAuthority(""), "");
+  for (const char* url : {"http://a.b:81/x", "https://u:p@a.b/x", "http://[::1]:8080/",
+                          "http://a.b?q", "http://u@a.b#f", "http://a.b", "http://@:/"}) {
+    const std::string_view u(url);
+    const size_t start = u.find("://") + 3;
+    const size_t end = std::min(u.find_first_of("/?#", start), u.size());
+    EXPECT_EQ(HostOfAuthority(u.substr(start, end - start)), HostOfUrl(u)) << url;
+  }
 }
 
 TEST(RegistrableDomain, UsesThePublicSuffixList) {
