@@ -183,17 +183,19 @@ std::optional<std::string> ClusterFilterStep(State& s, const std::string& owner,
 namespace {
 
 // ENQUEUE_PART's calls of a trip: per queue partition other than 0, its new
-// URLs (flag '1'), in journal order.
+// URLs (flag '1'), in journal order; their flags become '0', so `flags` is
+// left with partition 0's (ENQUEUE's).
 std::map<uint32_t, RedisCommand> PartitionEnqueueCalls(State& s, const std::string& owner,
                                                        const std::string& trip,
-                                                       const std::string& flags,
                                                        absl::Span<const std::string_view> elements,
-                                                       absl::Span<const std::string_view> hosts) {
+                                                       absl::Span<const std::string_view> hosts,
+                                                       std::string& flags) {
   std::map<uint32_t, RedisCommand> calls;
   for (size_t i = 0; i < flags.size(); ++i) {
     if (flags[i] != '1') continue;
     const uint32_t part = PartitionOfHost(hosts[i], s.partitions);
     if (part == 0) continue;
+    flags[i] = '0';  // not partition 0's: ENQUEUE leaves it
     RedisCommand& call = calls[part];
     if (call.empty()) {
       call = {"EVALSHA",
@@ -255,11 +257,8 @@ bool ClusterEnqueueStep(State& s, const std::string& owner, const std::string& t
       Fail(s, absl::InternalError("enqueue step: flags, elements and hosts differ in length"));
       return false;
     }
-    for (size_t i = 0; i < flags.size(); ++i) {
-      if (PartitionOfHost(hosts[i], s.partitions) != 0) own_flags[i] = '0';
-    }
     if (!EnqueueIntoOtherPartitions(
-            s, PartitionEnqueueCalls(s, owner, trip, flags, elements, hosts))) {
+            s, PartitionEnqueueCalls(s, owner, trip, elements, hosts, own_flags))) {
       return false;
     }
   }

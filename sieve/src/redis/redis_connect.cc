@@ -207,8 +207,6 @@ RedisKeys::RedisKeys(const std::string& name_in, bool cluster_in)
       cluster(cluster_in),
       prefix(cluster ? absl::StrCat("{", name, "}:") : name + ":"),
       meta(prefix + "meta"),
-      queued(prefix + "queued"),
-      leases(prefix + "leases"),
       pages(prefix + "pages") {}
 
 std::string RedisKeys::ShardKey(uint64_t shard) const {

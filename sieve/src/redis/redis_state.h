@@ -37,8 +37,6 @@ struct RedisKeys {
   bool cluster;
   std::string prefix;  // "NAME:" or "{NAME}:", ARGV[1] of every script
   std::string meta;
-  std::string queued;  // the count of queued URLs
-  std::string leases;
   std::string pages;  // the fleet's page budget taken (TakePage)
 };
 

@@ -1,10 +1,13 @@
 #include "crawler/fetch/loopback_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <cstdlib>
 #include <stdexcept>
 
+#include "gtest/gtest.h"
 #include "support/gzip.h"
 
 #if defined(__has_feature)
@@ -135,5 +138,18 @@ FetchOptions TestOptions() {
 }
 
 std::string Gzip(std::string_view data) { return test_support::Gzip(data); }
+
+int ListenOnLoopback(int* port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  EXPECT_EQ(::listen(fd, 8), 0);
+  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
 
 }  // namespace crawler::testing

@@ -86,6 +86,10 @@ FetchOptions TestOptions();
 // gzip (RFC 1952) of `data` with zlib, for bodies served pre-encoded.
 std::string Gzip(std::string_view data);
 
+// A TCP socket listening on 127.0.0.1 at a free port (written to *port),
+// for the raw servers of tests that need bytes httplib would not send.
+int ListenOnLoopback(int* port);
+
 }  // namespace crawler::testing
 
 #endif  // TESTS_CRAWLER_FETCH_LOOPBACK_SERVER_H_
