@@ -33,9 +33,10 @@
 // another is a duplicate to the filter and to the sample alike (a false
 // positive neither sees; ~n^2 / 2^129, nothing at 1e12 URLs).
 //
-// Bound: at most max_urls keys in the set (8 bytes each in a flat hash set at
-// load 7/16..7/8, 9 bytes a slot: <= 2.4 MB at 2^17 whatever the crawl's
-// size; S ~ 2^13 at 1e9 URLs), plus the false positives among them (a p share).
+// Bound: at most max_urls keys in the set (an 8-byte slot each in a KeySet at
+// load 1/4..3/4: 2 MiB at 2^17 whatever the crawl's size; S ~ 2^13 at 1e9
+// URLs), plus the false positives among them (a p share), plus a pending group
+// of 256 observations (4 KiB).
 //
 //   FpSample sample(FpSample::Options{});
 //   const bool is_new = filter.InsertIfNew(hash);
@@ -44,6 +45,12 @@
 //
 // Threading: every method may be called concurrently; Observe of an unsampled
 // URL takes no lock.
+//
+// Sampled URLs are applied to the set in groups (kPendingGroup, in the order
+// observed, so the result is the same as one at a time): each insert misses
+// the cache twice (control bytes, then the slot), and a group lets the misses
+// of the next inserts overlap with the current one. Every reader (Measure,
+// SaveFile, one_in, MemoryBytes) applies the group first.
 #ifndef SIEVE_SRC_FP_SAMPLE_H_
 #define SIEVE_SRC_FP_SAMPLE_H_
 
@@ -52,13 +59,14 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "bloom/hash.h"
+#include "key_set.h"
 #include "sieve/log.h"
 #include "sieve/options.h"
 #include "sieve/stats.h"
@@ -117,18 +125,34 @@ class FpSample {
   absl::Status LoadFile(const std::filesystem::path& path);
 
  private:
+  struct Pending {
+    uint64_t key;
+    bool filter_said_new;
+  };
+  static constexpr size_t kPendingGroup = 256;
+
   void ObserveSampled(uint64_t key, bool filter_said_new);
-  void ObserveSampledLocked(uint64_t key, bool filter_said_new)
+  // Queues one observation; applies the group when it is full.
+  void AddPendingLocked(uint64_t key, bool filter_said_new) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void HalveLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Applies the queued observations in order, each insert's cache lines
+  // fetched a few observations ahead.
+  void ApplyPendingLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void ObserveSampledLocked(uint64_t key, bool filter_said_new) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void HalveLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  uint64_t MemoryBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const bool enabled_;
   const uint64_t max_urls_;
-  std::atomic<uint64_t> max_key_;  // sampled iff key <= max_key_ (= 2^64 / S - 1)
+  // The members below are mutable because the readers apply the pending
+  // group: that changes how the sample is stored, not what it holds.
+  mutable std::atomic<uint64_t> max_key_;  // sampled iff key <= max_key_ (= 2^64 / S - 1)
   mutable std::mutex mutex_;
-  uint32_t one_in_log2_ ABSL_GUARDED_BY(mutex_);
-  absl::flat_hash_set<uint64_t> sampled_ ABSL_GUARDED_BY(mutex_);
-  absl::flat_hash_set<uint64_t> false_positives_ ABSL_GUARDED_BY(mutex_);
+  mutable uint32_t one_in_log2_ ABSL_GUARDED_BY(mutex_);
+  mutable KeySet sampled_ ABSL_GUARDED_BY(mutex_);
+  mutable KeySet false_positives_ ABSL_GUARDED_BY(mutex_);
+  mutable std::vector<Pending> pending_ ABSL_GUARDED_BY(mutex_);
 };
 
 // Where MemorySieve::Save keeps the sample: a file of its own beside the
