@@ -29,36 +29,46 @@ enum class Kind { kMemory, kRedis, kRedisModule, kRedisCluster, kRedisClusterMod
 
 // One redis-server per push path for the whole suite, started on first use;
 // each test uses its own frontier name.
-sieve_test::RedisServer*& SharedRedis(bool with_module) {
+sieve_test::RedisServer*& RedisSlot(bool with_module) {
   static sieve_test::RedisServer* servers[2] = {nullptr, nullptr};
-  sieve_test::RedisServer*& server = servers[with_module ? 1 : 0];
+  return servers[with_module ? 1 : 0];
+}
+
+sieve_test::RedisServer& SharedRedis(bool with_module) {
+  sieve_test::RedisServer*& server = RedisSlot(with_module);
   if (server == nullptr) {
     server = new sieve_test::RedisServer(with_module);
     absl::Status started = server->Start();
     EXPECT_TRUE(started.ok()) << started;
   }
-  return server;
+  return *server;
 }
 
-sieve_test::RedisCluster*& SharedCluster(bool with_module) {
+sieve_test::RedisCluster*& ClusterSlot(bool with_module) {
   static sieve_test::RedisCluster* clusters[2] = {nullptr, nullptr};
-  sieve_test::RedisCluster*& cluster = clusters[with_module ? 1 : 0];
+  return clusters[with_module ? 1 : 0];
+}
+
+sieve_test::RedisCluster& SharedCluster(bool with_module) {
+  sieve_test::RedisCluster*& cluster = ClusterSlot(with_module);
   if (cluster == nullptr) {
     cluster = new sieve_test::RedisCluster(3, 0, with_module);
     absl::Status started = cluster->Start();
     EXPECT_TRUE(started.ok()) << started;
   }
-  return cluster;
+  return *cluster;
 }
 
 class SieveContractTest : public testing::TestWithParam<Kind> {
  protected:
+  // Stops only what a test started: ctest runs each test in a process of
+  // its own, and starting every server here cost each ~4 s.
   static void TearDownTestSuite() {
     for (bool with_module : {false, true}) {
-      delete SharedRedis(with_module);
-      SharedRedis(with_module) = nullptr;
-      delete SharedCluster(with_module);
-      SharedCluster(with_module) = nullptr;
+      delete RedisSlot(with_module);
+      RedisSlot(with_module) = nullptr;
+      delete ClusterSlot(with_module);
+      ClusterSlot(with_module) = nullptr;
     }
   }
 
@@ -76,8 +86,8 @@ class SieveContractTest : public testing::TestWithParam<Kind> {
         GetParam() == Kind::kRedisCluster || GetParam() == Kind::kRedisClusterModule;
     const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
     const std::string name = absl::StrCat(test->name(), ":", ++made_);
-    RedisSieveOptions options = cluster ? SharedCluster(with_module)->Options(name)
-                                        : SharedRedis(with_module)->Options(name);
+    RedisSieveOptions options =
+        cluster ? SharedCluster(with_module).Options(name) : SharedRedis(with_module).Options(name);
     options.expected_count = expected;
     absl::StatusOr<std::unique_ptr<RedisSieve>> sieve = RedisSieve::Connect(options);
     EXPECT_TRUE(sieve.ok()) << sieve.status();
