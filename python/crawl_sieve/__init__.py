@@ -99,6 +99,24 @@ class Sieve:
         MAX_PAYLOAD_BYTES."""
         return self._impl.push(url, _bytes(payload))
 
+    def push_lazy(self, url: str, make_payload: Callable[[], Optional[bytes]]) -> bool:
+        """push() with the payload made only when needed: make_payload() is
+        called at most once, and not at all when url was (probably) seen, so
+        a costly payload (a pickled request) is built only for new URLs. It
+        returns the payload, or None for "do not push" (False, and url stays
+        unseen). Its exceptions propagate and url stays unseen; ValueError for
+        a payload over MAX_PAYLOAD_BYTES."""
+        def made() -> Optional[bytes]:
+            payload = make_payload()
+            if payload is None:
+                return None
+            payload = _bytes(payload)
+            if len(payload) > MAX_PAYLOAD_BYTES:
+                raise ValueError(f"payload of {len(payload)} bytes is over the limit of "
+                                 f"{MAX_PAYLOAD_BYTES}")
+            return payload
+        return self._impl.push_lazy(url, made)
+
     def insert_if_new(self, key: str) -> bool:
         """For a Sieve used as a seen-set alone (nothing else pops it): True
         the first time `key` is given, False after (probably seen). The key

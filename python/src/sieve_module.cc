@@ -155,6 +155,33 @@ class PySieve {
     return sieve_->Push(url, payload);
   }
 
+  // PushLazy with a Python callable returning bytes or None. The GIL is
+  // released while the Sieve works and taken again only inside the callable:
+  // the Sieve calls it under a lock of its own, and a thread that held the
+  // GIL while waiting for that lock could deadlock with one calling the log
+  // sink (which takes the GIL) under it. An exception from the callable
+  // refuses the push and is raised here.
+  bool PushLazy(const std::string& url, const py::function& make_payload) {
+    std::optional<py::error_already_set> error;
+    bool accepted = false;
+    {
+      py::gil_scoped_release nogil;
+      accepted = sieve_->PushLazy(url, [&]() -> std::optional<std::string> {
+        py::gil_scoped_acquire gil;
+        try {
+          py::object made = make_payload();
+          if (made.is_none()) return std::nullopt;
+          return made.cast<std::string>();
+        } catch (py::error_already_set& e) {
+          error.emplace(std::move(e));
+          return std::nullopt;
+        }
+      });
+    }
+    if (error.has_value()) throw std::move(*error);
+    return accepted;
+  }
+
   // For a Sieve used as a seen-set alone (the Scrapy dupefilter): Push, and
   // if the key was new take it out of the queue at once, so the queue stays
   // empty and only the filter grows. Correct only when nothing else pops
@@ -273,6 +300,7 @@ PYBIND11_MODULE(_sieve, m) {
       .def_static("open", &PySieve::Open, py::arg("dir"), py::arg("queue_memory_budget_bytes"),
                   py::arg("spill_dir"), py::arg("log"))
       .def("push", &PySieve::Push, py::arg("url"), py::arg("payload"))
+      .def("push_lazy", &PySieve::PushLazy, py::arg("url"), py::arg("make_payload"))
       .def("insert_if_new", &PySieve::InsertIfNew, py::arg("key"))
       .def("push_batch", &PySieve::PushBatch, py::arg("urls"), py::arg("payloads"))
       .def("pop", &PySieve::Pop, py::arg("timeout"))

@@ -31,6 +31,33 @@ def test_fifo_order_with_payloads_as_bytes(tmp_path):
     assert len(sieve) == 0
 
 
+def test_push_lazy_makes_a_payload_only_for_a_new_url(tmp_path):
+    sieve = small(tmp_path)
+    made = []
+
+    def payload(i):
+        def make():
+            made.append(i)
+            return str(i).encode()
+        return make
+
+    for _ in range(3):
+        for i in range(200):
+            sieve.push_lazy(url(i), payload(i))
+    assert made == list(range(200))
+    assert sieve.push_lazy(url(500), lambda: None) is False  # declined: stays unseen
+
+    def fails():
+        raise RuntimeError("no pickle today")
+    with pytest.raises(RuntimeError, match="no pickle today"):
+        sieve.push_lazy(url(501), fails)
+    with pytest.raises(ValueError, match="over the limit"):
+        sieve.push_lazy(url(502), lambda: b"x" * (MAX_PAYLOAD_BYTES + 1))
+    for i in (500, 501, 502):
+        assert sieve.push(url(i))  # none of the three was marked seen
+    assert sieve.try_pop() == Entry(url(0), b"0")
+
+
 def test_exactly_once_under_threads(tmp_path):
     sieve = small(tmp_path)
     urls = [url(i) for i in range(20_000)]

@@ -52,11 +52,10 @@ MemorySieve::~MemorySieve() = default;
 
 namespace {
 
-// The check-and-insert and the enqueue, under the URL's stripe (see
-// sieve_state.h for why the enqueue must be inside it too).
-bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload) {
-  const bloom::Hash128 hash = bloom::HashKey(url);
-  std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
+// The insert and, if the URL was new, the enqueue; the caller holds the URL's
+// stripe (see sieve_state.h for why the enqueue must be inside it too).
+bool InsertAndEnqueueLocked(MemorySieve::State& s, const bloom::Hash128& hash, std::string_view url,
+                            std::string_view payload) {
   const bool is_new = s.filter.InsertIfNew(hash);
   s.sample.Observe(hash, is_new);
   if (!is_new) {
@@ -74,6 +73,34 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_v
   return true;
 }
 
+bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload) {
+  const bloom::Hash128 hash = bloom::HashKey(url);
+  std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
+  return InsertAndEnqueueLocked(s, hash, url, payload);
+}
+
+// A URL the filter already holds is dropped before its payload is made. Under
+// the stripe, no other push of this URL can come between the look and the
+// insert; another URL's bits may (a false positive born in between), and the
+// insert then drops it as Push would have.
+bool InsertAndEnqueueLazy(MemorySieve::State& s, std::string_view url,
+                          absl::FunctionRef<std::optional<std::string>()> make_payload) {
+  const bloom::Hash128 hash = bloom::HashKey(url);
+  std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
+  if (s.filter.MayContain(hash)) {
+    s.sample.Observe(hash, false);
+    s.dropped.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  const std::optional<std::string> payload = make_payload();
+  if (!payload.has_value()) return false;
+  if (payload->size() > kMaxPayloadBytes) {
+    s.refused.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  return InsertAndEnqueueLocked(s, hash, url, *payload);
+}
+
 }  // namespace
 
 bool MemorySieve::Push(std::string_view url, std::string_view payload) {
@@ -83,6 +110,14 @@ bool MemorySieve::Push(std::string_view url, std::string_view payload) {
     return false;
   }
   if (!InsertAndEnqueue(*state_, url, payload)) return false;
+  state_->changed.notify_one();
+  return true;
+}
+
+bool MemorySieve::PushLazy(std::string_view url,
+                           absl::FunctionRef<std::optional<std::string>()> make_payload) {
+  if (state_->closed.load(std::memory_order_acquire)) return false;
+  if (!InsertAndEnqueueLazy(*state_, url, make_payload)) return false;
   state_->changed.notify_one();
   return true;
 }

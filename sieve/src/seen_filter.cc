@@ -89,6 +89,10 @@ bool SeenFilter::InsertIfNew(const bloom::Hash128& hash) {
   return std::visit([&](auto& f) { return f.InsertIfNew(hash); }, filter_);
 }
 
+bool SeenFilter::MayContain(const bloom::Hash128& hash) const {
+  return std::visit([&](const auto& f) { return f.MayContain(hash); }, filter_);
+}
+
 void SeenFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) {
   std::visit([&](auto& f) { f.InsertIfNewBatch(keys, out); }, filter_);
 }

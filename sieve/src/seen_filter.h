@@ -42,6 +42,7 @@ class SeenFilter {
 
   OverflowPolicy policy() const;
   bool InsertIfNew(const bloom::Hash128& hash);
+  bool MayContain(const bloom::Hash128& hash) const;
   // InsertIfNew on each key in order (a key repeated in the batch is new only
   // the first time), with the keys' cache lines prefetched ahead of use.
   void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);

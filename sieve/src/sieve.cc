@@ -14,4 +14,10 @@ absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Open(const std::filesystem::path& 
   return MemorySieve::Open(dir, runtime);
 }
 
+bool Sieve::PushLazy(std::string_view url,
+                     absl::FunctionRef<std::optional<std::string>()> make_payload) {
+  const std::optional<std::string> payload = make_payload();
+  return payload.has_value() && Push(url, *payload);
+}
+
 }  // namespace sieve

@@ -82,6 +82,35 @@ TEST(SieveTest, CloseWakesAndRefuses) {
   EXPECT_EQ(stats.in_flight, 1u);
 }
 
+// The in-memory Sieve makes a lazy payload only for a URL its filter has not
+// seen: the point of PushLazy (Scrapy's scheduler pickles a request only if
+// it is new). The contract test beside the Redis ones checks the results.
+TEST(SieveTest, PushLazyMakesThePayloadOnlyForANewUrl) {
+  ScratchDir dir;
+  auto sieve = MakeSieve(Small(dir));
+  int made = 0;
+  auto payload = [&]() -> std::optional<std::string> {
+    ++made;
+    return std::string("p") + std::to_string(made);
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 100; ++i) sieve->PushLazy(TestUrl(i), payload);
+  }
+  EXPECT_EQ(made, 100);
+  SieveStats stats = sieve->Stats();
+  EXPECT_EQ(stats.accepted, 100u);
+  EXPECT_EQ(stats.dropped, 200u);
+  for (int i = 0; i < 100; ++i) {
+    std::optional<SieveEntry> entry = sieve->TryPopEntry();
+    ASSERT_TRUE(entry);
+    EXPECT_EQ(entry->url, TestUrl(i));
+    EXPECT_EQ(entry->payload, std::string("p") + std::to_string(i + 1));
+  }
+  sieve->Close();
+  EXPECT_FALSE(sieve->PushLazy(TestUrl(1000), payload));
+  EXPECT_EQ(made, 100);  // closed: refused before anything is made
+}
+
 TEST(SieveTest, StatsReportFilterAndQueueSizes) {
   ScratchDir dir;
   auto sieve = MakeSieve(Small(dir, 100000));

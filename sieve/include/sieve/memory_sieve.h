@@ -40,6 +40,8 @@ class MemorySieve final : public Sieve {
   using Sieve::Push;
   using Sieve::PushBatch;
   bool Push(std::string_view url, std::string_view payload) override;
+  bool PushLazy(std::string_view url,
+                absl::FunctionRef<std::optional<std::string>()> make_payload) override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
                    absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) override;
   std::optional<SieveEntry> PopEntry() override;

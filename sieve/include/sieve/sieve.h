@@ -65,6 +65,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -115,6 +116,17 @@ class Sieve {
   virtual bool Push(std::string_view url, std::string_view payload) = 0;
   // Push with an empty payload.
   bool Push(std::string_view url) { return Push(url, std::string_view()); }
+
+  // Push with a payload made only when it is needed: for an embedder whose
+  // payload is costly (Scrapy's scheduler pickles each request) and most of
+  // whose pushes are of URLs already seen. The result is Push(url,
+  // *make_payload())'s, and `make_payload` runs at most once; nullopt from it
+  // means "do not push" (false, and the URL stays unseen, as with an oversized
+  // payload). The in-memory Sieve calls it only for a URL its filter has not
+  // seen, under that URL's lock: it must not call into this Sieve. The Redis
+  // Sieve (this default) calls it before every push: the server decides.
+  virtual bool PushLazy(std::string_view url,
+                        absl::FunctionRef<std::optional<std::string>()> make_payload);
 
   // Push for each URL, in order (a URL repeated in the batch is new only the
   // first time). Faster than single pushes (about 2x on a filter larger than

@@ -295,6 +295,43 @@ TEST_P(SieveContractTest, AnOversizedPayloadIsRefusedAndTheUrlStaysUnseen) {
   EXPECT_EQ(entry->payload.size(), kMaxPayloadBytes);
 }
 
+// PushLazy's result is Push's, whether the payload is made before the push
+// (Redis) or only for a new URL (in memory; its own test in sieve_test.cc).
+TEST_P(SieveContractTest, PushLazyAgreesWithPushAndADeclinedPayloadLeavesTheUrlUnseen) {
+  auto sieve = Make();
+  ASSERT_TRUE(sieve);
+  int made = 0;
+  auto payload = [&](std::string text) {
+    return [&made, text]() -> std::optional<std::string> {
+      ++made;
+      return text;
+    };
+  };
+  EXPECT_FALSE(sieve->PushLazy("https://a.example/", [&]() -> std::optional<std::string> {
+    ++made;
+    return std::nullopt;
+  }));
+  EXPECT_TRUE(sieve->PushLazy("https://a.example/", payload("first")));
+  EXPECT_FALSE(sieve->PushLazy("https://a.example/", payload("again")));
+  EXPECT_TRUE(sieve->Push("https://b.example/", "eager"));
+  EXPECT_FALSE(sieve->PushLazy("https://b.example/", payload("late")));
+  EXPECT_FALSE(sieve->PushLazy("https://c.example/", [&]() -> std::optional<std::string> {
+    ++made;
+    return std::string(kMaxPayloadBytes + 1, 'x');
+  }));
+  EXPECT_EQ(sieve->Stats().refused, 1u);
+  EXPECT_LE(made, 5);
+  std::optional<SieveEntry> first = sieve->TryPopEntry();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->url, "https://a.example/");
+  EXPECT_EQ(first->payload, "first");
+  std::optional<SieveEntry> second = sieve->TryPopEntry();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->payload, "eager");
+  EXPECT_FALSE(sieve->TryPopEntry());
+  EXPECT_TRUE(sieve->Push("https://c.example/"));  // refused above, so still unseen
+}
+
 TEST_P(SieveContractTest, StatsReportTheFilter) {
   auto sieve = Make(100000);
   ASSERT_TRUE(sieve);
