@@ -159,10 +159,12 @@ class PySieve {
   // released while the Sieve works and taken again only inside the callable:
   // the Sieve calls it under a lock of its own, and a thread that held the
   // GIL while waiting for that lock could deadlock with one calling the log
-  // sink (which takes the GIL) under it. An exception from the callable
-  // refuses the push and is raised here.
+  // sink (which takes the GIL) under it. An exception from the callable, or
+  // a result that is neither bytes nor None (TypeError), refuses the push and
+  // is raised here: no exception crosses the Sieve's C++ code.
   bool PushLazy(const std::string& url, const py::function& make_payload) {
     std::optional<py::error_already_set> error;
+    bool not_bytes = false;
     bool accepted = false;
     {
       py::gil_scoped_release nogil;
@@ -175,10 +177,14 @@ class PySieve {
         } catch (py::error_already_set& e) {
           error.emplace(std::move(e));
           return std::nullopt;
+        } catch (const py::cast_error&) {
+          not_bytes = true;
+          return std::nullopt;
         }
       });
     }
     if (error.has_value()) throw std::move(*error);
+    if (not_bytes) throw py::type_error("push_lazy: make_payload must return bytes or None");
     return accepted;
   }
 

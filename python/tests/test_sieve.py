@@ -53,8 +53,10 @@ def test_push_lazy_makes_a_payload_only_for_a_new_url(tmp_path):
         sieve.push_lazy(url(501), fails)
     with pytest.raises(ValueError, match="over the limit"):
         sieve.push_lazy(url(502), lambda: b"x" * (MAX_PAYLOAD_BYTES + 1))
-    for i in (500, 501, 502):
-        assert sieve.push(url(i))  # none of the three was marked seen
+    with pytest.raises(TypeError, match="bytes or None"):
+        sieve._impl.push_lazy(url(503), lambda: 42)  # past the wrapper's own check
+    for i in (500, 501, 502, 503):
+        assert sieve.push(url(i))  # none of the four was marked seen
     assert sieve.try_pop() == Entry(url(0), b"0")
 
 
