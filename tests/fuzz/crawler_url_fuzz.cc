@@ -4,6 +4,8 @@
 //   - a parsed URL's href() parses again to the same href (WHATWG idempotence);
 //   - ResolveLink's result parses, and normalizing it again changes nothing
 //     (the Sieve's key is a fixed point, or the same page would be two keys);
+//   - ResolveLink (with its fast path for plain relative links) gives what
+//     Url::Parse(href, base) and NormalizeForSeen give;
 //   - normalization never changes what a server receives beyond decoding
 //     unreserved escapes: every stray '%' (not starting an escape) keeps its
 //     shape, bare ("%" + a non-hex or the end) or half ("%A" + a non-hex or
@@ -110,5 +112,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (joined.ok()) CheckUrl(*joined);
   absl::StatusOr<std::string> link = crawler::ResolveLink(*base, href);
   if (link.ok()) CheckNormalizedKey(base->href() + " " + std::string(href), *link, {});
+  // ResolveLink's fast path for plain relative links must give the parser's
+  // key exactly: the same link resolved as the full parser does, normalized.
+  absl::StatusOr<std::string> key =
+      joined.ok() ? crawler::NormalizeForSeen(*joined) : joined.status();
+  if (link.ok() != key.ok()) {
+    Fail("ResolveLink and Parse + NormalizeForSeen disagree on success",
+         link.ok() ? *link : std::string(link.status().message()),
+         key.ok() ? *key : std::string(key.status().message()));
+  }
+  if (link.ok() && *link != *key)
+    Fail("ResolveLink differs from Parse + NormalizeForSeen", *link, *key);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "crawler/host_queues.h"
 #include "crawler/type_filter.h"
+#include "url/after_scheme.h"
 #include "url/find_first_of.h"
 
 namespace crawler {
@@ -33,9 +34,8 @@ std::string_view LinkVerdictName(LinkVerdict verdict) {
 }
 
 std::string_view HostOfUrl(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return {};
-  size_t start = scheme_end + 3;
+  const size_t start = AfterScheme(url);
+  if (start == std::string_view::npos) return {};
   const size_t end = std::min(FindFirstOf(url, "/?#", start), url.size());
   return HostOfAuthority(url.substr(start, end - start));
 }

@@ -13,6 +13,7 @@
 #include "bloom/hash.h"
 #include "crawler/link_filter.h"
 #include "spdlog/spdlog.h"
+#include "url/after_scheme.h"
 #include "url/find_first_of.h"
 
 namespace crawler {
@@ -36,9 +37,8 @@ struct UrlParts {
 
 UrlParts PartsOf(std::string_view url) {
   UrlParts parts;
-  const size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return parts;
-  const size_t start = scheme + 3;
+  const size_t start = AfterScheme(url);
+  if (start == std::string_view::npos) return parts;
   const size_t path = FindFirstOf(url, "/?#", start);
   parts.authority = url.substr(start, path == std::string_view::npos ? url.npos : path - start);
   if (path == std::string_view::npos) return parts;
@@ -155,7 +155,9 @@ TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
     }
     const uint64_t pages =
         std::atomic_ref<uint32_t>(host_pages_[slot]).load(std::memory_order_relaxed);
-    if (pages >= HostBudget(slot)) return TrapKind::kHostBudget;
+    // HostBudget only adds to host_budget_: under it, its logarithm (per
+    // link) is not needed.
+    if (pages >= host_budget_ && pages >= HostBudget(slot)) return TrapKind::kHostBudget;
   }
   if (query_variants_ > 0 && parts.has_query) {
     const size_t slot = SlotOf(url.substr(0, parts.path.data() + parts.path.size() - url.data()));

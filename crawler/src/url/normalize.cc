@@ -1,11 +1,15 @@
 #include "url/normalize.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "url/after_scheme.h"
 #include "url/find_first_of.h"
 #include "url/percent_encode.h"
+#include "url/simple_resolve.h"
 
 namespace crawler {
 namespace url_internal {
@@ -57,6 +61,10 @@ void NormalizePercentEscapes(std::string& s, size_t from) {
 
 absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options) {
   EraseUserinfo(href);  // in place: no allocation for the usual URL without one
+  return NormalizeHttpHrefWithoutUserinfo(href, options);
+}
+
+absl::Status NormalizeHttpHrefWithoutUserinfo(std::string& href, const NormalizeOptions& options) {
   const size_t scheme_end = href.find(':');
   NormalizePercentEscapes(href, scheme_end == std::string::npos ? 0 : scheme_end + 1);
   // A stripped path may have become a dot segment ("/a/.;jsessionid=1" is
@@ -83,9 +91,8 @@ absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& option
 void EraseUserinfo(std::string& href) {
   // The serializer percent-encodes '@' inside userinfo, so the authority's
   // last '@' ends it.
-  const size_t start = href.find("://");
-  if (start == std::string::npos) return;
-  const size_t host = start + 3;
+  const size_t host = AfterScheme(href);
+  if (host == std::string::npos) return;
   const size_t authority_end = std::min(FindFirstOf(href, "/?#", host), href.size());
   const size_t at = href.rfind('@', authority_end);
   if (at == std::string::npos || at < host || at >= authority_end) return;
@@ -112,6 +119,14 @@ absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOpti
 
 absl::StatusOr<std::string> ResolveLink(const Url& base, std::string_view href,
                                         const NormalizeOptions& options) {
+  if (std::optional<std::string> simple = url_internal::ResolveSimpleLink(base, href)) {
+    // No userinfo: ResolveSimpleLink takes none from the base, nor any '@'.
+    if (absl::Status status = url_internal::NormalizeHttpHrefWithoutUserinfo(*simple, options);
+        !status.ok()) {
+      return status;
+    }
+    return *std::move(simple);
+  }
   absl::StatusOr<Url> url = Url::Parse(href, &base);
   if (!url.ok()) {
     return absl::InvalidArgumentError("unparsable URL: " + std::string(url.status().message()));

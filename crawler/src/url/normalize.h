@@ -14,6 +14,8 @@ namespace crawler::url_internal {
 // Rewrites `href`, the WHATWG serialization of an http(s) URL without its
 // fragment, in place. Fails if the result is longer than options.max_length.
 absl::Status NormalizeHttpHref(std::string& href, const NormalizeOptions& options);
+// NormalizeHttpHref for an `href` known to hold no userinfo.
+absl::Status NormalizeHttpHrefWithoutUserinfo(std::string& href, const NormalizeOptions& options);
 
 // Decodes %XX escapes of unreserved characters (ALPHA DIGIT - . _ ~) and
 // upper-cases the hex digits of the others (RFC 3986 sections 6.2.2.1 and
