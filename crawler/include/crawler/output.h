@@ -97,6 +97,9 @@ class PageLog {
  private:
   PageLog(std::FILE* file, std::string path, const PageLogOptions& options);
   absl::Status FlushLocked();  // requires mu_
+  // Starts the kernel's writeback of what was flushed since the last start,
+  // once that is kWritebackStep or more, without waiting for it.
+  void StartWritebackLocked();  // requires mu_
 
   const std::string path_;
   const PageLogOptions options_;
@@ -105,6 +108,7 @@ class PageLog {
   int64_t written_ ABSL_GUARDED_BY(mu_) = 0;
   int unflushed_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time last_flush_ ABSL_GUARDED_BY(mu_);
+  int64_t writeback_from_ ABSL_GUARDED_BY(mu_) = 0;  // file offset
   absl::Status error_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,8 @@
 // PageLog: one FILE*, one mutex. Each record is serialized outside the lock,
 // then written with a single fwrite of the line plus newline, so concurrent
 // appends never interleave inside a line.
+#include <fcntl.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +12,16 @@
 #include "crawler/output.h"
 
 namespace crawler {
+namespace {
+
+// A checkpoint fsyncs the log (its length is part of the checkpoint). The
+// kernel starts writing dirty pages back only after ~30 s, so that fsync
+// used to write everything appended since the previous checkpoint while the
+// crawl waited: 7 MB and ~30 ms at the end of a 22k-page crawl, a minute of
+// records at every periodic one. Started every MiB, it waits for one MiB.
+constexpr int64_t kWritebackStep = int64_t{1} << 20;
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<PageLog>> PageLog::Open(const PageLogOptions& options) {
   if (options.flush_every < 1) {
@@ -59,7 +71,16 @@ absl::Status PageLog::FlushLocked() {
   }
   unflushed_ = 0;
   last_flush_ = absl::Now();
+  if (error_.ok()) StartWritebackLocked();
   return error_;
+}
+
+void PageLog::StartWritebackLocked() {
+  const off_t end = ::ftello(file_);
+  if (end < 0 || end - writeback_from_ < kWritebackStep) return;
+  // A hint: where the file system cannot (EINVAL, ESPIPE), the fsync does it all.
+  ::sync_file_range(::fileno(file_), writeback_from_, end - writeback_from_, SYNC_FILE_RANGE_WRITE);
+  writeback_from_ = end;
 }
 
 absl::Status PageLog::Flush() {
