@@ -16,6 +16,11 @@
 #include "absl/strings/string_view.h"
 
 namespace sieve::internal {
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 20;  // HashingWriteBuf's
+
+}  // namespace
 
 absl::Status ErrnoError(std::string_view what, const std::filesystem::path& path) {
   const int error = errno;
@@ -57,8 +62,8 @@ struct HashingWriteBuf::HashState {
 };
 
 HashingWriteBuf::HashingWriteBuf(int fd)
-    : fd_(fd), buffer_(size_t{1} << 20), state_(std::make_unique<HashState>()) {
-  setp(buffer_.data(), buffer_.data() + buffer_.size());
+    : fd_(fd), buffer_(new char[kBufferBytes]), state_(std::make_unique<HashState>()) {
+  setp(buffer_.get(), buffer_.get() + kBufferBytes);
 }
 
 HashingWriteBuf::~HashingWriteBuf() = default;
@@ -81,7 +86,7 @@ bool HashingWriteBuf::Flush() {
     bytes_ += size;
     if (!WriteAll(fd_, pbase(), size)) failed_ = true;
   }
-  setp(buffer_.data(), buffer_.data() + buffer_.size());
+  setp(buffer_.get(), buffer_.get() + kBufferBytes);
   return !failed_;
 }
 
