@@ -2,6 +2,7 @@
 // then written with a single fwrite of the line plus newline, so concurrent
 // appends never interleave inside a line.
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -42,7 +43,12 @@ absl::StatusOr<std::unique_ptr<PageLog>> PageLog::Open(const PageLogOptions& opt
 }
 
 PageLog::PageLog(std::FILE* file, std::string path, const PageLogOptions& options)
-    : path_(std::move(path)), options_(options), file_(file), last_flush_(absl::Now()) {}
+    : path_(std::move(path)), options_(options), file_(file), last_flush_(absl::Now()) {
+  // A resumed log's earlier records went to disk with its checkpoint:
+  // writeback starts after them, not over the whole file again.
+  struct stat info {};
+  if (::fstat(::fileno(file_), &info) == 0) writeback_from_ = info.st_size;
+}
 
 PageLog::~PageLog() { Close().IgnoreError(); }
 

@@ -1,8 +1,7 @@
 // AfterScheme: where the authority of "scheme://authority/..." starts, that
 // is url.find("://") + 3, or npos. The crawler's own URLs are nearly all
-// "http://" or "https://", checked first: the search for "://" ran three
-// times for every link of every page (filter, trap guard, userinfo), ~60
-// instructions each.
+// "http://" or "https://", checked first, before the search for "://" that
+// the link filter, the trap guard and EraseUserinfo run on every link.
 //
 //   const size_t host_start = AfterScheme(url);  // 7 for "http://a.com/"
 #ifndef CRAWLER_URL_AFTER_SCHEME_H_

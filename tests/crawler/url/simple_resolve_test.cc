@@ -56,9 +56,9 @@ size_t CompareAll(const std::vector<std::string>& hrefs) {
   size_t taken = 0;
   for (const char* base_text : kBases) {
     const Url base = *Url::Parse(base_text);
+    // Each href also after the page's origin ("http://a.com" + href).
+    const std::string origin(base.href(), 0, base.path().data() - base.href().data());
     for (const std::string& href : hrefs) {
-      // Each href also after the page's origin ("http://a.com" + href).
-      const std::string origin(base.href(), 0, base.path().data() - base.href().data());
       for (const std::string& link : {href, origin + href}) {
         const std::optional<std::string> fast = ResolveSimpleLink(base, link);
         if (!fast) continue;
