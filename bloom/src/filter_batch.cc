@@ -211,6 +211,15 @@ void BloomFilter::InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<
       [&](size_t i) { return hashes[i]; }, [&](size_t i, const Hash128& h) { out[i] = insert(h); });
 }
 
+void BloomFilter::Prefetch(const Hash128& h, bool for_write) const {
+  const uint64_t* words = storage_->words();
+  if (layout_ == Layout::kBlocked) {
+    BlockedPrefetch(words, bits_, for_write)(h);
+  } else {
+    ClassicPrefetch(words, bits_, hash_count_, for_write)(h);
+  }
+}
+
 void BloomFilter::AddBatch(absl::Span<const std::string_view> keys) {
   BatchInserter insert(storage_->words(), layout_, bits_, hash_count_, bits_set_.get(),
                        DirtyWords());

@@ -1,6 +1,7 @@
 // ScalableBloomFilter: stages, lookups and growth (math in the header).
 #include "bloom/scalable_filter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -66,27 +67,36 @@ bool ScalableBloomFilter::MayContain(const Hash128& h) const {
 
 bool ScalableBloomFilter::InsertIfNew(std::string_view key) { return InsertIfNew(HashKey(key)); }
 
+// A full last stage takes no more keys: the inserting thread opens the next
+// one first. Inserting on while the grower waits for the exclusive lock would
+// overfill the stage (readers can hold the lock off for long), and its rate,
+// the compound rate's largest term, would pass its bound.
+ScalableBloomFilter::Insertion ScalableBloomFilter::TryInsertLocked(const Hash128& h,
+                                                                    bool growth_failed,
+                                                                    size_t* full_stage) {
+  if (AnyStageMayContain(h)) return Insertion::kSeen;
+  Stage& last = *stages_.back();
+  const bool may_grow = stages_.size() < growth_.max_stages;
+  if (!may_grow || growth_failed || !last.full.load(std::memory_order_relaxed)) {
+    // Threads past the check at once overfill by at most their number.
+    if (!last.filter.InsertIfNew(h)) return Insertion::kSeen;  // another thread got there first
+    last.CountInsert();
+    return Insertion::kNew;
+  }
+  *full_stage = stages_.size() - 1;
+  return Insertion::kFull;
+}
+
 bool ScalableBloomFilter::InsertIfNew(const Hash128& h) {
-  // A full last stage takes no more keys: the inserting thread opens the next
-  // one first. Inserting on while the grower waits for the exclusive lock
-  // would overfill the stage (readers can hold the lock off for long), and
-  // its rate, the compound rate's largest term, would pass its bound.
   bool growth_failed = false;
   for (;;) {
     size_t full_stage = 0;
+    Insertion result = Insertion::kFull;
     {
       std::shared_lock lock(*mutex_);
-      if (AnyStageMayContain(h)) return false;
-      Stage& last = *stages_.back();
-      const bool may_grow = stages_.size() < growth_.max_stages;
-      if (!may_grow || growth_failed || !last.full.load(std::memory_order_relaxed)) {
-        // Threads past the check at once overfill by at most their number.
-        if (!last.filter.InsertIfNew(h)) return false;  // another thread got there first
-        last.CountInsert();
-        return true;
-      }
-      full_stage = stages_.size() - 1;
+      result = TryInsertLocked(h, growth_failed, &full_stage);
     }
+    if (result != Insertion::kFull) return result == Insertion::kNew;
     growth_failed = !GrowIfFull(full_stage);
   }
 }
@@ -107,10 +117,55 @@ void ScalableBloomFilter::MayContainBatch(absl::Span<const std::string_view> key
   for (size_t i = 0; i < count; ++i) out[i] = MayContain(keys[i]);
 }
 
+void ScalableBloomFilter::PrefetchStages(const Hash128& h) const {
+  // Only the newest stage is written to; the older ones are only read.
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    stages_[i]->filter.Prefetch(h, /*for_write=*/i + 1 == stages_.size());
+  }
+}
+
 void ScalableBloomFilter::InsertIfNewBatch(absl::Span<const std::string_view> keys,
                                            absl::Span<bool> out) {
+  constexpr size_t kChunk = 64;  // hashes on the stack, not a vector per batch
+  Hash128 hashes[kChunk];
   const size_t count = std::min(keys.size(), out.size());
-  for (size_t i = 0; i < count; ++i) out[i] = InsertIfNew(keys[i]);
+  for (size_t start = 0; start < count; start += kChunk) {
+    const size_t size = std::min(kChunk, count - start);
+    for (size_t i = 0; i < size; ++i) hashes[i] = HashKey(keys[start + i]);
+    InsertIfNewBatch(absl::MakeConstSpan(hashes, size), out.subspan(start, size));
+  }
+}
+
+void ScalableBloomFilter::InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) {
+  // Why: in a crawl at --expected 1e6 (a ~1.5 MB filter) most probes
+  // missed the cache; perf put the unprefetched probe at 2.4% of the
+  // synthetic 20k crawl's cycles, and 1.0% (prefetch included) with this.
+  // A 1e9 filter misses on every key. Fewer keys ahead than the fixed
+  // filter's 32 (filter_batch.cc): each key prefetches a line in every stage.
+  constexpr size_t kAhead = 8;
+  const size_t count = std::min(hashes.size(), out.size());
+  size_t next = 0;             // the first key without an answer
+  size_t prefetched = 0;       // keys [0, prefetched) prefetched
+  bool growth_failed = false;  // for key `next`, as in InsertIfNew
+  while (next < count) {
+    size_t full_stage = 0;
+    {
+      std::shared_lock lock(*mutex_);
+      for (; next < count; ++next) {
+        for (const size_t ahead = std::min(count, next + kAhead); prefetched < ahead;
+             ++prefetched) {
+          PrefetchStages(hashes[prefetched]);
+        }
+        const Insertion result = TryInsertLocked(hashes[next], growth_failed, &full_stage);
+        if (result == Insertion::kFull) break;
+        out[next] = result == Insertion::kNew;
+        growth_failed = false;
+      }
+    }
+    // A stage opened now was not prefetched for the keys already ahead: they
+    // only miss there, as a single call would.
+    if (next < count) growth_failed = !GrowIfFull(full_stage);
+  }
 }
 
 }  // namespace bloom

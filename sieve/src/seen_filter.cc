@@ -102,9 +102,7 @@ void SeenFilter::InsertIfNewBatch(absl::Span<const bloom::Hash128> hashes, absl:
     fixed->InsertIfNewBatch(hashes, out);
     return;
   }
-  auto& scalable = std::get<bloom::ScalableBloomFilter>(filter_);
-  const size_t count = std::min(hashes.size(), out.size());
-  for (size_t i = 0; i < count; ++i) out[i] = scalable.InsertIfNew(hashes[i]);
+  std::get<bloom::ScalableBloomFilter>(filter_).InsertIfNewBatch(hashes, out);
 }
 
 absl::Status SeenFilter::Save(std::ostream& out) const {

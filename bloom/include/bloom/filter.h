@@ -110,6 +110,12 @@ class BloomFilter {
   void AddBatch(absl::Span<const Hash128> hashes);
   void MayContainBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out) const;
   void InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out);
+  // Starts loading the cache line(s) the key's probes touch (one for the
+  // blocked layout, k for the classic one), for a caller that probes many
+  // keys with single calls and wants their memory misses to overlap: issue
+  // it several keys ahead of the probe. `for_write`: the probe will be an
+  // insert. A hint only: no effect on the contents, safe under any thread.
+  void Prefetch(const Hash128& h, bool for_write) const;
 
   // --- Shape and statistics -------------------------------------------------
   uint64_t Capacity() const { return expected_count_; }  // n it was sized for

@@ -78,7 +78,13 @@ class ScalableBloomFilter {
   bool InsertIfNew(std::string_view key);  // true = was (probably) absent, now added
   bool InsertIfNew(const Hash128& h);
   void MayContainBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out) const;
+  // The same answers as InsertIfNew on each key in order (growth included),
+  // with each key's lines in every stage prefetched a few keys ahead of its
+  // probe, so that a large filter's memory misses overlap; the shared lock is
+  // taken once per run of keys, not once per key. `out` must have as many
+  // elements as the keys.
   void InsertIfNewBatch(absl::Span<const std::string_view> keys, absl::Span<bool> out);
+  void InsertIfNewBatch(absl::Span<const Hash128> hashes, absl::Span<bool> out);
 
   // --- Shape and statistics (sums over the stages) -------------------------
   uint64_t Capacity() const;  // keys the current stages hold at their rates
@@ -159,6 +165,12 @@ class ScalableBloomFilter {
   ScalableBloomFilter(const FilterOptions& options, const GrowthOptions& growth);
   absl::Status AddStage();                          // needs the exclusive lock
   bool AnyStageMayContain(const Hash128& h) const;  // needs a lock
+  // InsertIfNew's step under the shared lock: kFull when the last stage is
+  // full and may grow (not after `growth_failed`); *full_stage is then its
+  // index, for GrowIfFull.
+  enum class Insertion { kNew, kSeen, kFull };
+  Insertion TryInsertLocked(const Hash128& h, bool growth_failed, size_t* full_stage);
+  void PrefetchStages(const Hash128& h) const;  // needs a lock
   bool GrowIfFull(size_t stage_index);
 
   FilterOptions options_;
