@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "bloom/hash.h"
 #include "log_emit.h"
 #include "sieve_state.h"
@@ -274,7 +275,7 @@ std::optional<SieveEntry> MemorySieve::PopEntryFor(std::chrono::milliseconds tim
 bool MemorySieve::MarkDone(std::string_view url) {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.in_flight.find(std::string(url));
+  auto it = s.in_flight.find(absl::string_view(url.data(), url.size()));
   if (it == s.in_flight.end()) return false;
   s.in_flight.erase(it);
   ++s.done;
@@ -286,7 +287,7 @@ bool MemorySieve::Defer(std::string_view url) {
   State& s = *state_;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.in_flight.find(std::string(url));
+    auto it = s.in_flight.find(absl::string_view(url.data(), url.size()));
     if (it == s.in_flight.end()) return false;
     s.queue.Push(url, it->second.payload);
     s.in_flight.erase(it);

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "filter_checkpoint.h"
 #include "fp_sample.h"
 #include "overflow_warning.h"
@@ -90,8 +90,10 @@ struct MemorySieve::State {
     std::string payload;
   };
   // Popped, not yet done. (A URL is queued once, so it is in flight at most
-  // once.) Bounded by the consumers' pops not yet done.
-  std::unordered_map<std::string, InFlight> in_flight ABSL_GUARDED_BY(mutex);
+  // once.) Bounded by the consumers' pops not yet done. Looked up by
+  // absl::string_view (MarkDone, Defer): no key copied to find one (Debian's
+  // Abseil has its own string_view, which std::string_view does not convert to).
+  absl::flat_hash_map<std::string, InFlight> in_flight ABSL_GUARDED_BY(mutex);
   uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t lost ABSL_GUARDED_BY(mutex) = 0;
