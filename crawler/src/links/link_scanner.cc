@@ -270,24 +270,6 @@ bool BoundsScope(GumboTag tag, Scope scope) {
   }
 }
 
-// What ends an attribute's name and an unquoted value, one table load a
-// byte instead of up to seven compares in the attribute states' loops.
-constexpr uint8_t kEndsAttrName = 1;       // HTML space, '/', '>', '='
-constexpr uint8_t kEndsUnquotedValue = 2;  // HTML space, '>'
-constexpr std::array<uint8_t, 256> kAttrByteClass = [] {
-  std::array<uint8_t, 256> table{};
-  for (const unsigned char c : {' ', '\t', '\n', '\r', '\f', '>'}) {
-    table[c] = kEndsAttrName | kEndsUnquotedValue;
-  }
-  table[static_cast<unsigned char>('/')] = kEndsAttrName;
-  table[static_cast<unsigned char>('=')] = kEndsAttrName;
-  return table;
-}();
-
-bool HasClass(char c, uint8_t byte_class) {
-  return (kAttrByteClass[static_cast<unsigned char>(c)] & byte_class) != 0;
-}
-
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // TagOf for a name already known to be lowercase letters and digits.
@@ -566,7 +548,7 @@ class Scanner {
       // Attribute name: the first character may be anything, even '='.
       const size_t name_start = i;
       ++i;
-      while (i < n && !HasClass(html_[i], kEndsAttrName)) ++i;
+      while (i < n && !IsHtmlByte(html_[i], kHtmlSpace | kSlash | kGt | kEquals)) ++i;
       // Gumbo drops a NUL that starts a name (it goes to its temporary
       // buffer, not the name): "\0content" is "content".
       const size_t compared = html_[name_start] == '\0' ? name_start + 1 : name_start;
@@ -607,7 +589,7 @@ class Scanner {
         allowed = c;
         i = value_end + 1;  // after attribute value (quoted): anything else reconsumes
       } else {
-        while (i < n && !HasClass(html_[i], kEndsUnquotedValue)) ++i;
+        while (i < n && !IsHtmlByte(html_[i], kHtmlSpace | kGt)) ++i;
         if (i >= n) return std::string_view::npos;
         value_end = i;
       }
