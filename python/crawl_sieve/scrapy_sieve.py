@@ -18,10 +18,20 @@ Each queued request is Scrapy's own serialization (Request.to_dict /
 request_from_dict, pickled) stored as the URL's payload; the key is the
 request's fingerprint, so requests that differ only by the fragment (or
 whatever the fingerprinter ignores) are one request. dont_filter requests get a
-unique key and are always queued. The order is FIFO (breadth-first):
-request priorities are not honoured. A request whose serialization is over
+unique key and are always queued. A request whose serialization is over
 the Sieve's payload limit (16 KiB) is dropped with an error and counted in
 the stats (sieve/refused_requests).
+
+Order: as Scrapy's scheduler with its default SCHEDULER_PRIORITY_QUEUE
+(ScrapyPriorityQueue): the highest Request.priority first, and within one
+priority LIFO or FIFO as the queue class Scrapy would use says
+(SCHEDULER_DISK_QUEUE with a JOBDIR, else SCHEDULER_MEMORY_QUEUE; Scrapy's
+defaults are LIFO). Each priority is a lane of the Sieve; at most 1,024
+distinct priorities may be queued at once (a request past the bound is
+dropped with an error, sieve/refused_requests), and priorities outside
+[-2**31, 2**31 - 1] are clamped to it. Any other SCHEDULER_PRIORITY_QUEUE
+(DownloaderAwarePriorityQueue's per-slot fairness included) is refused at
+open with a ValueError naming the setting.
 
 With DUPEFILTER_CLASS = SieveDupeFilter the scheduler and the dupefilter
 share the scheduler's Sieve (one filter). With another DUPEFILTER_CLASS the
@@ -44,12 +54,13 @@ import uuid
 import zlib
 from typing import Optional
 
+from queuelib import queue as queuelib_queue
 from scrapy import signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.dupefilters import BaseDupeFilter
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import create_instance, load_object
-from scrapy.utils.request import request_from_dict
+from scrapy.utils.request import RequestFingerprinter, referer_str, request_from_dict
 
 from crawl_sieve import MAX_PAYLOAD_BYTES, Sieve
 
@@ -60,10 +71,25 @@ STATS_KEYS = ("accepted", "dropped", "queued", "in_flight", "refused", "estimate
               "capacity", "current_fp_rate", "target_fp_rate", "filter_bytes",
               "queue_memory_bytes", "queue_disk_bytes", "spilled_segments")
 
+# The one SCHEDULER_PRIORITY_QUEUE whose order the Sieve's lanes reproduce
+# (Scrapy's default): one queue per priority, the highest first.
+PRIORITY_QUEUE = "scrapy.pqueues.ScrapyPriorityQueue"
 
-def _sieve_from_settings(settings, jobdir_name: Optional[str], queue_memory: int) -> Sieve:
+# The Sieve's priorities are 32-bit; Scrapy's are Python ints.
+MIN_PRIORITY, MAX_PRIORITY = -2**31, 2**31 - 1
+
+# queuelib's queues, which Scrapy's SCHEDULER_*_QUEUE classes derive from.
+# LifoMemoryQueue derives from FifoMemoryQueue: LIFO is asked first.
+_LIFO_QUEUES = (queuelib_queue.LifoMemoryQueue, queuelib_queue.LifoDiskQueue,
+                queuelib_queue.LifoSQLiteQueue)
+_FIFO_QUEUES = (queuelib_queue.FifoMemoryQueue, queuelib_queue.FifoDiskQueue,
+                queuelib_queue.FifoSQLiteQueue)
+
+
+def _sieve_from_settings(settings, jobdir_name: Optional[str], queue_memory: int,
+                         lifo: bool = False) -> Sieve:
     """The Sieve the settings ask for, restored from JOBDIR/<jobdir_name> if a
-    checkpoint is there."""
+    checkpoint is there (with the order, LIFO or FIFO, it was saved with)."""
     options = dict(queue_memory_budget_bytes=queue_memory,
                    spill_dir=settings.get("SIEVE_SPILL_DIR") or None)
     path = _checkpoint_dir(settings, jobdir_name)
@@ -72,7 +98,7 @@ def _sieve_from_settings(settings, jobdir_name: Optional[str], queue_memory: int
         return Sieve.open(path, **options)
     return Sieve(expected_count=settings.getint("SIEVE_EXPECTED_COUNT", 10_000_000),
                  fp_rate=settings.getfloat("SIEVE_FP_RATE", 0.001),
-                 overflow=settings.get("SIEVE_OVERFLOW", "warn"), **options)
+                 overflow=settings.get("SIEVE_OVERFLOW", "warn"), lifo=lifo, **options)
 
 
 def _checkpoint_dir(settings, name: Optional[str]) -> Optional[str]:
@@ -88,12 +114,49 @@ def _publish_stats(sieve: Sieve, stats) -> None:
         stats.set_value(f"sieve/{key}", snapshot[key])
 
 
-class SieveDupeFilter(BaseDupeFilter):
-    """Scrapy's dupefilter on the Sieve's Bloom filter (see the module doc)."""
+def _check_priority_queue(settings) -> None:
+    """ValueError unless SCHEDULER_PRIORITY_QUEUE is Scrapy's default."""
+    value = settings["SCHEDULER_PRIORITY_QUEUE"]
+    if load_object(value) is not load_object(PRIORITY_QUEUE):
+        raise ValueError(
+            f"SCHEDULER_PRIORITY_QUEUE = {value!r} is not supported by SieveScheduler: "
+            f"it orders requests as {PRIORITY_QUEUE} (the highest Request.priority first) "
+            "in the Sieve's lanes; DownloaderAwarePriorityQueue's per-slot order is not "
+            "implemented (docs/embedding.md). Leave SCHEDULER_PRIORITY_QUEUE at its default.")
 
-    def __init__(self, settings, fingerprinter, stats=None, debug: bool = False):
+
+def _lifo_from_settings(settings) -> bool:
+    """Whether the queue Scrapy's scheduler would push to is LIFO: the disk
+    queue with a JOBDIR, the memory queue without."""
+    name = "SCHEDULER_DISK_QUEUE" if job_dir(settings) else "SCHEDULER_MEMORY_QUEUE"
+    queue_cls = load_object(settings[name])
+    if isinstance(queue_cls, type) and issubclass(queue_cls, _LIFO_QUEUES):
+        return True
+    if isinstance(queue_cls, type) and issubclass(queue_cls, _FIFO_QUEUES):
+        return False
+    raise ValueError(
+        f"{name} = {settings[name]!r} is not supported by SieveScheduler: the order within "
+        "a priority is taken from Scrapy's queues (scrapy.squeues' LIFO or FIFO queues, or "
+        "queuelib's); another queue's order is unknown to it.")
+
+
+def _lane(priority: int) -> int:
+    """Request.priority clamped to the Sieve's 32-bit lanes."""
+    return min(max(int(priority), MIN_PRIORITY), MAX_PRIORITY)
+
+
+class SieveDupeFilter(BaseDupeFilter):
+    """Scrapy's dupefilter on the Sieve's Bloom filter (see the module doc).
+
+    Made as Scrapy's RFPDupeFilter is: from_crawler calls from_settings (a
+    subclass overriding either is honoured); messages go to the logger
+    "scrapy.dupefilters" in RFPDupeFilter's words."""
+
+    logger = logging.getLogger("scrapy.dupefilters")
+
+    def __init__(self, settings, fingerprinter=None, stats=None, debug: bool = False):
         self.settings = settings
-        self.fingerprinter = fingerprinter
+        self.fingerprinter = fingerprinter or RequestFingerprinter()
         self.stats = stats
         self.debug = debug
         self.sieve: Optional[Sieve] = None
@@ -101,9 +164,16 @@ class SieveDupeFilter(BaseDupeFilter):
         self.logdupes = True
 
     @classmethod
+    def from_settings(cls, settings, *, fingerprinter=None):
+        return cls(settings, fingerprinter, debug=settings.getbool("DUPEFILTER_DEBUG"))
+
+    @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler.settings, crawler.request_fingerprinter, crawler.stats,
-                   crawler.settings.getbool("DUPEFILTER_DEBUG"))
+        dupefilter = cls.from_settings(crawler.settings,
+                                       fingerprinter=crawler.request_fingerprinter)
+        if dupefilter.stats is None:
+            dupefilter.stats = crawler.stats
+        return dupefilter
 
     def share(self, sieve: Sieve) -> None:
         """Used by SieveScheduler: check requests against its Sieve."""
@@ -138,15 +208,19 @@ class SieveDupeFilter(BaseDupeFilter):
 
     def log(self, request, spider) -> None:
         if self.debug:
-            logger.debug("Filtered duplicate request: %(request)s", {"request": request},
-                         extra={"spider": spider})
+            self.logger.debug("Filtered duplicate request: %(request)s (referer: %(referer)s)",
+                              {"request": request, "referer": referer_str(request)},
+                              extra={"spider": spider})
         elif self.logdupes:
-            logger.debug("Filtered duplicate request: %(request)s - no more duplicates will be "
-                         "shown (see DUPEFILTER_DEBUG to show all duplicates)",
-                         {"request": request}, extra={"spider": spider})
+            self.logger.debug("Filtered duplicate request: %(request)s - no more duplicates "
+                              "will be shown (see DUPEFILTER_DEBUG to show all duplicates)",
+                              {"request": request}, extra={"spider": spider})
             self.logdupes = False
-        if self.stats is not None:
-            self.stats.inc_value("dupefilter/filtered", spider=spider)
+        stats = self.stats
+        if stats is None:
+            stats = getattr(getattr(spider, "crawler", None), "stats", None)
+        if stats is not None:
+            stats.inc_value("dupefilter/filtered", spider=spider)
 
 
 class SieveScheduler(BaseScheduler):
@@ -161,6 +235,7 @@ class SieveScheduler(BaseScheduler):
         self.sieve: Optional[Sieve] = None
         self.spider = None
         self._stats_task = None
+        self._clamped = False  # a priority was clamped (warned once)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -170,22 +245,37 @@ class SieveScheduler(BaseScheduler):
         return scheduler
 
     def open(self, spider):
+        # Everything that may raise comes before the stats timer starts: a
+        # failed open is not followed by close(), and a LoopingCall left on
+        # the reactor would outlive the crawl.
         self.spider = spider
+        _check_priority_queue(self.settings)
+        lifo = _lifo_from_settings(self.settings)
         self.sieve = _sieve_from_settings(self.settings, "sieve",
-                                          self.settings.getint("SIEVE_QUEUE_MEMORY", 64 << 20))
-        if isinstance(self.df, SieveDupeFilter):
-            self.df.share(self.sieve)
-        _publish_stats(self.sieve, self.stats)
+                                          self.settings.getint("SIEVE_QUEUE_MEMORY", 64 << 20),
+                                          lifo=lifo)
+        try:
+            if isinstance(self.df, SieveDupeFilter):
+                self.df.share(self.sieve)
+            _publish_stats(self.sieve, self.stats)
+            opened = self.df.open()
+        except BaseException:
+            self.sieve.close()
+            self.sieve = None
+            raise
         interval = self.settings.getfloat("SIEVE_STATS_INTERVAL", 60.0)
         if interval > 0:
             from twisted.internet import task
             self._stats_task = task.LoopingCall(_publish_stats, self.sieve, self.stats)
             self._stats_task.start(interval, now=False)
-        return self.df.open()
+        return opened
 
     def close(self, reason):
         if self._stats_task is not None and self._stats_task.running:
             self._stats_task.stop()
+        self._stats_task = None
+        if self.sieve is None:  # never opened, or its open failed
+            return self.df.close(reason)
         _publish_stats(self.sieve, self.stats)
         path = _checkpoint_dir(self.settings, "sieve")
         if path:
@@ -211,17 +301,22 @@ class SieveScheduler(BaseScheduler):
             key = self.fingerprinter.fingerprint(request).hex()
         # Serialized only if new: most requests a crawl makes are of pages
         # already seen, and pickling each was ~half the scheduler's time.
-        refused = []
+        made = []
 
         def serialize():
             payload = self._serialize(request)
-            if payload is None:
-                refused.append(True)
+            made.append(payload)
             return payload
 
-        if not self.sieve.push_lazy(key, serialize):
-            if not refused:
-                self.df.log(request, self.spider)
+        if not self.sieve.push_lazy(key, serialize, priority=self._priority(request)):
+            if not made:
+                self.df.log(request, self.spider)  # seen
+            elif made[0] is not None:
+                # New and serialized, yet refused: the Sieve's bound on
+                # distinct live priorities (1,024 lanes).
+                logger.error("Request %s (priority %d) dropped: the Sieve already queues its "
+                             "maximum of distinct priorities", request, request.priority)
+                self.stats.inc_value("sieve/refused_requests", spider=self.spider)
             return False
         self.stats.inc_value("scheduler/enqueued/sieve", spider=self.spider)
         self.stats.inc_value("scheduler/enqueued", spider=self.spider)
@@ -242,6 +337,15 @@ class SieveScheduler(BaseScheduler):
         self.stats.inc_value("scheduler/dequeued/sieve", spider=self.spider)
         self.stats.inc_value("scheduler/dequeued", spider=self.spider)
         return request
+
+    def _priority(self, request) -> int:
+        lane = _lane(request.priority)
+        if lane != request.priority and not self._clamped:
+            self._clamped = True
+            logger.warning("Request %s has priority %d, outside the Sieve's 32-bit range: "
+                           "queued at %d (this warning is shown once)",
+                           request, request.priority, lane)
+        return lane
 
     def _left_downloader(self, request, spider):
         key = request.meta.get("sieve_key")
