@@ -12,8 +12,9 @@ set of SHA-1 fingerprints (~100+ bytes per request, all in RAM) with the
 Sieve's Bloom filter (~1.8 bytes per request at SIEVE_FP_RATE 1e-3). Keys are
 Scrapy's own request fingerprints (crawler.request_fingerprinter), in hex.
 
-SieveScheduler queues the requests in the Sieve: deduplication and the FIFO
-in one structure, the queue spilling to disk past SIEVE_QUEUE_MEMORY bytes.
+SieveScheduler queues the requests in the Sieve: deduplication and the
+queue in one structure, the queue spilling to disk past SIEVE_QUEUE_MEMORY
+bytes.
 Each queued request is Scrapy's own serialization (Request.to_dict /
 request_from_dict, pickled) stored as the URL's payload; the key is the
 request's fingerprint, so requests that differ only by the fragment (or
