@@ -18,6 +18,13 @@
    default scheduler+dupefilter and with SieveScheduler+SieveDupeFilter,
    alternated --rounds times in one run: pages/s (pages / Scrapy's
    elapsed_time_seconds) and the crawl process's peak RSS.
+3. The same crawl with priorities (--priority-pages, CONCURRENT_REQUESTS 1 so
+   that the order is the schedulers' alone, not the downloads' timing):
+   DEPTH_PRIORITY 1 plus priority 100 on one section (every
+   --prefer-every-th page), Scrapy's default vs the Sieve's. Same pages, and
+   the same order: the index of the first page fetched in another order;
+   where the section's pages come (their mean rank in the fetch order, and
+   how many of them are in the first tenth of the crawl).
 Prints the tables (markdown) to stdout.
 """
 import argparse
@@ -77,15 +84,15 @@ def run_dupefilter(kind, count, fp_rate):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_crawl(testsite, pages, sieve):
+def run_crawl(testsite, pages, sieve, concurrency=16, extra=()):
     site = subprocess.Popen([testsite, "--pages", str(pages), "--port", "0", "--no-request-log"],
                             stdout=subprocess.PIPE, text=True)
     try:
         root = site.stdout.readline().split(" at ")[1].strip()
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "crawl.json"
-            args = [sys.executable, str(CRAWL), root, str(out), "--concurrency", "16",
-                    "--log-level", "WARNING"]
+            args = [sys.executable, str(CRAWL), root, str(out), "--concurrency",
+                    str(concurrency), "--log-level", "WARNING", *extra]
             if sieve:
                 args.append("--sieve")
             child = subprocess.Popen(args)
@@ -98,7 +105,9 @@ def run_crawl(testsite, pages, sieve):
         site.wait()
     stats = result["stats"]
     fetched = len(result["fetched"])
-    return {"pages": fetched, "seconds": stats["elapsed_time_seconds"],
+    port = root.rstrip("/").rsplit(":", 1)[1]
+    order = [u.replace(port, "PORT", 1) for u in result["fetched"]]
+    return {"pages": fetched, "seconds": stats["elapsed_time_seconds"], "order": order,
             "pages_per_s": fetched / stats["elapsed_time_seconds"],
             "peak_rss_mib": usage.ru_maxrss / 1024}
 
@@ -115,6 +124,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--skip-crawl", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--priority-pages", type=int, default=2000,
+                        help="pages of the crawl with priorities (0: skip it)")
+    parser.add_argument("--prefer-every", type=int, default=10)
     args = parser.parse_args()
 
     import scrapy
@@ -122,10 +134,49 @@ def main():
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n")
     if not args.skip_memory:
         memory_table(args)
+    if args.priority_pages:
+        priority_table(args)
     if args.skip_crawl:
         return 0
     crawl_table(args)
     return 0
+
+
+def section_rank(order, every):
+    """The section's pages (/p/N.html, N % every == 0): their mean rank
+    (0 = first fetched, 1 = last) and their count in the first tenth."""
+    ranks = [i for i, url in enumerate(order)
+             if url.endswith(".html") and int(url.rsplit("/", 1)[1][:-5]) % every == 0]
+    tenth = sum(1 for i in ranks if i < len(order) / 10)
+    return sum(ranks) / len(ranks) / max(1, len(order) - 1), tenth, len(ranks)
+
+
+def priority_table(args):
+    extra = ("--depth-priority", "1", "--prefer-every", str(args.prefer_every))
+    print(f"\n## Crawl with priorities ({args.priority_pages} pages, DEPTH_PRIORITY 1, "
+          f"priority 100 on every {args.prefer_every}th page, 1 concurrent)\n")
+    print("| scheduler | queue within a priority | pages | seconds | section pages | "
+          "section mean rank | section in first 10% | order |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    queues = {"LIFO (Scrapy's default)": (), "FIFO": ("--fifo",)}
+    for queue, fifo in queues.items():
+        runs = {}
+        for sieve in (False, True):
+            r = run_crawl(args.testsite, args.priority_pages, sieve, 1, extra + fifo)
+            runs[sieve] = r
+            mean, tenth, count = section_rank(r["order"], args.prefer_every)
+            if sieve:
+                same = r["order"] == runs[False]["order"]
+                first = next((i for i, (a, b) in enumerate(zip(r["order"], runs[False]["order"]))
+                              if a != b), min(len(r["order"]), len(runs[False]["order"])))
+                verdict = "same as Scrapy's" if same else f"differs from page {first}"
+                pages_same = sorted(r["order"]) == sorted(runs[False]["order"])
+                verdict += "" if pages_same else ", other pages"
+            else:
+                verdict = "-"
+            name = "SieveScheduler + SieveDupeFilter" if sieve else "Scrapy default"
+            print(f"| {name} | {queue} | {r['pages']} | {r['seconds']:.1f} | {count} "
+                  f"| {mean:.3f} | {tenth} | {verdict} |", flush=True)
 
 
 def memory_table(args):

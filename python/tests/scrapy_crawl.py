@@ -8,7 +8,10 @@ Follows every link on the root's host; writes {"fetched": [urls], "stats": {...}
 --sieve: SCHEDULER and DUPEFILTER_CLASS are crawl_sieve's; --dupefilter-only:
 DUPEFILTER_CLASS only; else Scrapy's defaults.
 --stop-after N: closes the spider after N responses (CLOSESPIDER_PAGECOUNT),
-as a Ctrl-C would, so that JOBDIR keeps the state."""
+as a Ctrl-C would, so that JOBDIR keeps the state.
+--depth-priority D: Scrapy's DEPTH_PRIORITY; --prefer-every K: the pages
+/p/N.html with N % K == 0 (a "section") are requested at priority 100;
+--fifo: FIFO within a priority (Scrapy's FIFO queues), else Scrapy's LIFO."""
 import argparse
 import json
 import sys
@@ -22,11 +25,19 @@ from scrapy.http import TextResponse
 class SiteSpider(scrapy.Spider):
     name = "site"
 
-    def __init__(self, root, fetched, **kw):
+    def __init__(self, root, fetched, prefer_every=0, **kw):
         super().__init__(**kw)
         self.start_urls = [root]
         self.allowed_domains = [urlparse(root).hostname]
         self.fetched = fetched
+        self.prefer_every = prefer_every
+
+    def priority(self, url):
+        if self.prefer_every:
+            name = urlparse(url).path.rsplit("/", 1)[-1]
+            if name.endswith(".html") and name[:-5].isdigit():
+                return 100 if int(name[:-5]) % self.prefer_every == 0 else 0
+        return 0
 
     def start_requests(self):
         # Filtered like any link (Scrapy's start requests are dont_filter):
@@ -41,7 +52,7 @@ class SiteSpider(scrapy.Spider):
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href)
             if url.startswith(("http://", "https://")):  # not mailto:, javascript:
-                yield scrapy.Request(url, callback=self.parse)
+                yield scrapy.Request(url, callback=self.parse, priority=self.priority(url))
 
 
 def main():
@@ -54,6 +65,10 @@ def main():
     parser.add_argument("--stop-after", type=int, default=0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--depth-priority", type=int, default=0)
+    parser.add_argument("--prefer-every", type=int, default=0)
+    parser.add_argument("--fifo", action="store_true",
+                        help="FIFO within a priority (Scrapy's FIFO queues), else LIFO")
     args = parser.parse_args()
     settings = {
         "ROBOTSTXT_OBEY": False,
@@ -65,7 +80,11 @@ def main():
         "RETRY_ENABLED": False,
         "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
         "CLOSESPIDER_PAGECOUNT": args.stop_after,
+        "DEPTH_PRIORITY": args.depth_priority,
     }
+    if args.fifo:
+        settings.update({"SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+                         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue"})
     if args.sieve:
         settings.update({
             "SCHEDULER": "crawl_sieve.scrapy_sieve.SieveScheduler",
@@ -84,7 +103,7 @@ def main():
     fetched = []
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(SiteSpider)
-    process.crawl(crawler, root=args.root, fetched=fetched)
+    process.crawl(crawler, root=args.root, fetched=fetched, prefer_every=args.prefer_every)
     process.start()
     stats = {k: v for k, v in crawler.stats.get_stats().items()
              if isinstance(v, (int, float, str))}
