@@ -12,7 +12,9 @@ to disk) for Python crawlers.
 
 A URL is enqueued the first time it is pushed and dropped afterwards (a few
 new URLs are wrongly dropped at the chosen false-positive rate, never a seen
-one enqueued twice). Pops hand out URLs in FIFO order; a popped URL is "in
+one enqueued twice). Each push may give a priority (an int, 0 by default):
+pops hand out the highest priority first and, within one priority, the
+oldest URL (FIFO) or, with Sieve(lifo=True), the newest. A popped URL is "in
 flight" until done(url), and a pop on an empty queue waits while a URL is in
 flight (its page may bring links) or a producer is open (see producer()).
 
@@ -32,7 +34,8 @@ from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional
 from crawl_sieve._errors import SieveError
 from crawl_sieve import _sieve
 
-__all__ = ["Sieve", "Entry", "SieveError", "MAX_PAYLOAD_BYTES"]
+__all__ = ["Sieve", "Entry", "SieveError", "MAX_PAYLOAD_BYTES", "MAX_LANES", "MIN_PRIORITY",
+           "MAX_PRIORITY"]
 
 MAX_PAYLOAD_BYTES: int = _sieve.MAX_PAYLOAD_BYTES
 
@@ -45,10 +48,25 @@ def _to_logging(level: int, message: str) -> None:
 
 
 class Entry(NamedTuple):
-    """A popped URL and the payload pushed with it (b"" if none)."""
+    """A popped URL, the payload pushed with it (b"" if none) and its priority."""
 
     url: str
     payload: bytes
+    priority: int = 0
+
+
+# Priorities are C++ int32 (a lane each; at most MAX_LANES with URLs queued).
+MIN_PRIORITY: int = -(1 << 31)
+MAX_PRIORITY: int = (1 << 31) - 1
+MAX_LANES: int = _sieve.MAX_LANES
+
+
+def _priority(priority) -> int:
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise TypeError(f"priority must be an int, not {type(priority).__name__}")
+    if not MIN_PRIORITY <= priority <= MAX_PRIORITY:
+        raise ValueError(f"priority {priority} is outside [{MIN_PRIORITY}, {MAX_PRIORITY}]")
+    return priority
 
 
 class Sieve:
@@ -63,26 +81,30 @@ class Sieve:
       (the filter grows, the rate stays bounded).
     log: callable(level, message) for the Sieve's messages, levels as the
       logging module's; default: the "crawl_sieve" logger.
+    lifo: within one priority, pop the newest URL first (Scrapy's default
+      queues) instead of the oldest. Saved in checkpoints.
     """
 
     def __init__(self, expected_count: int = 10_000_000, fp_rate: float = 0.01, *,
                  queue_memory_budget_bytes: int = 64 << 20, spill_dir: Optional[str] = None,
                  overflow: str = "warn",
                  log: Optional[Callable[[int, str], None]] = None,
+                 lifo: bool = False,
                  _impl=None):
         if _impl is not None:
             self._impl = _impl
             return
         self._impl = _sieve._Sieve.create(int(expected_count), float(fp_rate),
                                           int(queue_memory_budget_bytes), str(spill_dir or ""),
-                                          str(overflow), _sink(log))
+                                          str(overflow), _sink(log), bool(lifo))
 
     @classmethod
     def open(cls, directory: str, *, queue_memory_budget_bytes: int = 64 << 20,
              spill_dir: Optional[str] = None,
              log: Optional[Callable[[int, str], None]] = None) -> "Sieve":
         """Restores the Sieve saved by save(directory): the seen set, the
-        queue in order (URLs in flight at the save come first), the counters.
+        queue's lanes in order (URLs in flight at the save come first in
+        theirs), lifo, the counters.
         FileNotFoundError without a checkpoint, SieveError if it is damaged."""
         return cls(_impl=_sieve._Sieve.open(str(directory), int(queue_memory_budget_bytes),
                                             str(spill_dir or ""), _sink(log)))
@@ -93,13 +115,15 @@ class Sieve:
 
     # Producers and consumers.
 
-    def push(self, url: str, payload: bytes = b"") -> bool:
-        """Enqueues url with payload; True if it was new, False if (probably)
-        seen or the Sieve is closed. ValueError for a payload over
-        MAX_PAYLOAD_BYTES."""
-        return self._impl.push(url, _bytes(payload))
+    def push(self, url: str, payload: bytes = b"", priority: int = 0) -> bool:
+        """Enqueues url with payload at priority (higher pops first); True if
+        it was new, False if (probably) seen or the Sieve is closed.
+        ValueError for a payload over MAX_PAYLOAD_BYTES or a priority outside
+        int32; SieveError if the priority would open a lane past MAX_LANES."""
+        return self._impl.push(url, _bytes(payload), _priority(priority))
 
-    def push_lazy(self, url: str, make_payload: Callable[[], Optional[bytes]]) -> bool:
+    def push_lazy(self, url: str, make_payload: Callable[[], Optional[bytes]],
+                  priority: int = 0) -> bool:
         """push() with the payload made only when needed: make_payload() is
         called at most once, and not at all when url was (probably) seen, so
         a costly payload (a pickled request) is built only for new URLs. It
@@ -115,7 +139,7 @@ class Sieve:
                 raise ValueError(f"payload of {len(payload)} bytes is over the limit of "
                                  f"{MAX_PAYLOAD_BYTES}")
             return payload
-        return self._impl.push_lazy(url, made)
+        return self._impl.push_lazy(url, made, _priority(priority))
 
     def insert_if_new(self, key: str) -> bool:
         """For a Sieve used as a seen-set alone (nothing else pops it): True
@@ -125,17 +149,21 @@ class Sieve:
         return self._impl.insert_if_new(key)
 
     def push_batch(self, urls: Iterable[str],
-                   payloads: Optional[Iterable[bytes]] = None) -> List[bool]:
+                   payloads: Optional[Iterable[bytes]] = None,
+                   priorities: Optional[Iterable[int]] = None) -> List[bool]:
         """push() for many URLs at once (faster; the GIL is released while the
-        Sieve works). Returns one bool per URL. A payload over the limit is
-        refused alone (False)."""
+        Sieve works). Returns one bool per URL. A payload over the limit, or a
+        priority past the lane bound, is refused alone (False)."""
         urls = list(urls)
         if payloads is not None:
             payloads = [_bytes(p) for p in payloads]
-        return self._impl.push_batch(urls, payloads)
+        if priorities is not None:
+            priorities = [_priority(p) for p in priorities]
+        return self._impl.push_batch(urls, payloads, priorities)
 
     def pop(self, timeout: Optional[float] = None) -> Optional[Entry]:
-        """The oldest queued URL and its payload, or None when nothing more
+        """The next queued URL (highest priority first; the oldest within it,
+        or the newest with lifo=True) as an Entry, or None when nothing more
         will come (closed, or empty with nothing in flight and no producer
         open) or, with a timeout in seconds, when it expires (is_finished()
         tells which)."""
@@ -152,7 +180,8 @@ class Sieve:
         return self._impl.done(url)
 
     def defer(self, url: str) -> bool:
-        """A popped URL goes back to the tail of the queue with its payload."""
+        """A popped URL goes back behind every URL of its priority, with its
+        payload (with lifo=True: under them, first deferred first)."""
         return self._impl.defer(url)
 
     def close(self) -> None:
@@ -183,7 +212,8 @@ class Sieve:
     def stats(self) -> dict:
         """The counters and sizes (C++ sieve::SieveStats) as a dict:
         queued, in_flight, accepted, dropped, estimated_count, filter_bytes,
-        queue_disk_bytes, ..."""
+        queue_disk_bytes, ...; "lanes" maps the highest priorities (at most
+        16) to their queued URLs, highest first; "lane_count" counts them all."""
         return self._impl.stats()
 
     # Python protocols.

@@ -64,8 +64,9 @@ sieve::LogSink PythonSink(py::object log) {
 
 sieve::SieveOptions OptionsOf(uint64_t expected_count, double fp_rate, size_t budget,
                               const std::string& spill_dir, const std::string& overflow,
-                              py::object log) {
+                              py::object log, bool lifo = false) {
   sieve::SieveOptions options;
+  options.lane_order = lifo ? sieve::LaneOrder::kLifo : sieve::LaneOrder::kFifo;
   options.expected_count = expected_count;
   options.fp_rate = fp_rate;
   options.queue_memory_budget_bytes = budget;
@@ -79,7 +80,7 @@ sieve::SieveOptions OptionsOf(uint64_t expected_count, double fp_rate, size_t bu
 
 py::object EntryOrNone(std::optional<sieve::SieveEntry> entry) {
   if (!entry.has_value()) return py::none();
-  return py::make_tuple(py::str(entry->url), py::bytes(entry->payload));
+  return py::make_tuple(py::str(entry->url), py::bytes(entry->payload), entry->priority);
 }
 
 py::dict StatsDict(const sieve::SieveStats& s) {
@@ -111,6 +112,11 @@ py::dict StatsDict(const sieve::SieveStats& s) {
   d["queue_memory_bytes"] = s.queue_memory_bytes;
   d["queue_disk_bytes"] = s.queue_disk_bytes;
   d["spilled_segments"] = s.spilled_segments;
+  // The highest lanes (at most sieve::kTopLanesInStats), highest first.
+  py::dict lanes;
+  for (const sieve::LaneStats& lane : s.top_lanes) lanes[py::int_(lane.priority)] = lane.queued;
+  d["lanes"] = lanes;
+  d["lane_count"] = s.lanes;
   return d;
 }
 
@@ -120,9 +126,10 @@ class PySieve {
   explicit PySieve(std::unique_ptr<sieve::Sieve> sieve) : sieve_(std::move(sieve)) {}
 
   static PySieve Create(uint64_t expected_count, double fp_rate, size_t budget,
-                        const std::string& spill_dir, const std::string& overflow, py::object log) {
+                        const std::string& spill_dir, const std::string& overflow, py::object log,
+                        bool lifo) {
     sieve::SieveOptions options =
-        OptionsOf(expected_count, fp_rate, budget, spill_dir, overflow, std::move(log));
+        OptionsOf(expected_count, fp_rate, budget, spill_dir, overflow, std::move(log), lifo);
     absl::StatusOr<std::unique_ptr<sieve::Sieve>> made;
     {
       py::gil_scoped_release nogil;  // allocates (and may zero) the whole filter
@@ -144,15 +151,30 @@ class PySieve {
     return PySieve(*std::move(made));
   }
 
-  bool Push(const std::string& url, const std::string& payload) {
+  bool Push(const std::string& url, const std::string& payload, int32_t priority) {
     if (payload.size() > sieve::kMaxPayloadBytes) {
-      sieve_->Push(url, payload);  // counted in Stats().refused
+      sieve_->Push(url, payload, priority);  // counted in Stats().refused
       throw py::value_error("payload of " + std::to_string(payload.size()) +
                             " bytes is over the limit of " +
                             std::to_string(sieve::kMaxPayloadBytes));
     }
-    py::gil_scoped_release nogil;
-    return sieve_->Push(url, payload);
+    bool accepted = false;
+    {
+      py::gil_scoped_release nogil;
+      accepted = sieve_->Push(url, payload, priority);
+    }
+    if (!accepted) RaiseIfPriorityRefused(priority);
+    return accepted;
+  }
+
+  // A push refused for its priority (not because the URL was seen) raises
+  // SieveError saying why.
+  void RaiseIfPriorityRefused(int32_t priority) const {
+    if (sieve_->AcceptsPriority(priority)) return;
+    Raise(absl::ResourceExhaustedError(
+        "push at priority " + std::to_string(priority) +
+        " refused: " + std::to_string(sieve::kMaxLanes) +
+        " priorities already have URLs queued (the most a Sieve keeps at once)"));
   }
 
   // PushLazy with a Python callable returning bytes or None. The GIL is
@@ -162,29 +184,33 @@ class PySieve {
   // sink (which takes the GIL) under it. An exception from the callable, or
   // a result that is neither bytes nor None (TypeError), refuses the push and
   // is raised here: no exception crosses the Sieve's C++ code.
-  bool PushLazy(const std::string& url, const py::function& make_payload) {
+  bool PushLazy(const std::string& url, const py::function& make_payload, int32_t priority) {
     std::optional<py::error_already_set> error;
     bool not_bytes = false;
     bool accepted = false;
     {
       py::gil_scoped_release nogil;
-      accepted = sieve_->PushLazy(url, [&]() -> std::optional<std::string> {
-        py::gil_scoped_acquire gil;
-        try {
-          py::object made = make_payload();
-          if (made.is_none()) return std::nullopt;
-          return made.cast<std::string>();
-        } catch (py::error_already_set& e) {
-          error.emplace(std::move(e));
-          return std::nullopt;
-        } catch (const py::cast_error&) {
-          not_bytes = true;
-          return std::nullopt;
-        }
-      });
+      accepted = sieve_->PushLazy(
+          url,
+          [&]() -> std::optional<std::string> {
+            py::gil_scoped_acquire gil;
+            try {
+              py::object made = make_payload();
+              if (made.is_none()) return std::nullopt;
+              return made.cast<std::string>();
+            } catch (py::error_already_set& e) {
+              error.emplace(std::move(e));
+              return std::nullopt;
+            } catch (const py::cast_error&) {
+              not_bytes = true;
+              return std::nullopt;
+            }
+          },
+          priority);
     }
     if (error.has_value()) throw std::move(*error);
     if (not_bytes) throw py::type_error("push_lazy: make_payload must return bytes or None");
+    if (!accepted) RaiseIfPriorityRefused(priority);
     return accepted;
   }
 
@@ -202,19 +228,28 @@ class PySieve {
   }
 
   std::vector<bool> PushBatch(const std::vector<std::string>& urls,
-                              const std::optional<std::vector<std::string>>& payloads) {
+                              const std::optional<std::vector<std::string>>& payloads,
+                              const std::optional<std::vector<int32_t>>& priorities) {
     if (payloads.has_value() && payloads->size() != urls.size()) {
       throw py::value_error("payloads must have one element per URL (" +
                             std::to_string(urls.size()) + "), not " +
                             std::to_string(payloads->size()));
     }
+    if (priorities.has_value() && priorities->size() != urls.size()) {
+      throw py::value_error("priorities must have one element per URL (" +
+                            std::to_string(urls.size()) + "), not " +
+                            std::to_string(priorities->size()));
+    }
+    const absl::Span<const int32_t> priority_span =
+        priorities.has_value() ? absl::MakeConstSpan(*priorities) : absl::Span<const int32_t>();
     std::vector<std::string_view> url_views(urls.begin(), urls.end());
     std::vector<std::string_view> payload_views;
     if (payloads.has_value()) payload_views.assign(payloads->begin(), payloads->end());
     std::unique_ptr<bool[]> accepted(new bool[urls.size()]);
     {
       py::gil_scoped_release nogil;
-      sieve_->PushBatch(url_views, payload_views, absl::Span<bool>(accepted.get(), urls.size()));
+      sieve_->PushBatch(url_views, payload_views, priority_span,
+                        absl::Span<bool>(accepted.get(), urls.size()));
     }
     return std::vector<bool>(accepted.get(), accepted.get() + urls.size());
   }
@@ -299,16 +334,19 @@ class PySieve {
 PYBIND11_MODULE(_sieve, m) {
   m.doc() = "The Sieve's binding; use the crawl_sieve package, not this module.";
   m.attr("MAX_PAYLOAD_BYTES") = sieve::kMaxPayloadBytes;
+  m.attr("MAX_LANES") = sieve::kMaxLanes;
   py::class_<PySieve>(m, "_Sieve")
       .def_static("create", &PySieve::Create, py::arg("expected_count"), py::arg("fp_rate"),
                   py::arg("queue_memory_budget_bytes"), py::arg("spill_dir"), py::arg("overflow"),
-                  py::arg("log"))
+                  py::arg("log"), py::arg("lifo") = false)
       .def_static("open", &PySieve::Open, py::arg("dir"), py::arg("queue_memory_budget_bytes"),
                   py::arg("spill_dir"), py::arg("log"))
-      .def("push", &PySieve::Push, py::arg("url"), py::arg("payload"))
-      .def("push_lazy", &PySieve::PushLazy, py::arg("url"), py::arg("make_payload"))
+      .def("push", &PySieve::Push, py::arg("url"), py::arg("payload"), py::arg("priority") = 0)
+      .def("push_lazy", &PySieve::PushLazy, py::arg("url"), py::arg("make_payload"),
+           py::arg("priority") = 0)
       .def("insert_if_new", &PySieve::InsertIfNew, py::arg("key"))
-      .def("push_batch", &PySieve::PushBatch, py::arg("urls"), py::arg("payloads"))
+      .def("push_batch", &PySieve::PushBatch, py::arg("urls"), py::arg("payloads"),
+           py::arg("priorities") = py::none())
       .def("pop", &PySieve::Pop, py::arg("timeout"))
       .def("try_pop", &PySieve::TryPop)
       .def("done", &PySieve::Done, py::arg("url"))

@@ -204,3 +204,71 @@ def test_stats_is_a_dict_of_numbers(tmp_path):
     assert stats["capacity"] == 100_000
     assert stats["filter_bytes"] > 0
     assert 0 < stats["fill_ratio"] < 1
+
+
+def test_priorities_pop_highest_first_fifo_within_one(tmp_path):
+    sieve = small(tmp_path)
+    priorities = [0, 5, -2, 5, 0, 1, -2, 5]
+    for i, priority in enumerate(priorities):
+        assert sieve.push(url(i), str(i).encode(), priority=priority)
+    assert not sieve.push(url(0), b"", priority=9)  # one filter for every lane
+    stats = sieve.stats()
+    assert stats["lane_count"] == 4
+    assert list(stats["lanes"].items()) == [(5, 3), (1, 1), (0, 2), (-2, 2)]
+    got = [sieve.try_pop() for _ in priorities]
+    assert [e.priority for e in got] == [5, 5, 5, 1, 0, 0, -2, -2]
+    assert [int(e.payload) for e in got] == [1, 3, 7, 5, 0, 4, 2, 6]
+    assert got[0] == Entry(url(1), b"1", 5)
+
+
+def test_lifo_within_a_priority_survives_save_and_open(tmp_path):
+    sieve = small(tmp_path / "a", lifo=True)
+    for i in range(3000):  # past the budget: the lanes spill
+        sieve.push(url(i), b"", priority=i % 3)
+    first = sieve.try_pop()
+    assert first.url == url(2999) and first.priority == 2  # the newest of the top lane
+    sieve.save(str(tmp_path / "ckpt"))
+    restored = Sieve.open(str(tmp_path / "ckpt"), spill_dir=str(tmp_path),
+                          queue_memory_budget_bytes=64 << 10)
+    # The in-flight URL comes back first, then LIFO within each lane.
+    order = [restored.try_pop() for _ in range(3000)]
+    assert order[0].url == url(2999)
+    expected = [url(i) for p in (2, 1, 0) for i in range(2999, -1, -1) if i % 3 == p and i != 2999]
+    assert [e.url for e in order[1:]] == expected
+    restored.push(url(5000), b"", priority=0)
+    assert restored.try_pop().url == url(5000)  # still LIFO after the restore
+
+
+def test_push_batch_and_push_lazy_take_priorities(tmp_path):
+    sieve = small(tmp_path)
+    assert sieve.push_batch([url(1), url(2), url(3)], priorities=[-1, 4, 0]) == [True, True, True]
+    assert sieve.push_lazy(url(4), lambda: b"lazy", priority=9)
+    assert [(e.url, e.priority) for e in iter(sieve.try_pop, None)] == [
+        (url(4), 9), (url(2), 4), (url(3), 0), (url(1), -1)]
+    with pytest.raises(ValueError, match="priorities must have one element per URL"):
+        sieve.push_batch([url(5)], priorities=[1, 2])
+
+
+def test_priority_errors(tmp_path):
+    sieve = small(tmp_path)
+    with pytest.raises(ValueError, match="outside"):
+        sieve.push(url(1), priority=1 << 31)
+    with pytest.raises(TypeError, match="priority must be an int"):
+        sieve.push(url(1), priority=1.5)
+    for i in range(1024):
+        assert sieve.push(url(i), priority=i)
+    with pytest.raises(SieveError, match="1024 priorities"):
+        sieve.push(url(5000), priority=-1)
+    assert sieve.stats()["refused"] == 1
+    assert not sieve.push(url(0), priority=3)  # seen, at a lane that exists: no error
+
+
+def test_defer_keeps_the_priority(tmp_path):
+    sieve = small(tmp_path)
+    sieve.push(url(1), b"a", priority=2)
+    sieve.push(url(2), b"b", priority=2)
+    sieve.push(url(3), b"c", priority=0)
+    entry = sieve.try_pop()
+    assert sieve.defer(entry.url)
+    assert [(e.url, e.priority) for e in iter(sieve.try_pop, None)] == [
+        (url(2), 2), (url(1), 2), (url(3), 0)]

@@ -18,6 +18,7 @@
 #include "sieve/sieve_c.h"
 
 static_assert(SIEVE_MAX_PAYLOAD_BYTES == sieve::kMaxPayloadBytes);
+static_assert(SIEVE_MAX_LANES == sieve::kMaxLanes);
 
 struct sieve_t {
   std::unique_ptr<sieve::Sieve> sieve;
@@ -83,6 +84,7 @@ sieve::SieveOptions ToOptions(const sieve_options& in) {
   if (in.spill_dir != nullptr) out.spill_dir = in.spill_dir;
   out.overflow_policy =
       in.overflow_grow ? sieve::OverflowPolicy::kGrow : sieve::OverflowPolicy::kWarn;
+  out.lane_order = in.lifo ? sieve::LaneOrder::kLifo : sieve::LaneOrder::kFifo;
   if (in.log != nullptr) {
     out.log_sink = [log = in.log, context = in.log_context](sieve::LogLevel level,
                                                             std::string_view message) {
@@ -111,7 +113,7 @@ sieve_status ToEntry(const sieve::SieveEntry& from, sieve_entry* to) {
   std::memcpy(url, from.url.data(), from.url.size());
   url[from.url.size()] = '\0';
   if (payload != nullptr) std::memcpy(payload, from.payload.data(), from.payload.size());
-  *to = sieve_entry{url, from.url.size(), payload, from.payload.size()};
+  *to = sieve_entry{url, from.url.size(), payload, from.payload.size(), from.priority};
   return SIEVE_OK;
 }
 
@@ -200,15 +202,25 @@ void sieve_free(sieve_t* sieve) { delete sieve; }
 
 sieve_status sieve_push(sieve_t* sieve, const char* url, size_t url_len, const void* payload,
                         size_t payload_len, int* accepted) {
+  return sieve_push_priority(sieve, url, url_len, payload, payload_len, 0, accepted);
+}
+
+sieve_status sieve_push_priority(sieve_t* sieve, const char* url, size_t url_len,
+                                 const void* payload, size_t payload_len, int32_t priority,
+                                 int* accepted) {
   if (accepted != nullptr) *accepted = 0;
   return Guarded([&] {
     const std::string_view bytes =
         payload_len == 0 ? std::string_view()
                          : std::string_view(static_cast<const char*>(payload), payload_len);
-    const bool is_new = sieve->sieve->Push(std::string_view(url, url_len), bytes);
+    const bool is_new = sieve->sieve->Push(std::string_view(url, url_len), bytes, priority);
     if (!is_new && payload_len > SIEVE_MAX_PAYLOAD_BYTES) {
       return Fail(SIEVE_REFUSED, "sieve_push: a payload of " + std::to_string(payload_len) +
                                      " bytes is over SIEVE_MAX_PAYLOAD_BYTES");
+    }
+    if (!is_new && !sieve->sieve->AcceptsPriority(priority)) {
+      return Fail(SIEVE_REFUSED, "sieve_push: priority " + std::to_string(priority) +
+                                     " would open a lane past SIEVE_MAX_LANES");
     }
     if (!is_new && sieve->closed.load(std::memory_order_acquire)) {
       return Fail(SIEVE_CLOSED, "sieve_push: the Sieve is closed");
@@ -222,6 +234,14 @@ sieve_status sieve_push_batch(sieve_t* sieve, size_t count, const char* const* u
                               const size_t* url_lens, const void* const* payloads,
                               const size_t* payload_lens, unsigned char* accepted,
                               size_t* accepted_count) {
+  return sieve_push_batch_priority(sieve, count, urls, url_lens, payloads, payload_lens, nullptr,
+                                   accepted, accepted_count);
+}
+
+sieve_status sieve_push_batch_priority(sieve_t* sieve, size_t count, const char* const* urls,
+                                       const size_t* url_lens, const void* const* payloads,
+                                       const size_t* payload_lens, const int32_t* priorities,
+                                       unsigned char* accepted, size_t* accepted_count) {
   if ((payloads == nullptr) != (payload_lens == nullptr)) {
     return Fail(SIEVE_INVALID_ARGUMENT,
                 "sieve_push_batch: payloads and payload_lens must both be NULL or both be set");
@@ -236,8 +256,11 @@ sieve_status sieve_push_batch(sieve_t* sieve, size_t count, const char* const* u
       }
     }
     std::unique_ptr<bool[]> results(new bool[count]);
-    const size_t n =
-        sieve->sieve->PushBatch(url_views, payload_views, absl::Span<bool>(results.get(), count));
+    const absl::Span<const int32_t> priority_span = priorities == nullptr
+                                                        ? absl::Span<const int32_t>()
+                                                        : absl::MakeConstSpan(priorities, count);
+    const size_t n = sieve->sieve->PushBatch(url_views, payload_views, priority_span,
+                                             absl::Span<bool>(results.get(), count));
     if (accepted != nullptr) {
       for (size_t i = 0; i < count; ++i) accepted[i] = results[i];
     }
@@ -315,6 +338,15 @@ void sieve_get_stats(const sieve_t* sieve, sieve_stats* out) {
   out->queue_memory_bytes = s.queue_memory_bytes;
   out->queue_disk_bytes = s.queue_disk_bytes;
   out->spilled_segments = s.spilled_segments;
+  out->lanes = s.lanes;
+}
+
+size_t sieve_get_lanes(const sieve_t* sieve, sieve_lane* lanes, size_t capacity) {
+  const sieve::SieveStats s = sieve->sieve->Stats();
+  const size_t n = std::min(capacity, s.top_lanes.size());
+  for (size_t i = 0; i < n; ++i)
+    lanes[i] = sieve_lane{s.top_lanes[i].priority, s.top_lanes[i].queued};
+  return n;
 }
 
 }  // extern "C"

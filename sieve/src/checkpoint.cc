@@ -33,6 +33,8 @@
 // Versions 1 and 2 (one file sieve.checkpoint holding the filter and every
 // URL) are still read: their queue is pushed into the new Sieve's queue.
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -136,20 +138,21 @@ absl::StatusOr<internal::SeenFilter> LoadFilter(OverflowPolicy policy, const fs:
 
 // ---- Save. ----
 
-// In-flight URLs (and payloads) in the order they were popped, as a segment:
-// a restore queues them again first, in their original order.
-internal::Segment InFlightInPopOrder(const MemorySieve::State& s)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  std::vector<std::pair<uint64_t, std::pair<std::string_view, std::string_view>>> by_seq;
+// In-flight URLs (and payloads) of each priority in the order they were
+// popped: a restore queues them again first in their lanes, in their
+// original order.
+std::map<int32_t, internal::Segment, std::greater<int32_t>> InFlightInPopOrder(
+    const MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  std::vector<const std::pair<const std::string, MemorySieve::State::InFlight>*> by_seq;
   by_seq.reserve(s.in_flight.size());
-  for (const auto& [url, flight] : s.in_flight) {
-    by_seq.push_back({flight.seq, {url, flight.payload}});
-  }
+  for (const auto& entry : s.in_flight) by_seq.push_back(&entry);
   std::sort(by_seq.begin(), by_seq.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  internal::Segment segment;
-  for (const auto& [seq, entry] : by_seq) segment.Append(entry.first, entry.second);
-  return segment;
+            [](const auto* a, const auto* b) { return a->second.seq < b->second.seq; });
+  std::map<int32_t, internal::Segment, std::greater<int32_t>> lanes;
+  for (const auto* entry : by_seq) {
+    lanes[entry->second.priority].Append(entry->first, entry->second.payload);
+  }
+  return lanes;
 }
 
 absl::StatusOr<Manifest> WriteStateFiles(MemorySieve::State& s, const fs::path& dir)
@@ -158,12 +161,13 @@ absl::StatusOr<Manifest> WriteStateFiles(MemorySieve::State& s, const fs::path& 
   manifest.header.policy = s.filter.policy();
   manifest.header.counters = {s.accepted.load(),  s.dropped.load(), s.popped, s.done, s.lost,
                               s.warner.warnings()};
-  absl::StatusOr<std::vector<SpillQueue::FileRef>> segments =
+  manifest.order = s.queue.order();
+  absl::StatusOr<std::vector<internal::LaneFiles>> lanes =
       s.queue.SaveTo(dir, InFlightInPopOrder(s));
-  if (!segments.ok()) return segments.status();
-  manifest.segments = *std::move(segments);
-  for (const SpillQueue::FileRef& segment : manifest.segments) {
-    manifest.queued += segment.info.records;
+  if (!lanes.ok()) return lanes.status();
+  manifest.lanes = *std::move(lanes);
+  for (const internal::LaneFiles& lane : manifest.lanes) {
+    for (const SpillQueue::FileRef& segment : lane.files) manifest.queued += segment.info.records;
   }
   absl::StatusOr<std::string> filter_part = SaveFilter(s, dir);
   if (!filter_part.ok()) return filter_part.status();
@@ -179,7 +183,9 @@ void RemoveUnreferencedFiles(const fs::path& dir, const Manifest& manifest) {
   absl::StatusOr<internal::FilterFiles> filter_files = DecodeFilterPart(manifest.filter_part);
   if (!filter_files.ok()) return;  // cannot happen: this Save encoded it; keep everything
   for (const internal::FilterFile& file : filter_files->files) keep.push_back(file.name);
-  for (const SpillQueue::FileRef& segment : manifest.segments) keep.push_back(segment.name);
+  for (const internal::LaneFiles& lane : manifest.lanes) {
+    for (const SpillQueue::FileRef& segment : lane.files) keep.push_back(segment.name);
+  }
   std::sort(keep.begin(), keep.end());
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
@@ -207,7 +213,7 @@ absl::Status ReadField(BodyReader& in, uint64_t index, uint32_t max_bytes, std::
 }
 
 // Versions 1 and 2: every queued URL (and, in 2, its payload) in the file.
-absl::Status ReadLegacyQueue(BodyReader& in, uint32_t version, SpillQueue& queue) {
+absl::Status ReadLegacyQueue(BodyReader& in, uint32_t version, internal::LaneSet& queue) {
   uint64_t count = 0;
   if (absl::Status s = in.ReadU64(count); !s.ok()) return s;
   std::string url;
@@ -217,7 +223,7 @@ absl::Status ReadLegacyQueue(BodyReader& in, uint32_t version, SpillQueue& queue
     if (version != internal::kVersionWithoutPayloads) {
       if (absl::Status s = ReadField(in, i, kMaxPayloadBytes, payload); !s.ok()) return s;
     }
-    queue.Push(url, payload);
+    queue.Push(0, url, payload);
   }
   return absl::OkStatus();
 }
@@ -270,14 +276,15 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
   queue_options.spill_dir = runtime.spill_dir;
   absl::StatusOr<SieveOptions> resolved = internal::ValidateOptions(queue_options);
   if (!resolved.ok()) return resolved.status();
-  const internal::SpillQueueOptions spill{resolved->queue_memory_budget_bytes, resolved->spill_dir,
-                                          runtime.log_sink};
+  internal::SpillQueueOptions spill{resolved->queue_memory_budget_bytes, resolved->spill_dir,
+                                    runtime.log_sink};
 
   std::unique_ptr<State> state;
   Manifest manifest;
   absl::Status status = internal::ReadChecksummedFile(path, [&](BodyReader& in) {
     if (absl::Status s = ReadCheckpointHeader(in, manifest.header); !s.ok()) return s;
-    if (manifest.header.version == internal::kManifestVersion) {
+    if (manifest.header.version == internal::kManifestVersion ||
+        manifest.header.version == internal::kVersionWithoutLanes) {
       return ReadManifestBody(in, manifest);
     }
     absl::StatusOr<internal::SeenFilter> filter =
@@ -286,19 +293,23 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters,
                                     internal::SampleOptionsOf(runtime));
     std::lock_guard<std::mutex> lock(state->mutex);
-    return ReadLegacyQueue(in, manifest.header.version, state->queue);
+    absl::Status read = ReadLegacyQueue(in, manifest.header.version, state->queue);
+    state->lanes.store(state->queue.LaneCount());
+    return read;
   });
   if (!status.ok()) return status;
-  if (state == nullptr) {  // version 3: the filter and the segments are files of their own
+  if (state == nullptr) {  // versions 3 and 4: the filter and the segments are files of their own
     internal::FilterChain chain;
     absl::StatusOr<internal::SeenFilter> filter =
         LoadFilter(manifest.header.policy, dir, manifest.filter_part, chain);
     if (!filter.ok()) return filter.status();
+    spill.order = manifest.order;
     state = std::make_unique<State>(*std::move(filter), spill, manifest.header.counters,
                                     internal::SampleOptionsOf(runtime));
     state->filter_chain = std::move(chain);
     std::lock_guard<std::mutex> lock(state->mutex);
-    if (absl::Status s = state->queue.Adopt(dir, manifest.segments); !s.ok()) return s;
+    if (absl::Status s = state->queue.Adopt(dir, manifest.lanes); !s.ok()) return s;
+    state->lanes.store(state->queue.LaneCount());
   }
   internal::LoadSampleBeside(state->sample, dir, runtime.log_sink);
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));

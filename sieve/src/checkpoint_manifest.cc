@@ -38,13 +38,18 @@ void WriteManifest(const Manifest& manifest, std::ostream& out) {
     WriteU64(out, counter);
   }
   WriteBytes(out, manifest.filter_part);
+  WriteU32(out, manifest.order == LaneOrder::kLifo ? 1 : 0);
   WriteU64(out, manifest.queued);
-  WriteU32(out, static_cast<uint32_t>(manifest.segments.size()));
-  for (const SpillQueue::FileRef& segment : manifest.segments) {
-    WriteBytes(out, segment.name);
-    for (uint64_t field : {segment.info.records, segment.info.raw_bytes, segment.info.stored_bytes,
-                           segment.info.checksum}) {
-      WriteU64(out, field);
+  WriteU32(out, static_cast<uint32_t>(manifest.lanes.size()));
+  for (const LaneFiles& lane : manifest.lanes) {
+    WriteU32(out, static_cast<uint32_t>(lane.priority));
+    WriteU32(out, static_cast<uint32_t>(lane.files.size()));
+    for (const SpillQueue::FileRef& segment : lane.files) {
+      WriteBytes(out, segment.name);
+      for (uint64_t field : {segment.info.records, segment.info.raw_bytes,
+                             segment.info.stored_bytes, segment.info.checksum}) {
+        WriteU64(out, field);
+      }
     }
   }
 }
@@ -54,8 +59,8 @@ absl::Status ReadCheckpointHeader(BodyReader& in, CheckpointHeader& header) {
   if (absl::Status s = in.ReadBytes(kCheckpointMagic.size(), magic); !s.ok()) return s;
   if (magic != kCheckpointMagic) return absl::DataLossError("not a sieve checkpoint (bad magic)");
   if (absl::Status s = in.ReadU32(header.version); !s.ok()) return s;
-  if (header.version != kManifestVersion && header.version != kVersionWithPayloads &&
-      header.version != kVersionWithoutPayloads) {
+  if (header.version != kManifestVersion && header.version != kVersionWithoutLanes &&
+      header.version != kVersionWithPayloads && header.version != kVersionWithoutPayloads) {
     return absl::UnimplementedError(absl::StrCat("checkpoint version ", header.version,
                                                  " is not supported (this build reads 1 to ",
                                                  kManifestVersion, ")"));
@@ -72,24 +77,23 @@ absl::Status ReadCheckpointHeader(BodyReader& in, CheckpointHeader& header) {
   return absl::OkStatus();
 }
 
-absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
-  if (absl::Status s = ReadBytes(in, kMaxFilterPartBytes, "filter part", manifest.filter_part);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = in.ReadU64(manifest.queued); !s.ok()) return s;
-  uint32_t count = 0;
-  if (absl::Status s = in.ReadU32(count); !s.ok()) return s;
-  // Each entry takes at least its name's length, one name byte and four
-  // u64s: a count the body cannot hold is corruption, refused before the
-  // vector is sized from it (the sieve fuzzer's 1 GiB allocation).
-  constexpr uint64_t kMinSegmentEntryBytes = 4 + 1 + 4 * 8;
-  if (count > kMaxSegments || count * kMinSegmentEntryBytes > in.Remaining()) {
+namespace {
+
+// Each entry takes at least its name's length, one name byte and four u64s:
+// a count the body cannot hold is corruption, refused before a vector is
+// sized from it (the sieve fuzzer's 1 GiB allocation).
+constexpr uint64_t kMinSegmentEntryBytes = 4 + 1 + 4 * 8;
+// A lane's entry: its priority and segment count.
+constexpr uint64_t kMinLaneEntryBytes = 4 + 4;
+
+absl::Status ReadSegments(BodyReader& in, uint32_t count, uint64_t& total_segments,
+                          uint64_t& records, std::vector<SpillQueue::FileRef>& segments) {
+  total_segments += count;
+  if (total_segments > kMaxSegments || count * kMinSegmentEntryBytes > in.Remaining()) {
     return absl::DataLossError(absl::StrCat("manifest claims ", count, " segments"));
   }
-  uint64_t records = 0;
-  manifest.segments.resize(count);
-  for (SpillQueue::FileRef& segment : manifest.segments) {
+  segments.resize(count);
+  for (SpillQueue::FileRef& segment : segments) {
     if (absl::Status s = ReadBytes(in, kMaxNameBytes, "segment name", segment.name); !s.ok()) {
       return s;
     }
@@ -103,6 +107,64 @@ absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
       if (absl::Status s = in.ReadU64(*field); !s.ok()) return s;
     }
     records += segment.info.records;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadLanes(BodyReader& in, uint64_t& total_segments, uint64_t& records,
+                       Manifest& manifest) {
+  uint32_t count = 0;
+  if (absl::Status s = in.ReadU32(count); !s.ok()) return s;
+  if (count * kMinLaneEntryBytes > in.Remaining()) {
+    return absl::DataLossError(absl::StrCat("manifest claims ", count, " lanes"));
+  }
+  manifest.lanes.resize(count);
+  for (size_t i = 0; i < manifest.lanes.size(); ++i) {
+    LaneFiles& lane = manifest.lanes[i];
+    uint32_t priority = 0;
+    uint32_t segments = 0;
+    if (absl::Status s = in.ReadU32(priority); !s.ok()) return s;
+    lane.priority = static_cast<int32_t>(priority);
+    if (i > 0 && lane.priority >= manifest.lanes[i - 1].priority) {
+      return absl::DataLossError("manifest's lanes are not in descending priority");
+    }
+    if (absl::Status s = in.ReadU32(segments); !s.ok()) return s;
+    if (absl::Status s = ReadSegments(in, segments, total_segments, records, lane.files); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
+  if (absl::Status s = ReadBytes(in, kMaxFilterPartBytes, "filter part", manifest.filter_part);
+      !s.ok()) {
+    return s;
+  }
+  const bool lanes = manifest.header.version >= kManifestVersion;
+  if (lanes) {
+    uint32_t order = 0;
+    if (absl::Status s = in.ReadU32(order); !s.ok()) return s;
+    if (order > 1) return absl::DataLossError("checkpoint has an unknown lane order");
+    manifest.order = order == 1 ? LaneOrder::kLifo : LaneOrder::kFifo;
+  }
+  if (absl::Status s = in.ReadU64(manifest.queued); !s.ok()) return s;
+  uint64_t total_segments = 0;
+  uint64_t records = 0;
+  if (lanes) {
+    if (absl::Status s = ReadLanes(in, total_segments, records, manifest); !s.ok()) return s;
+  } else {
+    // Version 3: one FIFO queue, which is the lane of priority 0.
+    uint32_t count = 0;
+    if (absl::Status s = in.ReadU32(count); !s.ok()) return s;
+    manifest.lanes.resize(1);
+    if (absl::Status s = ReadSegments(in, count, total_segments, records, manifest.lanes[0].files);
+        !s.ok()) {
+      return s;
+    }
+    if (count == 0) manifest.lanes.clear();
   }
   if (records != manifest.queued) {
     return absl::DataLossError(absl::StrCat("manifest's segments hold ", records,

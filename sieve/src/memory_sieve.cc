@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -40,11 +41,11 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Create(const SieveOpti
                       "policy) uses %d bytes",
                       resolved->expected_count, resolved->fp_rate,
                       OverflowPolicyName(resolved->overflow_policy), filter->MemoryBytes()));
-  auto state =
-      std::make_unique<State>(*std::move(filter),
-                              internal::SpillQueueOptions{resolved->queue_memory_budget_bytes,
-                                                          resolved->spill_dir, resolved->log_sink},
-                              SieveCounters{}, internal::SampleOptionsOf(*resolved));
+  auto state = std::make_unique<State>(
+      *std::move(filter),
+      internal::SpillQueueOptions{resolved->queue_memory_budget_bytes, resolved->spill_dir,
+                                  resolved->log_sink, resolved->lane_order},
+      SieveCounters{}, internal::SampleOptionsOf(*resolved));
   return std::unique_ptr<MemorySieve>(new MemorySieve(std::move(state)));
 }
 
@@ -53,10 +54,34 @@ MemorySieve::~MemorySieve() = default;
 
 namespace {
 
+// Under s.mutex, after the queue changed.
+void NoteLanes(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  s.lanes.store(s.queue.LaneCount(), std::memory_order_relaxed);
+}
+
+// The lane bound (kMaxLanes), checked before the filter sees the URL: a URL
+// the filter took must be queued. Far from the bound no lock is taken.
+bool LaneAvailable(MemorySieve::State& s, int32_t priority) {
+  if (s.lanes.load(std::memory_order_relaxed) < kMaxLanes) return true;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.queue.HasLane(priority) || s.queue.LaneCount() < kMaxLanes) return true;
+  }
+  s.refused.fetch_add(1, std::memory_order_relaxed);
+  if (!s.warned_lanes.exchange(true)) {
+    internal::Emit(s.log, LogLevel::kError,
+                   absl::StrFormat("sieve: a push at priority %d is refused: %d priorities "
+                                   "already have URLs queued (the most a Sieve keeps at once; "
+                                   "use fewer distinct priorities)",
+                                   priority, kMaxLanes));
+  }
+  return false;
+}
+
 // The insert and, if the URL was new, the enqueue; the caller holds the URL's
 // stripe (see sieve_state.h for why the enqueue must be inside it too).
 bool InsertAndEnqueueLocked(MemorySieve::State& s, const bloom::Hash128& hash, std::string_view url,
-                            std::string_view payload) {
+                            std::string_view payload, int32_t priority) {
   const bool is_new = s.filter.InsertIfNew(hash);
   s.sample.Observe(hash, is_new);
   if (!is_new) {
@@ -65,7 +90,8 @@ bool InsertAndEnqueueLocked(MemorySieve::State& s, const bloom::Hash128& hash, s
   }
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.queue.Push(url, payload);
+    s.queue.Push(priority, url, payload);
+    NoteLanes(s);
   }
   const uint64_t accepted = s.accepted.fetch_add(1, std::memory_order_relaxed) + 1;
   if (s.warner.Due(accepted)) {
@@ -74,10 +100,11 @@ bool InsertAndEnqueueLocked(MemorySieve::State& s, const bloom::Hash128& hash, s
   return true;
 }
 
-bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload) {
+bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_view payload,
+                      int32_t priority) {
   const bloom::Hash128 hash = bloom::HashKey(url);
   std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
-  return InsertAndEnqueueLocked(s, hash, url, payload);
+  return InsertAndEnqueueLocked(s, hash, url, payload, priority);
 }
 
 // A URL the filter already holds is dropped before its payload is made. Under
@@ -85,7 +112,8 @@ bool InsertAndEnqueue(MemorySieve::State& s, std::string_view url, std::string_v
 // insert; another URL's bits may (a false positive born in between), and the
 // insert then drops it as Push would have.
 bool InsertAndEnqueueLazy(MemorySieve::State& s, std::string_view url,
-                          absl::FunctionRef<std::optional<std::string>()> make_payload) {
+                          absl::FunctionRef<std::optional<std::string>()> make_payload,
+                          int32_t priority) {
   const bloom::Hash128 hash = bloom::HashKey(url);
   std::lock_guard<std::mutex> stripe(s.stripes[hash.low % kStripeCount]);
   if (s.filter.MayContain(hash)) {
@@ -99,26 +127,29 @@ bool InsertAndEnqueueLazy(MemorySieve::State& s, std::string_view url,
     s.refused.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  return InsertAndEnqueueLocked(s, hash, url, *payload);
+  return InsertAndEnqueueLocked(s, hash, url, *payload, priority);
 }
 
 }  // namespace
 
-bool MemorySieve::Push(std::string_view url, std::string_view payload) {
+bool MemorySieve::Push(std::string_view url, std::string_view payload, int32_t priority) {
   if (state_->closed.load(std::memory_order_acquire)) return false;
   if (payload.size() > kMaxPayloadBytes) {
     state_->refused.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  if (!InsertAndEnqueue(*state_, url, payload)) return false;
+  if (!LaneAvailable(*state_, priority)) return false;
+  if (!InsertAndEnqueue(*state_, url, payload, priority)) return false;
   state_->changed.notify_one();
   return true;
 }
 
 bool MemorySieve::PushLazy(std::string_view url,
-                           absl::FunctionRef<std::optional<std::string>()> make_payload) {
+                           absl::FunctionRef<std::optional<std::string>()> make_payload,
+                           int32_t priority) {
   if (state_->closed.load(std::memory_order_acquire)) return false;
-  if (!InsertAndEnqueueLazy(*state_, url, make_payload)) return false;
+  if (!LaneAvailable(*state_, priority)) return false;
+  if (!InsertAndEnqueueLazy(*state_, url, make_payload, priority)) return false;
   state_->changed.notify_one();
   return true;
 }
@@ -132,10 +163,12 @@ namespace {
 // the chunk is small so single pushes wait at most a few microseconds.
 constexpr size_t kBatchChunk = 512;
 
-// `payloads` is empty or parallel to `urls`; none is over kMaxPayloadBytes
-// (PushBatch checked).
+// `payloads` and `priorities` are empty or parallel to `urls`; no payload is
+// over kMaxPayloadBytes and no priority would pass the lane bound (PushBatch
+// checked).
 size_t InsertAndEnqueueChunk(MemorySieve::State& s, absl::Span<const std::string_view> urls,
-                             absl::Span<const std::string_view> payloads, absl::Span<bool> is_new) {
+                             absl::Span<const std::string_view> payloads,
+                             absl::Span<const int32_t> priorities, absl::Span<bool> is_new) {
   size_t count = 0;
   bloom::Hash128 hash_array[kBatchChunk];
   const absl::Span<bloom::Hash128> hashes(hash_array, urls.size());
@@ -146,22 +179,29 @@ size_t InsertAndEnqueueChunk(MemorySieve::State& s, absl::Span<const std::string
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     for (size_t i = 0; i < urls.size(); ++i) {
-      if (is_new[i]) s.queue.Push(urls[i], payloads.empty() ? std::string_view() : payloads[i]);
+      if (is_new[i]) {
+        s.queue.Push(priorities.empty() ? 0 : priorities[i], urls[i],
+                     payloads.empty() ? std::string_view() : payloads[i]);
+      }
       count += is_new[i];
     }
+    NoteLanes(s);
   }
   s.dropped.fetch_add(urls.size() - count, std::memory_order_relaxed);
   s.accepted.fetch_add(count, std::memory_order_relaxed);
   return count;
 }
 
-// The payloads of a batch that has one over kMaxPayloadBytes go through single
-// pushes, which refuse those: the rare case, kept out of the batch's loop.
+// A batch with a payload over kMaxPayloadBytes, or near the lane bound, goes
+// through single pushes, which refuse those: the rare case, kept out of the
+// batch's loop.
 size_t PushEachOf(MemorySieve& sieve, absl::Span<const std::string_view> urls,
-                  absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) {
+                  absl::Span<const std::string_view> payloads, absl::Span<const int32_t> priorities,
+                  absl::Span<bool> accepted) {
   size_t count = 0;
   for (size_t i = 0; i < urls.size(); ++i) {
-    const bool is_new = sieve.Push(urls[i], payloads[i]);
+    const bool is_new = sieve.Push(urls[i], payloads.empty() ? std::string_view() : payloads[i],
+                                   priorities.empty() ? 0 : priorities[i]);
     if (!accepted.empty()) accepted[i] = is_new;
     count += is_new;
   }
@@ -173,26 +213,40 @@ bool AnyOversized(absl::Span<const std::string_view> payloads) {
                      [](std::string_view p) { return p.size() > kMaxPayloadBytes; });
 }
 
+// True if the batch's priorities might open lanes past kMaxLanes: its
+// distinct priorities could each be new.
+bool MayPassLaneBound(const MemorySieve::State& s, absl::Span<const int32_t> priorities) {
+  size_t room = kMaxLanes - std::min(kMaxLanes, s.lanes.load(std::memory_order_relaxed));
+  if (priorities.size() < room) return false;
+  std::vector<int32_t> distinct(priorities.begin(), priorities.end());
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin()) >
+         room;
+}
+
 }  // namespace
 
 size_t MemorySieve::PushBatch(absl::Span<const std::string_view> urls,
                               absl::Span<const std::string_view> payloads,
-                              absl::Span<bool> accepted) {
+                              absl::Span<const int32_t> priorities, absl::Span<bool> accepted) {
   State& s = *state_;
   assert(payloads.empty() || payloads.size() == urls.size());
+  assert(priorities.empty() || priorities.size() == urls.size());
   if (s.closed.load(std::memory_order_acquire)) {
     for (bool& a : accepted) a = false;
     return 0;
   }
-  if (AnyOversized(payloads)) return PushEachOf(*this, urls, payloads, accepted);
+  if (AnyOversized(payloads) || MayPassLaneBound(s, priorities)) {
+    return PushEachOf(*this, urls, payloads, priorities, accepted);
+  }
   bool chunk_results[kBatchChunk];
   size_t count = 0;
   for (size_t start = 0; start < urls.size(); start += kBatchChunk) {
     const size_t size = std::min(kBatchChunk, urls.size() - start);
     absl::Span<bool> is_new(chunk_results, size);
-    count +=
-        InsertAndEnqueueChunk(s, urls.subspan(start, size),
-                              payloads.empty() ? payloads : payloads.subspan(start, size), is_new);
+    count += InsertAndEnqueueChunk(
+        s, urls.subspan(start, size), payloads.empty() ? payloads : payloads.subspan(start, size),
+        priorities.empty() ? priorities : priorities.subspan(start, size), is_new);
     if (!accepted.empty()) std::copy(is_new.begin(), is_new.end(), accepted.begin() + start);
   }
   const uint64_t total = s.accepted.load(std::memory_order_relaxed);
@@ -213,14 +267,17 @@ std::optional<SieveEntry> PopLocked(MemorySieve::State& s) ABSL_EXCLUSIVE_LOCKS_
     absl::StatusOr<std::optional<SieveEntry>> entry = s.queue.Pop();
     if (!entry.ok()) {
       s.lost += before - s.queue.Size();
+      NoteLanes(s);
       internal::Emit(s.log, LogLevel::kError,
                      absl::StrFormat("sieve: lost %d queued URLs (a spilled segment could not be "
                                      "read back): %s",
                                      before - s.queue.Size(), entry.status().ToString()));
       continue;
     }
-    s.in_flight.insert_or_assign((*entry)->url,
-                                 MemorySieve::State::InFlight{s.popped++, (*entry)->payload});
+    NoteLanes(s);
+    s.in_flight.insert_or_assign(
+        (*entry)->url,
+        MemorySieve::State::InFlight{s.popped++, (*entry)->payload, (*entry)->priority});
     return *std::move(*entry);
   }
   s.changed.notify_all();  // maybe finished now
@@ -272,6 +329,13 @@ std::optional<SieveEntry> MemorySieve::PopEntryFor(std::chrono::milliseconds tim
   }
 }
 
+bool MemorySieve::AcceptsPriority(int32_t priority) const {
+  const State& s = *state_;
+  if (s.lanes.load(std::memory_order_relaxed) < kMaxLanes) return true;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.queue.HasLane(priority) || s.queue.LaneCount() < kMaxLanes;
+}
+
 bool MemorySieve::MarkDone(std::string_view url) {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -289,7 +353,8 @@ bool MemorySieve::Defer(std::string_view url) {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.in_flight.find(absl::string_view(url.data(), url.size()));
     if (it == s.in_flight.end()) return false;
-    s.queue.Push(url, it->second.payload);
+    s.queue.PushUnder(it->second.priority, url, it->second.payload);
+    NoteLanes(s);
     s.in_flight.erase(it);
     ++s.deferred;
   }
@@ -342,6 +407,8 @@ SieveStats MemorySieve::Stats() const {
     stats.queue_disk_bytes = s.queue.DiskBytes();
     stats.spilled_segments = s.queue.SpilledSegments();
     stats.spill_failures = s.queue.SpillFailures();
+    stats.lanes = s.queue.LaneCount();
+    stats.top_lanes = s.queue.TopLanes(kTopLanesInStats);
   }
   stats.accepted = s.accepted.load(std::memory_order_relaxed);
   stats.dropped = s.dropped.load(std::memory_order_relaxed);

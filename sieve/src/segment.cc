@@ -1,5 +1,6 @@
 #include "segment.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -50,6 +51,7 @@ absl::StatusOr<Segment> Segment::FromBytes(std::string bytes, size_t count) {
 }
 
 void Segment::Append(std::string_view url, std::string_view payload) {
+  if (back_pops_) starts_.push_back(static_cast<uint32_t>(bytes_.size()));
   AppendVarint(bytes_, url.size());
   bytes_.append(url);
   AppendVarint(bytes_, payload.size());
@@ -64,6 +66,52 @@ SieveEntry Segment::PopFront() {
   entry.payload = std::string(ReadAt(read_pos_));
   --remaining_;
   return entry;
+}
+
+void Segment::EnableBackPops() {
+  if (back_pops_) return;
+  back_pops_ = true;
+  starts_.clear();
+  starts_.reserve(remaining_);
+  size_t pos = read_pos_;
+  for (size_t i = 0; i < remaining_; ++i) {
+    starts_.push_back(static_cast<uint32_t>(pos));
+    ReadAt(pos);
+    ReadAt(pos);
+  }
+}
+
+SieveEntry Segment::PopBack() {
+  const size_t start = starts_.back();
+  starts_.pop_back();
+  size_t pos = start;
+  SieveEntry entry;
+  entry.url = std::string(ReadAt(pos));
+  entry.payload = std::string(ReadAt(pos));
+  bytes_.resize(start);  // capacity stays: the next push reuses it
+  --remaining_;
+  --total_;
+  return entry;
+}
+
+size_t Segment::RecordsBefore(size_t bytes) const {
+  return static_cast<size_t>(std::lower_bound(starts_.begin(), starts_.end(), read_pos_ + bytes) -
+                             starts_.begin());
+}
+
+Segment Segment::SplitFront(size_t count) {
+  Segment front;
+  Segment back;
+  const size_t cut = count < starts_.size() ? starts_[count] : bytes_.size();
+  front.bytes_.assign(bytes_, read_pos_, cut - read_pos_);
+  front.remaining_ = front.total_ = count;
+  back.back_pops_ = true;
+  back.bytes_.assign(bytes_, cut, std::string::npos);
+  back.starts_.reserve(starts_.size() - count);
+  for (size_t i = count; i < starts_.size(); ++i) back.starts_.push_back(starts_[i] - cut);
+  back.remaining_ = back.total_ = remaining_ - count;
+  *this = std::move(back);
+  return front;
 }
 
 std::string_view Segment::ReadAt(size_t& pos) const {

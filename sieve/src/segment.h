@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -37,10 +38,25 @@ class Segment {
   // Precondition: !Empty().
   SieveEntry PopFront();
 
+  // Pops from the back too (a LIFO lane's stack): keeps the start offset of
+  // each record from now on (4 bytes a record, in MemoryBytes). Call on a
+  // segment whose records were never popped from the front.
+  void EnableBackPops();
+  bool BackPopsEnabled() const { return back_pops_; }
+  // The newest record. Preconditions: !Empty(), EnableBackPops() was called.
+  SieveEntry PopBack();
+  // Moves out the oldest `count` records (a LIFO lane spills the bottom of
+  // its stack and keeps the top); this segment keeps the rest. Precondition:
+  // BackPopsEnabled(), count <= Remaining().
+  Segment SplitFront(size_t count);
+  // The record index whose start is the first at or past `bytes` (for
+  // SplitFront by size). Precondition: BackPopsEnabled().
+  size_t RecordsBefore(size_t bytes) const;
+
   bool Empty() const { return remaining_ == 0; }
   size_t Remaining() const { return remaining_; }
   // Bytes held in memory (capacity, not size: that is what malloc gave us).
-  size_t MemoryBytes() const { return bytes_.capacity(); }
+  size_t MemoryBytes() const { return bytes_.capacity() + starts_.capacity() * sizeof(uint32_t); }
   // All bytes ever appended, including records already popped.
   const std::string& Bytes() const { return bytes_; }
   // The bytes of the records not yet popped: a Segment's bytes of its own.
@@ -68,6 +84,11 @@ class Segment {
   std::string_view ReadAt(size_t& pos) const;
 
   std::string bytes_;
+  // With back pops: where each remaining record starts (segments are at most
+  // 16 MiB raw, far under 4 GiB; a checkpoint's larger in-memory parts are
+  // never popped from the back).
+  std::vector<uint32_t> starts_;
+  bool back_pops_ = false;
   size_t read_pos_ = 0;
   size_t remaining_ = 0;
   size_t total_ = 0;

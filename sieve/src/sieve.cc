@@ -15,9 +15,10 @@ absl::StatusOr<std::unique_ptr<Sieve>> Sieve::Open(const std::filesystem::path& 
 }
 
 bool Sieve::PushLazy(std::string_view url,
-                     absl::FunctionRef<std::optional<std::string>()> make_payload) {
+                     absl::FunctionRef<std::optional<std::string>()> make_payload,
+                     int32_t priority) {
   const std::optional<std::string> payload = make_payload();
-  return payload.has_value() && Push(url, *payload);
+  return payload.has_value() && Push(url, *payload, priority);
 }
 
 }  // namespace sieve

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "filter_checkpoint.h"
 #include "fp_sample.h"
+#include "lanes.h"
 #include "overflow_warning.h"
 #include "seen_filter.h"
 #include "sieve/memory_sieve.h"
@@ -70,7 +71,11 @@ struct MemorySieve::State {
   std::array<std::mutex, kStripeCount> stripes;
   std::atomic<uint64_t> accepted;
   std::atomic<uint64_t> dropped;
-  std::atomic<uint64_t> refused{0};  // payload over kMaxPayloadBytes; not saved
+  std::atomic<uint64_t> refused{0};       // payload over kMaxPayloadBytes, lanes full; not saved
+  std::atomic<bool> warned_lanes{false};  // the lane bound's refusal was logged
+  // queue.LaneCount(), written under `mutex`, read without it by the pushes'
+  // check of the lane bound (only near the bound do they take the mutex).
+  std::atomic<size_t> lanes{0};
   std::atomic<bool> closed{false};
 
   // Held through a whole Save (one Save at a time: a Save removes the files
@@ -82,12 +87,13 @@ struct MemorySieve::State {
 
   mutable std::mutex mutex;
   std::condition_variable changed;  // queue grew, work finished, or closed
-  internal::SpillQueue queue ABSL_GUARDED_BY(mutex);
+  internal::LaneSet queue ABSL_GUARDED_BY(mutex);
   // A popped URL's pop sequence number (so that Save can write them back in
   // the order they were popped) and its payload (for Defer and Save).
   struct InFlight {
     uint64_t seq = 0;
     std::string payload;
+    int32_t priority = 0;
   };
   // Popped, not yet done. (A URL is queued once, so it is in flight at most
   // once.) Bounded by the consumers' pops not yet done. Looked up by

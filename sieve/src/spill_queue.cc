@@ -1,6 +1,5 @@
 #include "spill_queue.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,9 +21,6 @@ namespace fs = std::filesystem;
 // tail being filled add little to the budget, large enough that a spill file is
 // written in one sequential burst (512 KiB at a 4 MiB budget, 8 MiB at 64 MiB;
 // about a third of that on disk once compressed).
-size_t SegmentBytesFor(size_t budget) {
-  return std::clamp<size_t>(budget / 8, size_t{4} << 10, size_t{16} << 20);
-}
 
 // A checkpoint's name for a segment: its content's checksum, so the same
 // segment saved twice is one file, and a name never changes its content.
@@ -55,51 +51,89 @@ std::string TempName(const fs::path& path) {
   return fs::path(path).concat(absl::StrCat(".tmp-", ::getpid())).string();
 }
 
+// The records of `segment` in reverse order (a LIFO lane's deferred URLs and
+// in-flight URLs as they sit in a stack, bottom first).
+Segment ReversedOf(const Segment& segment) {
+  std::vector<std::pair<std::string_view, std::string_view>> records;
+  records.reserve(segment.Remaining());
+  segment
+      .ForEachRemaining([&](std::string_view url, std::string_view payload) {
+        records.push_back({url, payload});
+        return absl::OkStatus();
+      })
+      .IgnoreError();  // the callback never fails
+  Segment reversed;
+  for (auto it = records.rbegin(); it != records.rend(); ++it)
+    reversed.Append(it->first, it->second);
+  return reversed;
+}
+
 }  // namespace
 
-SpillQueue::SpillQueue(SpillQueueOptions options)
-    : options_(std::move(options)), segment_bytes_(SegmentBytesFor(options_.memory_budget_bytes)) {}
+size_t SegmentBytesFor(size_t budget) {
+  return std::clamp<size_t>(budget / 8, size_t{4} << 10, size_t{16} << 20);
+}
+
+SpillQueue::SpillQueue(SpillQueueOptions options, SpillStore* store)
+    : options_(std::move(options)),
+      segment_bytes_(SegmentBytesFor(options_.memory_budget_bytes)),
+      own_store_(store == nullptr ? std::make_unique<SpillStore>(options_.spill_dir, options_.log)
+                                  : nullptr),
+      store_(store == nullptr ? own_store_.get() : store) {
+  if (options_.order == LaneOrder::kLifo) tail_.EnableBackPops();
+}
 
 SpillQueue::~SpillQueue() {
-  if (private_dir_.empty()) return;
-  std::error_code ignored;
-  fs::remove_all(private_dir_, ignored);
+  // A shared store outlives its lanes: their remaining files go now (a lane
+  // is dropped once empty, so normally there are none). An own store removes
+  // the whole private directory.
+  if (own_store_ != nullptr) return;
+  for (const Spilled& spilled : spilled_) {
+    if (spilled.file.empty()) continue;
+    std::error_code ignored;
+    fs::remove(spilled.file, ignored);
+    store_->SpillRemoved(spilled.info.FileBytes());
+  }
 }
 
 size_t SpillQueue::MemoryBytes() const {
-  return head_.MemoryBytes() + tail_.MemoryBytes() + spilled_memory_bytes_;
+  return head_.MemoryBytes() + tail_.MemoryBytes() + under_.MemoryBytes() + spilled_memory_bytes_;
+}
+
+bool SpillQueue::OverBudget() const {
+  return store_->over_budget() || MemoryBytes() > options_.memory_budget_bytes;
 }
 
 void SpillQueue::Push(std::string_view url, std::string_view payload) {
   tail_.Append(url, payload);
   ++size_;
+  if (options_.order == LaneOrder::kLifo) {
+    // Two segments before a spill of one: the half kept is what the next
+    // pops take, so pushes and pops at the boundary touch no file.
+    if (tail_.Bytes().size() >= 2 * segment_bytes_ && OverBudget()) SpillBottomOfTop();
+    return;
+  }
   if (ShouldSpillTail()) SpillTail();
+}
+
+void SpillQueue::PushUnder(std::string_view url, std::string_view payload) {
+  if (options_.order == LaneOrder::kFifo) return Push(url, payload);
+  under_.Append(url, payload);
+  ++size_;
 }
 
 bool SpillQueue::ShouldSpillTail() const {
   if (tail_.Bytes().size() < segment_bytes_) return false;
   // Once anything is between head and tail, the tail must go there too, or
   // FIFO order breaks; before that, only memory pressure starts spilling.
-  return !spilled_.empty() || MemoryBytes() > options_.memory_budget_bytes;
+  return !spilled_.empty() || OverBudget();
 }
 
-absl::Status SpillQueue::EnsureSpillDir() {
-  if (!private_dir_.empty()) return absl::OkStatus();
-  std::string pattern = (options_.spill_dir / "sieve-spill-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a spill directory in ",
-                                            options_.spill_dir.string(), ": ",
-                                            std::strerror(errno)));
-  }
-  private_dir_ = pattern;
-  return absl::OkStatus();
-}
-
-absl::Status SpillQueue::WriteSpillFile(const Segment& segment, Spilled& spilled) {
-  if (absl::Status s = EnsureSpillDir(); !s.ok()) return s;
-  spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
-  absl::StatusOr<std::string> bytes =
-      compressor_.Encode(segment.Bytes(), segment.Remaining(), spilled.info);
+absl::Status SpillQueue::WriteSpillFile(std::string_view raw, size_t records, Spilled& spilled) {
+  absl::StatusOr<fs::path> path = store_->NewFilePath();
+  if (!path.ok()) return path.status();
+  spilled.file = *std::move(path);
+  absl::StatusOr<std::string> bytes = store_->compressor().Encode(raw, records, spilled.info);
   if (!bytes.ok()) return bytes.status();
   return WriteWholeFile(spilled.file, *bytes);
 }
@@ -132,42 +166,80 @@ void SpillQueue::SpillTail() {
   tail_.Reserve(segment_bytes_ + 4096);
 }
 
-void SpillQueue::SpillSegment(Segment segment) {
+void SpillQueue::SpillBottomOfTop() {
+  const size_t keep_from = tail_.RecordsBefore(tail_.RemainingBytes().size() / 2);
+  if (keep_from == 0) return;
+  SpillSegment(tail_.SplitFront(keep_from));
+}
+
+size_t SpillQueue::ForcedSpillBytes() const {
+  const size_t part = std::max(tail_.MemoryBytes(), head_.MemoryBytes());
+  return part >= kMinForcedSpillBytes ? part : 0;
+}
+
+void SpillQueue::ForceSpill() {
+  if (tail_.MemoryBytes() >= head_.MemoryBytes()) {
+    if (tail_.Empty()) {
+      tail_ = Segment();  // only capacity: release it
+    } else {
+      SpillSegment(std::move(tail_));
+    }
+    tail_ = Segment();
+    if (options_.order == LaneOrder::kLifo) tail_.EnableBackPops();
+    return;
+  }
+  // FIFO's head goes back to disk as the segment popped next.
+  Segment rest;
+  if (!head_.Empty()) {
+    absl::StatusOr<Segment> copy =
+        Segment::FromBytes(std::string(head_.RemainingBytes()), head_.Remaining());
+    if (copy.ok()) rest = *std::move(copy);
+  }
+  if (rest.Empty() && !head_.Empty()) return;  // cannot happen: head_'s bytes are valid
+  head_ = Segment();
+  if (!rest.Empty()) SpillSegment(std::move(rest), /*at_front=*/true);
+}
+
+void SpillQueue::SpillSegment(Segment segment, bool at_front) {
   Spilled spilled;
   spilled.count = segment.Remaining();
-  if (absl::Status status = WriteSpillFile(segment, spilled); status.ok()) {
-    disk_bytes_ += spilled.info.FileBytes();
-    ++spilled_files_;
-    if (!spill_error_.ok()) {
-      Emit(options_.log, LogLevel::kInfo,
-           absl::StrCat("sieve: spilling to ", private_dir_.string(), " works again"));
-    }
-    spill_error_ = absl::OkStatus();
+  if (absl::Status status = WriteSpillFile(segment.RemainingBytes(), segment.Remaining(), spilled);
+      status.ok()) {
+    store_->SpillWritten(spilled.info.FileBytes());
   } else {
-    // Keep the segment in memory rather than lose URLs; the budget is exceeded
-    // and Health() says so until a spill succeeds again.
-    ++spill_failures_;
-    if (spill_error_.ok()) {
-      Emit(options_.log, LogLevel::kError,
-           absl::StrCat("sieve: cannot spill queued URLs to disk, keeping them in memory "
-                        "(over queue_memory_budget_bytes): ",
-                        status.ToString()));
-    }
-    spill_error_ = absl::Status(
-        status.code(),
-        absl::StrCat("cannot spill queued URLs to ", options_.spill_dir.string(), " (",
-                     spill_failures_,
-                     " segments kept in memory over the budget so far): ", status.message()));
+    store_->SpillFailed(status);
     spilled.file.clear();
     spilled_memory_bytes_ += segment.MemoryBytes();
     spilled.in_memory = std::move(segment);
   }
-  spilled_.push_back(std::move(spilled));
+  if (at_front) {
+    spilled_.push_front(std::move(spilled));
+  } else {
+    spilled_.push_back(std::move(spilled));
+  }
 }
 
-absl::Status SpillQueue::Health() const {
-  if (!load_error_.ok()) return load_error_;
-  return spill_error_;
+absl::StatusOr<Segment> SpillQueue::LoadSpilled(Spilled spilled) {
+  if (spilled.file.empty()) {
+    spilled_memory_bytes_ -= spilled.in_memory.MemoryBytes();
+    return std::move(spilled.in_memory);
+  }
+  absl::StatusOr<Segment> loaded = LoadSegmentFile(spilled.file, spilled.info);
+  std::error_code ignored;
+  fs::remove(spilled.file, ignored);
+  store_->SpillRemoved(spilled.info.FileBytes());
+  if (!loaded.ok()) {
+    size_ -= spilled.count;
+    absl::Status error = loaded.status();
+    if (!spilled.origin.empty()) {
+      error = absl::Status(
+          error.code(),
+          absl::StrCat(error.message(), " (a link to checkpoint file ", spilled.origin, ")"));
+    }
+    store_->LoadFailed(error);
+    return error;
+  }
+  return loaded;
 }
 
 absl::Status SpillQueue::RefillHead() {
@@ -178,33 +250,41 @@ absl::Status SpillQueue::RefillHead() {
   }
   Spilled front = std::move(spilled_.front());
   spilled_.pop_front();
-  if (front.file.empty()) {
-    spilled_memory_bytes_ -= front.in_memory.MemoryBytes();
-    head_ = std::move(front.in_memory);
+  absl::StatusOr<Segment> loaded = LoadSpilled(std::move(front));
+  if (!loaded.ok()) return loaded.status();
+  head_ = *std::move(loaded);
+  return absl::OkStatus();
+}
+
+absl::Status SpillQueue::RefillTop() {
+  if (spilled_.empty()) {
+    // Only deferred URLs are left: stacked so that they come out
+    // first-deferred-first, under any URL pushed from now on.
+    tail_ = ReversedOf(under_);
+    tail_.EnableBackPops();
+    under_ = Segment();
     return absl::OkStatus();
   }
-  absl::StatusOr<Segment> loaded = LoadSegmentFile(front.file, front.info);
-  std::error_code ignored;
-  fs::remove(front.file, ignored);
-  disk_bytes_ -= front.info.FileBytes();
-  --spilled_files_;
-  if (!loaded.ok()) {
-    size_ -= front.count;
-    absl::Status error = loaded.status();
-    if (!front.origin.empty()) {
-      error = absl::Status(
-          error.code(),
-          absl::StrCat(error.message(), " (a link to checkpoint file ", front.origin, ")"));
-    }
-    if (load_error_.ok()) load_error_ = error;
-    return error;
-  }
-  head_ = *std::move(loaded);
+  Spilled top = std::move(spilled_.back());
+  spilled_.pop_back();
+  absl::StatusOr<Segment> loaded = LoadSpilled(std::move(top));
+  if (!loaded.ok()) return loaded.status();
+  tail_ = *std::move(loaded);
+  tail_.EnableBackPops();
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<SieveEntry>> SpillQueue::Pop() {
   if (size_ == 0) return std::nullopt;
+  if (options_.order == LaneOrder::kLifo) {
+    if (tail_.Empty()) {
+      tail_ = Segment();
+      tail_.EnableBackPops();
+      if (absl::Status s = RefillTop(); !s.ok()) return s;
+    }
+    --size_;
+    return tail_.PopBack();
+  }
   if (head_.Empty()) {
     head_ = Segment();  // release the drained buffer before loading the next
     if (absl::Status s = RefillHead(); !s.ok()) return s;
@@ -215,7 +295,11 @@ absl::StatusOr<std::optional<SieveEntry>> SpillQueue::Pop() {
 
 absl::Status SpillQueue::ForEach(
     absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const {
-  if (absl::Status s = head_.ForEachRemaining(fn); !s.ok()) return s;
+  if (options_.order == LaneOrder::kLifo) {
+    if (absl::Status s = ReversedOf(under_).ForEachRemaining(fn); !s.ok()) return s;
+  } else {
+    if (absl::Status s = head_.ForEachRemaining(fn); !s.ok()) return s;
+  }
   for (const Spilled& spilled : spilled_) {
     if (spilled.file.empty()) {
       if (absl::Status s = spilled.in_memory.ForEachRemaining(fn); !s.ok()) return s;
@@ -242,7 +326,7 @@ absl::Status SpillQueue::SyncSpillFiles() {
     }
     return absl::OkStatus();
   }
-  if (absl::Status s = SyncFileSystemOf(private_dir_); !s.ok()) return s;
+  if (absl::Status s = SyncFileSystemOf(store_->private_dir()); !s.ok()) return s;
   for (Spilled& spilled : spilled_) spilled.synced = true;
   return absl::OkStatus();
 }
@@ -251,7 +335,7 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::WriteIntoCheckpoint(const fs::pa
                                                                     std::string_view raw,
                                                                     uint64_t records) {
   SegmentFileInfo info;
-  absl::StatusOr<std::string> bytes = compressor_.Encode(raw, records, info);
+  absl::StatusOr<std::string> bytes = store_->compressor().Encode(raw, records, info);
   if (!bytes.ok()) return bytes.status();
   FileRef ref{ContentName(info.checksum), info};
   const fs::path path = dir / ref.name;
@@ -301,8 +385,20 @@ absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::pa
     files.push_back(*std::move(ref));
     return absl::OkStatus();
   };
-  if (absl::Status s = add_in_memory(front.RemainingBytes(), front.Remaining()); !s.ok()) return s;
-  if (absl::Status s = add_in_memory(head_.RemainingBytes(), head_.Remaining()); !s.ok()) return s;
+  const bool lifo = options_.order == LaneOrder::kLifo;
+  if (lifo) {
+    const Segment under = ReversedOf(under_);
+    if (absl::Status s = add_in_memory(under.RemainingBytes(), under.Remaining()); !s.ok()) {
+      return s;
+    }
+  } else {
+    if (absl::Status s = add_in_memory(front.RemainingBytes(), front.Remaining()); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = add_in_memory(head_.RemainingBytes(), head_.Remaining()); !s.ok()) {
+      return s;
+    }
+  }
   if (absl::Status s = SyncSpillFiles(); !s.ok()) return s;
   for (Spilled& spilled : spilled_) {
     absl::StatusOr<FileRef> ref = LinkIntoCheckpoint(dir, spilled);
@@ -310,6 +406,13 @@ absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::pa
     files.push_back(*std::move(ref));
   }
   if (absl::Status s = add_in_memory(tail_.RemainingBytes(), tail_.Remaining()); !s.ok()) return s;
+  if (lifo) {
+    const Segment in_flight = ReversedOf(front);
+    if (absl::Status s = add_in_memory(in_flight.RemainingBytes(), in_flight.Remaining());
+        !s.ok()) {
+      return s;
+    }
+  }
   return files;
 }
 
@@ -323,9 +426,10 @@ absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& 
       return absl::DataLossError(absl::StrCat("segment file ", path.string(),
                                               " differs from the checkpoint's record of it"));
     }
-    if (absl::Status s = EnsureSpillDir(); !s.ok()) return s;
+    absl::StatusOr<fs::path> own_path = store_->NewFilePath();
+    if (!own_path.ok()) return own_path.status();
     Spilled spilled;
-    spilled.file = private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
+    spilled.file = *std::move(own_path);
     spilled.count = ref.info.records;
     spilled.info = ref.info;
     spilled.synced = true;
@@ -333,8 +437,7 @@ absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& 
     absl::StatusOr<bool> copied = LinkOrCopy(path, spilled.file);
     if (!copied.ok()) return copied.status();
     size_ += spilled.count;
-    disk_bytes_ += ref.info.FileBytes();
-    ++spilled_files_;
+    store_->FileAdopted(ref.info.FileBytes());
     spilled_.push_back(std::move(spilled));
   }
   return absl::OkStatus();

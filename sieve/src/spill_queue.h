@@ -17,6 +17,18 @@
 // (1.4x the budget): the tail being filled (its buffer may have doubled), the
 // head being drained, and rounding of the reserved tail buffer.
 //
+// A LIFO queue (order kLifo: one lane of a Sieve in Scrapy's order) is a
+// stack: spilled segments (bottom, oldest first) | tail (the top, in memory,
+// pushed and popped at its end). Past the budget, a top of two segments
+// writes its older half out and keeps the newer in memory (so a push and a
+// pop at the boundary do not write and read a file each); an empty top loads
+// the newest file back. Deferred URLs (PushUnder) wait in `under_`, below
+// everything, popped first-deferred-first once the rest is gone.
+//
+// Many queues (a Sieve's lanes) may share one SpillStore (spill_store.h):
+// one directory, one compressor, one health; its over_budget() flag tells
+// each queue when the lanes together are over their one budget.
+//
 //   SpillQueue queue({.memory_budget_bytes = 4 << 20, .spill_dir = "/var/tmp"});
 //   queue.Push("https://a.example/", /*payload=*/"");
 //   absl::StatusOr<std::optional<SieveEntry>> entry = queue.Pop();
@@ -29,6 +41,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +53,8 @@
 #include "segment.h"
 #include "segment_file.h"
 #include "sieve/log.h"
+#include "sieve/options.h"
+#include "spill_store.h"
 
 namespace sieve::internal {
 
@@ -50,11 +65,21 @@ struct SpillQueueOptions {
   std::filesystem::path spill_dir;
   // Where a failed spill is reported (empty: StderrLogSink).
   LogSink log = nullptr;
+  // FIFO (oldest first) or LIFO (newest first).
+  LaneOrder order = LaneOrder::kFifo;
 };
+
+// A queue keeps at least this much in memory when its lanes are forced to
+// spill for the shared budget: a smaller part is not worth a file.
+inline constexpr size_t kMinForcedSpillBytes = size_t{4} << 10;
+
+// The bytes of a spill segment for a budget: budget / 8 within [4 KiB, 16 MiB].
+size_t SegmentBytesFor(size_t budget);
 
 class SpillQueue {
  public:
-  explicit SpillQueue(SpillQueueOptions options);
+  // With `store` (shared by lanes; must outlive the queue) or a store of its own.
+  explicit SpillQueue(SpillQueueOptions options, SpillStore* store = nullptr);
   ~SpillQueue();
   SpillQueue(const SpillQueue&) = delete;
   SpillQueue& operator=(const SpillQueue&) = delete;
@@ -62,6 +87,9 @@ class SpillQueue {
   // Never fails: if a spill file cannot be written, the segment stays in memory
   // (over budget) and the order is kept; Health() then reports the error.
   void Push(std::string_view url, std::string_view payload);
+  // Queues the URL behind every URL queued now (Sieve::Defer): Push for FIFO;
+  // under the stack for LIFO.
+  void PushUnder(std::string_view url, std::string_view payload);
   // The oldest URL and its payload, nullopt if empty, or an error if a spill
   // file cannot be read back (that segment's URLs are then lost and no longer
   // counted; Health() keeps the error).
@@ -72,18 +100,27 @@ class SpillQueue {
   // else the error of the last spill if it failed (ResourceExhausted for a
   // full disk, naming the directory and errno), cleared when a later spill
   // succeeds. While spills fail, segments stay in memory over the budget.
-  absl::Status Health() const;
+  absl::Status Health() const { return store_->Health(); }
   // Spills that failed (segments kept in memory instead), since creation.
-  uint64_t SpillFailures() const { return spill_failures_; }
+  uint64_t SpillFailures() const { return store_->SpillFailures(); }
+
+  // For a shared budget: the in-memory part a forced spill would write (the
+  // larger of tail and head), 0 if under kMinForcedSpillBytes.
+  size_t ForcedSpillBytes() const;
+  // Writes that part out now, whatever its size (order kept).
+  void ForceSpill();
 
   // One file of a checkpoint's queue.
   struct FileRef {
     std::string name;  // in the checkpoint directory
     SegmentFileInfo info;
   };
-  // Puts the queue into `dir` as segment files, oldest first: `front` (the
-  // records to come before the queue: the in-flight URLs), the head's
-  // remaining records, each spilled segment, the tail. Spill files are
+  // Puts the queue into `dir` as segment files, in the order Adopt takes
+  // them. FIFO, oldest first: `front` (the records to come before the queue:
+  // the in-flight URLs, oldest pop first), the head's remaining records,
+  // each spilled segment, the tail. LIFO, bottom of the stack first: the
+  // deferred URLs, each spilled segment, the top, then `front` reversed (so
+  // that the first popped of them comes out first again). Spill files are
   // fsynced (once in their life) and hard-linked into `dir`; only the
   // in-memory parts are written. Files are named by content
   // ("sieve-seg-<XXH3 of the raw bytes>.zst"), so a file already in `dir` under
@@ -97,12 +134,14 @@ class SpillQueue {
 
   size_t Size() const { return size_; }
   size_t MemoryBytes() const;
-  uint64_t DiskBytes() const { return disk_bytes_; }
-  size_t SpilledSegments() const { return spilled_files_; }
+  // Of the store: every queue sharing it.
+  uint64_t DiskBytes() const { return store_->DiskBytes(); }
+  size_t SpilledSegments() const { return store_->SpilledFiles(); }
   size_t SegmentBytes() const { return segment_bytes_; }
+  LaneOrder order() const { return options_.order; }
 
-  // Calls fn(url, payload) on every queued URL, oldest first, without
-  // consuming (checkpoints).
+  // Calls fn(url, payload) on every queued URL without consuming: FIFO in
+  // pop order; LIFO bottom of the stack first (the order SaveTo writes).
   absl::Status ForEach(
       absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const;
 
@@ -118,13 +157,19 @@ class SpillQueue {
     Segment in_memory;
   };
 
+  bool OverBudget() const;
   bool ShouldSpillTail() const;
   void SpillTail();
-  // Writes `segment` as the next spill file, or keeps it in memory if that fails.
-  void SpillSegment(Segment segment);
-  absl::Status WriteSpillFile(const Segment& segment, Spilled& spilled);
-  absl::Status EnsureSpillDir();
+  // LIFO: writes the older half of the top out, keeps the newer half.
+  void SpillBottomOfTop();
+  // Writes `segment` as the next spill file (or, `at_front`, the one popped
+  // next), or keeps it in memory if that fails.
+  void SpillSegment(Segment segment, bool at_front = false);
+  absl::Status WriteSpillFile(std::string_view raw, size_t records, Spilled& spilled);
   absl::Status RefillHead();
+  // LIFO: an empty top takes the newest spilled segment, or the deferred URLs.
+  absl::Status RefillTop();
+  absl::StatusOr<Segment> LoadSpilled(Spilled spilled);
   // Makes every spill file durable (before a checkpoint links it).
   absl::Status SyncSpillFiles();
   absl::StatusOr<FileRef> LinkIntoCheckpoint(const std::filesystem::path& dir, Spilled& spilled);
@@ -133,20 +178,15 @@ class SpillQueue {
 
   const SpillQueueOptions options_;
   const size_t segment_bytes_;
-  SegmentCompressor compressor_;
-  std::filesystem::path private_dir_;
-  uint64_t next_file_number_ = 0;
+  std::unique_ptr<SpillStore> own_store_;  // when no store was given
+  SpillStore* const store_;
 
-  Segment head_;
+  Segment head_;  // FIFO only
   std::deque<Spilled> spilled_;
-  Segment tail_;
+  Segment tail_;   // LIFO: the top of the stack
+  Segment under_;  // LIFO only: deferred URLs, first deferred first
   size_t size_ = 0;
   size_t spilled_memory_bytes_ = 0;
-  uint64_t disk_bytes_ = 0;
-  size_t spilled_files_ = 0;
-  absl::Status spill_error_;  // the last spill's error, if it failed
-  absl::Status load_error_;   // the first spill file that could not be read back
-  uint64_t spill_failures_ = 0;
 };
 
 }  // namespace sieve::internal

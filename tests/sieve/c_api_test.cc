@@ -126,6 +126,69 @@ TEST(CApiTest, AnOversizedPayloadIsRefusedAndAClosedSieveSaysSo) {
   EXPECT_EQ(sieve_pop(h.sieve, &entry), SIEVE_FINISHED);
 }
 
+TEST(CApiTest, PrioritiesPopHighestFirstAndLifoIsAnOption) {
+  for (int lifo : {0, 1}) {
+    ScratchDir dir;
+    const std::string spill = dir.path().string();
+    sieve_options options = SmallOptions(spill);
+    options.lifo = lifo;
+    SieveHandle h;
+    ASSERT_EQ(sieve_create(&options, &h.sieve), SIEVE_OK);
+    const int32_t priorities[] = {0, 3, 0, 3, -1};
+    for (int i = 0; i < 5; ++i) {
+      const std::string url = TestUrl(i);
+      int accepted = 0;
+      ASSERT_EQ(sieve_push_priority(h.sieve, url.data(), url.size(), nullptr, 0, priorities[i],
+                                    &accepted),
+                SIEVE_OK);
+      EXPECT_EQ(accepted, 1);
+    }
+    sieve_stats stats;
+    sieve_get_stats(h.sieve, &stats);
+    EXPECT_EQ(stats.lanes, 3u);
+    sieve_lane lanes[4];
+    ASSERT_EQ(sieve_get_lanes(h.sieve, lanes, 4), 3u);
+    EXPECT_EQ(lanes[0].priority, 3);
+    EXPECT_EQ(lanes[0].queued, 2u);
+    EXPECT_EQ(lanes[2].priority, -1);
+    // FIFO: 1, 3, 0, 2, 4; LIFO: 3, 1, 2, 0, 4.
+    const std::vector<int> want =
+        lifo ? std::vector<int>{3, 1, 2, 0, 4} : std::vector<int>{1, 3, 0, 2, 4};
+    for (int i : want) {
+      sieve_entry entry;
+      ASSERT_EQ(sieve_try_pop(h.sieve, &entry), SIEVE_OK);
+      EXPECT_EQ(std::string(entry.url, entry.url_len), TestUrl(i)) << "lifo " << lifo;
+      EXPECT_EQ(entry.priority, priorities[i]);
+      sieve_entry_free(&entry);
+    }
+  }
+}
+
+TEST(CApiTest, APushPastTheLaneBoundIsRefusedWithAMessage) {
+  ScratchDir dir;
+  const std::string spill = dir.path().string();
+  sieve_options options = SmallOptions(spill);
+  SieveHandle h;
+  ASSERT_EQ(sieve_create(&options, &h.sieve), SIEVE_OK);
+  for (size_t i = 0; i < SIEVE_MAX_LANES; ++i) {
+    const std::string url = TestUrl(i);
+    ASSERT_EQ(sieve_push_priority(h.sieve, url.data(), url.size(), nullptr, 0,
+                                  static_cast<int32_t>(i), nullptr),
+              SIEVE_OK);
+  }
+  const std::string url = TestUrl(SIEVE_MAX_LANES);
+  int accepted = -1;
+  EXPECT_EQ(sieve_push_priority(h.sieve, url.data(), url.size(), nullptr, 0, -7, &accepted),
+            SIEVE_REFUSED);
+  EXPECT_EQ(accepted, 0);
+  EXPECT_NE(std::string(sieve_last_error()).find("SIEVE_MAX_LANES"), std::string::npos);
+  // A seen URL at a lane that exists is not an error: it is just not new.
+  const std::string seen = TestUrl(0);
+  EXPECT_EQ(sieve_push_priority(h.sieve, seen.data(), seen.size(), nullptr, 0, 5, &accepted),
+            SIEVE_OK);
+  EXPECT_EQ(accepted, 0);
+}
+
 TEST(CApiTest, BatchPushReportsEachUrl) {
   ScratchDir dir;
   const std::string spill = dir.path().string();

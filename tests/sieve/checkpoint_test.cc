@@ -308,7 +308,40 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
   EXPECT_EQ((*restored)->Stats().queued, 1u);  // the first checkpoint, whole
 }
 
-// Freezes the manifest's bytes (version 3). Some fields are not frozen but
+// The manifest bytes of a version-3 checkpoint (written before lanes) of the
+// scenario below, as the golden test froze them then; `filter`, its bytes
+// and the segments' stored sizes are computed as there.
+std::string Version3ManifestHex(const std::string& filter, const std::string& filter_bytes,
+                                uint64_t stored_a, uint64_t stored_b) {
+  return Hex("SIEVECKP") + "03000000"                                             // version 3
+         + "00000000"                                                             // policy warn
+         + HexU64(2) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
+         + HexU32(4 + 4 + filter.size() + 8 + 8)                                  // filter part:
+         + HexU32(1) + HexU32(filter.size()) + Hex(filter)                        //  one file,
+         + HexU64(filter_bytes.size())                                            //  its size
+         + HexU64(XXH3_64bits(filter_bytes.data(), filter_bytes.size()))          //  and checksum
+         + HexU64(2)                                                              // queued URLs
+         + HexU32(2)                                                              // segments
+         + HexU32(30) + Hex("sieve-seg-e129179416c2b676.zst") + HexU64(1) + HexU64(20) +
+         HexU64(stored_a) + "76b6c216941729e1"  // XXH3-64 of 12 "https://a.example/" 00
+         + HexU32(30) + Hex("sieve-seg-a4bca4ef092d38a6.zst") + HexU64(1) + HexU64(22) +
+         HexU64(stored_b) + "a6382d09efa4bca4";  // XXH3-64 of 12 "https://b.example/" 02 "pb"
+}
+
+// The scenario of the golden tests: a.example popped (in flight), b.example
+// queued with payload "pb", all at priority 0, saved into dir/ckpt.
+std::filesystem::path SaveGoldenScenario(const ScratchDir& dir) {
+  auto sieve = OpenSieve(CheckpointOptions(dir, 100));
+  sieve->Push("https://a.example/");
+  sieve->Push("https://b.example/", "pb");
+  sieve->Push("https://a.example/");
+  EXPECT_EQ(*sieve->Pop(), "https://a.example/");
+  const auto ckpt = dir.path() / "ckpt";
+  EXPECT_TRUE(sieve->Save(ckpt).ok());
+  return ckpt;
+}
+
+// Freezes the manifest's bytes (version 4). Some fields are not frozen but
 // computed: the filter file's name (random per Save; its size and checksum
 // follow from bloom's delta format, frozen by bloom's tests) and the
 // segments' compressed sizes (zstd's output may change with its version);
@@ -318,10 +351,10 @@ TEST(CheckpointTest, FailedSaveKeepsThePreviousCheckpoint) {
 // sieve/src/checkpoint_manifest.h and keep reading the old one.
 TEST(CheckpointTest, GoldenManifestBytes) {
   ScratchDir dir;
-  SieveOptions options = CheckpointOptions(dir, 100);
-  auto sieve = OpenSieve(options);
+  auto sieve = OpenSieve(CheckpointOptions(dir, 100));
   sieve->Push("https://a.example/");
   sieve->Push("https://b.example/", "pb");
+  sieve->Push("https://c.example/", "", -3);
   sieve->Push("https://a.example/");
   ASSERT_EQ(*sieve->Pop(), "https://a.example/");
   const auto ckpt = dir.path() / "ckpt";
@@ -332,25 +365,75 @@ TEST(CheckpointTest, GoldenManifestBytes) {
   const std::string filter_bytes = ReadFile(ckpt / filter);
   const std::string seg_a = "sieve-seg-e129179416c2b676.zst";  // in flight: a.example
   const std::string seg_b = "sieve-seg-a4bca4ef092d38a6.zst";  // queued: b.example + "pb"
+  const std::string seg_c = "sieve-seg-a459f02e8e212ef0.zst";  // queued at -3: c.example
   auto stored = [&](const std::string& name) {
     return std::filesystem::file_size(ckpt / name) - 48;  // minus the segment header
   };
   const std::string expected =
-      Hex("SIEVECKP") + "03000000"                                             // version 3
+      Hex("SIEVECKP") + "04000000"                                             // version 4
       + "00000000"                                                             // policy warn
-      + HexU64(2) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
+      + HexU64(3) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
       + HexU32(4 + 4 + filter.size() + 8 + 8)                                  // filter part:
       + HexU32(1) + HexU32(filter.size()) + Hex(filter)                        //  one file,
       + HexU64(filter_bytes.size())                                            //  its size
       + HexU64(XXH3_64bits(filter_bytes.data(), filter_bytes.size()))          //  and checksum
-      + HexU64(2)                                                              // queued URLs
-      + HexU32(2)                                                              // segments
+      + "00000000"                                                             // lane order FIFO
+      + HexU64(3)                                                              // queued URLs
+      + HexU32(2)                                                              // lanes
+      + "00000000" + HexU32(2)                                                 // priority 0
       + HexU32(seg_a.size()) + Hex(seg_a) + HexU64(1) + HexU64(20) + HexU64(stored(seg_a)) +
       "76b6c216941729e1"  // XXH3-64 of 12 "https://a.example/" 00, little-endian
       + HexU32(seg_b.size()) + Hex(seg_b) + HexU64(1) + HexU64(22) + HexU64(stored(seg_b)) +
-      "a6382d09efa4bca4";                            // XXH3-64 of 12 "https://b.example/" 02 "pb"
+      "a6382d09efa4bca4"        // XXH3-64 of 12 "https://b.example/" 02 "pb"
+      + "fdffffff" + HexU32(1)  // priority -3
+      + HexU32(seg_c.size()) + Hex(seg_c) + HexU64(1) + HexU64(20) + HexU64(stored(seg_c)) +
+      "f02e218e2ef059a4";                            // XXH3-64 of 12 "https://c.example/" 00
   ASSERT_EQ(bytes.size(), expected.size() / 2 + 8);  // + the manifest's checksum
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 8)), expected);
+}
+
+// A checkpoint written before lanes (version 3, bytes as its golden test
+// froze them) opens as one FIFO lane at priority 0, in its order.
+TEST(CheckpointTest, Version3CheckpointOpensAsOneFifoLane) {
+  ScratchDir dir;
+  const auto ckpt = SaveGoldenScenario(dir);
+  const std::string filter = OnlyFileStartingWith(ckpt, "filter-");
+  const std::string filter_bytes = ReadFile(ckpt / filter);
+  auto stored = [&](const std::string& name) {
+    return std::filesystem::file_size(ckpt / name) - 48;
+  };
+  const std::string body = absl::HexStringToBytes(
+      Version3ManifestHex(filter, filter_bytes, stored("sieve-seg-e129179416c2b676.zst"),
+                          stored("sieve-seg-a4bca4ef092d38a6.zst")));
+  const uint64_t digest = XXH3_64bits(body.data(), body.size());
+  std::string file = body + absl::HexStringToBytes(HexU64(digest));
+  {
+    std::ofstream out(Sieve::CheckpointPath(ckpt), std::ios::binary | std::ios::trunc);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  absl::StatusOr<std::unique_ptr<Sieve>> opened = Sieve::Open(ckpt, CheckpointOptions(dir, 1));
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Sieve& sieve = **opened;
+  const SieveStats stats = sieve.Stats();
+  EXPECT_EQ(stats.queued, 2u);
+  EXPECT_EQ(stats.lanes, 1u);
+  ASSERT_EQ(stats.top_lanes.size(), 1u);
+  EXPECT_EQ(stats.top_lanes[0], (LaneStats{0, 2}));
+  // FIFO, the in-flight URL first; a new push at a higher priority overtakes both.
+  EXPECT_TRUE(sieve.Push("https://d.example/", "", 1));
+  EXPECT_FALSE(sieve.Push("https://b.example/", "", 9));  // seen: the filter came back too
+  std::optional<SieveEntry> d = sieve.TryPopEntry();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->url, "https://d.example/");
+  EXPECT_EQ(d->priority, 1);
+  std::optional<SieveEntry> a = sieve.TryPopEntry();
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->url, "https://a.example/");
+  std::optional<SieveEntry> b = sieve.TryPopEntry();
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->url, "https://b.example/");
+  EXPECT_EQ(b->payload, "pb");
+  EXPECT_EQ(b->priority, 0);
 }
 
 }  // namespace

@@ -39,11 +39,14 @@ class MemorySieve final : public Sieve {
 
   using Sieve::Push;
   using Sieve::PushBatch;
-  bool Push(std::string_view url, std::string_view payload) override;
-  bool PushLazy(std::string_view url,
-                absl::FunctionRef<std::optional<std::string>()> make_payload) override;
+  using Sieve::PushLazy;
+  bool Push(std::string_view url, std::string_view payload, int32_t priority) override;
+  bool PushLazy(std::string_view url, absl::FunctionRef<std::optional<std::string>()> make_payload,
+                int32_t priority) override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
-                   absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) override;
+                   absl::Span<const std::string_view> payloads,
+                   absl::Span<const int32_t> priorities, absl::Span<bool> accepted) override;
+  bool AcceptsPriority(int32_t priority) const override;
   std::optional<SieveEntry> PopEntry() override;
   std::optional<SieveEntry> TryPopEntry() override;
   std::optional<SieveEntry> PopEntryFor(std::chrono::milliseconds timeout) override;

@@ -41,6 +41,12 @@ const char* OverflowPolicyName(OverflowPolicy policy);  // "warn" / "grow"
 // Parses "warn" / "grow" (as in crawl.toml and --overflow); InvalidArgument otherwise.
 absl::StatusOr<OverflowPolicy> ParseOverflowPolicy(std::string_view name);
 
+// The order of URLs of one priority (one lane; see Sieve::Push).
+enum class LaneOrder {
+  kFifo,  // oldest first: breadth-first crawling, the default
+  kLifo,  // newest first: Scrapy's default memory and disk queues
+};
+
 struct SieveOptions {
   // n: the number of distinct URLs the filter is sized for (>= 1). At p = 1%
   // the filter costs about 1.3 bytes per expected URL (blocked layout): 1e7 ->
@@ -75,6 +81,9 @@ struct SieveOptions {
   bloom::Layout layout = bloom::Layout::kBlocked;
   // Ask for transparent huge pages for filters of 2 MiB and more.
   bool huge_pages = true;
+  // The order within each priority's lane. Saved in checkpoints (Sieve::Open
+  // takes it from there). RedisSieve supports kFifo only.
+  LaneOrder lane_order = LaneOrder::kFifo;
   // Where the Sieve's messages go: the over-capacity warning, spill and
   // read-back failures, the filter's size (sieve/log.h says which, and the
   // sink's threading rule). Empty: StderrLogSink (kInfo and up to stderr).

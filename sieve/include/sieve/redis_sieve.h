@@ -304,9 +304,13 @@ class RedisSieve final : public Sieve {
 
   using Sieve::Push;
   using Sieve::PushBatch;
-  bool Push(std::string_view url, std::string_view payload) override;
+  // Priorities are not kept in Redis yet: a push at a priority other than 0
+  // is refused (false, Stats().refused, an error logged once); see
+  // docs/redis.md, "Priorities".
+  bool Push(std::string_view url, std::string_view payload, int32_t priority) override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
-                   absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) override;
+                   absl::Span<const std::string_view> payloads,
+                   absl::Span<const int32_t> priorities, absl::Span<bool> accepted) override;
   std::optional<SieveEntry> PopEntry() override;
   std::optional<SieveEntry> TryPopEntry() override;
   std::optional<SieveEntry> PopEntryFor(std::chrono::milliseconds timeout) override;

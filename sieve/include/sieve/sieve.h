@@ -33,6 +33,15 @@
 //   feed.Done();                                   // or let it go out of scope
 //   consumer.join();                               // it drained the queue
 //
+// Priorities: Push(url, payload, priority) puts the URL in the lane of its
+// priority (an int32; 0 by default); Pop takes from the highest lane first,
+// and within a lane the oldest (FIFO, the default) or the newest
+// (SieveOptions::lane_order = kLifo, Scrapy's default order).
+//
+//   (*sieve)->Push("https://example.com/news", "", /*priority=*/10);
+//   (*sieve)->Push("https://example.com/about");      // priority 0
+//   // Pop: /news first, then /about.
+//
 // Per-URL payload: a pusher may attach opaque bytes to a URL (the crawler's
 // depth, parent and redirect count; an embedder's request metadata). They
 // travel with the URL in the queue, in memory, in spilled segments and in
@@ -58,6 +67,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -80,10 +90,22 @@ namespace sieve {
 // a document. 16 KiB holds a parent URL of any length a crawler keeps.
 inline constexpr size_t kMaxPayloadBytes = size_t{16} << 10;
 
-// A queued URL and the payload its pusher attached (empty if none).
+// The most distinct priorities that may have URLs queued at once. Each is a
+// lane: a queue of its own that spills like the single queue did, inside the
+// one queue_memory_budget_bytes (docs/sieve.md, "Lanes"); a lane costs ~0.3
+// KiB of bookkeeping plus, when many lanes share the budget, up to 4 KiB of
+// URLs it keeps unspilled. A push that would open one more is refused (the
+// check runs before the filter, so a push racing it on another thread may
+// still open one: at most 31 over, one per lock stripe). An emptied lane is
+// dropped and frees its slot.
+inline constexpr size_t kMaxLanes = 1024;
+
+// A queued URL, the payload its pusher attached (empty if none) and its
+// priority (higher first; 0 unless the pusher gave one).
 struct SieveEntry {
   std::string url;
   std::string payload;
+  int32_t priority = 0;
 };
 
 class Sieve {
@@ -101,7 +123,9 @@ class Sieve {
   // directory, not loaded (their headers are checked now, their checksums when
   // popped), and `dir` is never modified: it stays a valid checkpoint.
   // NotFound if there is no checkpoint, DataLoss naming the file if one is
-  // missing, truncated or corrupted. Reads checkpoints of versions 1 and 2 too.
+  // missing, truncated or corrupted. Reads checkpoints of versions 1 to 3
+  // too (written before lanes: their queue becomes the lane of priority 0, in
+  // FIFO order); the lanes, their order and lane_order come back as saved.
   static absl::StatusOr<std::unique_ptr<Sieve>> Open(const std::filesystem::path& dir,
                                                      const SieveOptions& runtime = {});
 
@@ -110,12 +134,24 @@ class Sieve {
   Sieve(const Sieve&) = delete;
   Sieve& operator=(const Sieve&) = delete;
 
-  // Enqueues `url` with `payload` and returns true if the URL was not seen
-  // before; returns false and drops both if it (probably) was, if the Sieve
-  // is closed, or if the payload is over kMaxPayloadBytes (Stats().refused).
-  virtual bool Push(std::string_view url, std::string_view payload) = 0;
-  // Push with an empty payload.
-  bool Push(std::string_view url) { return Push(url, std::string_view()); }
+  // Enqueues `url` with `payload` in the lane of `priority` and returns true
+  // if the URL was not seen before; returns false and drops both if it
+  // (probably) was, if the Sieve is closed, if the payload is over
+  // kMaxPayloadBytes, or if `priority` would open a lane past kMaxLanes
+  // (both counted in Stats().refused; the lane bound also logs an error).
+  // The filter is one filter: a URL is new or seen whatever its priority.
+  // RedisSieve refuses a priority other than 0 (docs/redis.md).
+  virtual bool Push(std::string_view url, std::string_view payload, int32_t priority) = 0;
+  // Push at priority 0.
+  bool Push(std::string_view url, std::string_view payload) { return Push(url, payload, 0); }
+
+  // False if a push at `priority` would be refused now for its priority (the
+  // lane bound; RedisSieve: any priority but 0): for a caller that must tell
+  // that refusal from "seen" (the C and Python bindings raise on it). A hint
+  // of the moment only: other threads may open or close lanes.
+  virtual bool AcceptsPriority(int32_t priority) const { return priority == 0; }
+  // Push with an empty payload, at priority 0.
+  bool Push(std::string_view url) { return Push(url, std::string_view(), 0); }
 
   // Push with a payload made only when it is needed: for an embedder whose
   // payload is costly (Scrapy's scheduler pickles each request) and most of
@@ -126,29 +162,41 @@ class Sieve {
   // seen, under that URL's lock: it must not call into this Sieve. The Redis
   // Sieve (this default) calls it before every push: the server decides.
   virtual bool PushLazy(std::string_view url,
-                        absl::FunctionRef<std::optional<std::string>()> make_payload);
+                        absl::FunctionRef<std::optional<std::string>()> make_payload,
+                        int32_t priority);
+  // PushLazy at priority 0.
+  bool PushLazy(std::string_view url,
+                absl::FunctionRef<std::optional<std::string>()> make_payload) {
+    return PushLazy(url, make_payload, 0);
+  }
 
   // Push for each URL, in order (a URL repeated in the batch is new only the
   // first time). Faster than single pushes (about 2x on a filter larger than
   // the CPU cache): the filter prefetches the URLs' cache lines so their misses
   // overlap, and the locks are taken once per 512 URLs (every stripe at once).
   // `payloads` is empty (no payloads) or has urls.size() elements, the i-th
-  // attached to the i-th URL. `accepted`, if not empty, must have urls.size()
-  // elements and receives each result. Returns the number accepted.
+  // attached to the i-th URL; so is `priorities` (empty: every URL at 0).
+  // `accepted`, if not empty, must have urls.size() elements and receives
+  // each result. Returns the number accepted.
   virtual size_t PushBatch(absl::Span<const std::string_view> urls,
                            absl::Span<const std::string_view> payloads,
-                           absl::Span<bool> accepted) = 0;
-  // PushBatch without payloads.
+                           absl::Span<const int32_t> priorities, absl::Span<bool> accepted) = 0;
+  // PushBatch at priority 0.
+  size_t PushBatch(absl::Span<const std::string_view> urls,
+                   absl::Span<const std::string_view> payloads, absl::Span<bool> accepted) {
+    return PushBatch(urls, payloads, {}, accepted);
+  }
+  // PushBatch without payloads, at priority 0.
   size_t PushBatch(absl::Span<const std::string_view> urls, absl::Span<bool> accepted = {}) {
-    return PushBatch(urls, {}, accepted);
+    return PushBatch(urls, {}, {}, accepted);
   }
 
-  // The oldest queued URL and its payload; the URL is then in flight until
-  // MarkDone(url). Blocks while the queue is empty and another URL is in
-  // flight (its page may yield more links) or a producer is open
-  // (AddProducer). Returns nullopt once Close() was called, or once the queue
-  // is empty, nothing is in flight and no producer is open: the crawl is
-  // complete.
+  // The next queued URL and its payload: from the highest priority's lane,
+  // the oldest of that lane (SieveOptions::lane_order kFifo) or the newest
+  // (kLifo). The URL is then in flight until MarkDone(url). Blocks while the queue is empty and
+  // another URL is in flight (its page may yield more links) or a producer is open (AddProducer).
+  // Returns nullopt once Close() was called, or once the queue is empty, nothing is in flight and
+  // no producer is open: the crawl is complete.
   virtual std::optional<SieveEntry> PopEntry() = 0;
   // PopEntry without blocking: nullopt if nothing is queued right now.
   virtual std::optional<SieveEntry> TryPopEntry() = 0;
@@ -168,8 +216,11 @@ class Sieve {
   // in-flight URL is done and the queue is empty.
   virtual bool MarkDone(std::string_view url) = 0;
 
-  // Gives a popped, in-flight `url` back: it goes to the tail of the queue with
-  // its payload (the filter is not touched; it stays seen) and comes out of a later Pop again.
+  // Gives a popped, in-flight `url` back: it goes behind every URL queued in
+  // its own priority's lane, with its payload (the filter is not touched; it
+  // stays seen), and comes out of a later Pop again. In a kLifo Sieve it goes
+  // under the lane's stack; URLs deferred there come out first-deferred-first
+  // once the rest of the lane is popped.
   // For a consumer that cannot take a URL now without blocking the URLs behind
   // it (the crawler's per-host budget: one host's backlog must not hold the
   // queue's head). Returns false if `url` was not in flight.

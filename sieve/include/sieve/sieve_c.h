@@ -49,6 +49,8 @@ extern "C" {
 
 /* The largest payload a push accepts (16 KiB), as sieve::kMaxPayloadBytes. */
 #define SIEVE_MAX_PAYLOAD_BYTES ((size_t)16 << 10)
+/* The most priorities with URLs queued at once (sieve::kMaxLanes). */
+#define SIEVE_MAX_LANES ((size_t)1024)
 
 typedef enum sieve_status {
   SIEVE_OK = 0,
@@ -61,7 +63,7 @@ typedef enum sieve_status {
   SIEVE_NOT_FOUND = 11,        /* no checkpoint in the directory; a URL not in flight */
   SIEVE_DATA_LOSS = 12,        /* a checkpoint truncated or corrupted */
   SIEVE_CLOSED = 13,           /* the Sieve was closed: no more pushes */
-  SIEVE_REFUSED = 14,          /* a payload over SIEVE_MAX_PAYLOAD_BYTES */
+  SIEVE_REFUSED = 14,          /* a payload over SIEVE_MAX_PAYLOAD_BYTES, or lanes full */
   SIEVE_IO_ERROR = 15,         /* the disk failed (save, spill directory) */
   SIEVE_UNIMPLEMENTED = 16,    /* not supported by this Sieve */
   SIEVE_INTERNAL = 17          /* anything else (out of memory, a bug) */
@@ -89,6 +91,9 @@ typedef struct sieve_options {
   int overflow_grow;                  /* 0: warn past expected_count; 1: grow the filter */
   sieve_log_fn log;                   /* NULL: stderr, info and up */
   void* log_context;                  /* passed to log */
+  int lifo; /* 0: oldest first within a priority (FIFO); 1: newest first (LIFO). Saved in
+               checkpoints. Added with priorities: code built against an older header
+               must be rebuilt (this struct grew). */
 } sieve_options;
 
 void sieve_options_init(sieve_options* options);
@@ -116,6 +121,12 @@ void sieve_free(sieve_t* sieve);
  * SIEVE_CLOSED after sieve_close; *accepted is 0 then. */
 sieve_status sieve_push(sieve_t* sieve, const char* url, size_t url_len, const void* payload,
                         size_t payload_len, int* accepted);
+/* sieve_push into the lane of `priority` (higher pops first; sieve_push is
+ * priority 0). SIEVE_REFUSED if the priority would open a lane past
+ * SIEVE_MAX_LANES (the message says so). */
+sieve_status sieve_push_priority(sieve_t* sieve, const char* url, size_t url_len,
+                                 const void* payload, size_t payload_len, int32_t priority,
+                                 int* accepted);
 /* sieve_push for `count` URLs at once (faster: see Sieve::PushBatch).
  * payloads and payload_lens are both NULL (no payloads) or both hold `count`
  * elements. accepted, if not NULL, receives `count` results (1/0);
@@ -125,17 +136,27 @@ sieve_status sieve_push_batch(sieve_t* sieve, size_t count, const char* const* u
                               const size_t* url_lens, const void* const* payloads,
                               const size_t* payload_lens, unsigned char* accepted,
                               size_t* accepted_count);
+/* sieve_push_batch with `priorities` (NULL: all 0) holding `count` elements.
+ * A URL refused for its priority (the lane bound) gets result 0, as a
+ * payload over the limit does. */
+sieve_status sieve_push_batch_priority(sieve_t* sieve, size_t count, const char* const* urls,
+                                       const size_t* url_lens, const void* const* payloads,
+                                       const size_t* payload_lens, const int32_t* priorities,
+                                       unsigned char* accepted, size_t* accepted_count);
 
-/* A popped URL and its payload, owned by the caller until sieve_entry_free. */
+/* A popped URL, its payload and priority, owned by the caller until
+ * sieve_entry_free. */
 typedef struct sieve_entry {
   char* url; /* url_len bytes, then a NUL */
   size_t url_len;
   void* payload; /* payload_len bytes (NULL when 0) */
   size_t payload_len;
+  int32_t priority; /* the lane it came from */
 } sieve_entry;
 void sieve_entry_free(sieve_entry* entry);
 
-/* The oldest queued URL; it is then in flight until sieve_done. Blocks while
+/* The next queued URL (highest priority first; within one, the oldest, or
+ * the newest with options.lifo); it is then in flight until sieve_done. Blocks while
  * the queue is empty and a URL is in flight or a producer is open; returns
  * SIEVE_FINISHED (entry untouched) when nothing more can come. */
 sieve_status sieve_pop(sieve_t* sieve, sieve_entry* entry);
@@ -172,8 +193,18 @@ typedef struct sieve_stats {
   double target_fp_rate, current_fp_rate, fill_ratio;
   uint64_t overflow_warnings;
   uint64_t filter_bytes, queue_memory_bytes, queue_disk_bytes, spilled_segments;
+  uint64_t lanes; /* priorities with URLs queued (sieve_get_lanes lists them) */
 } sieve_stats;
 void sieve_get_stats(const sieve_t* sieve, sieve_stats* stats);
+
+/* One priority's lane and its queued URLs. */
+typedef struct sieve_lane {
+  int32_t priority;
+  uint64_t queued;
+} sieve_lane;
+/* Fills `lanes` with up to min(capacity, 16) lanes, highest priority first,
+ * and returns how many it wrote. */
+size_t sieve_get_lanes(const sieve_t* sieve, sieve_lane* lanes, size_t capacity);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sieve {
 
@@ -38,6 +39,16 @@ struct MeasuredFpRate {
   double wrongly_dropped_high = 0;
 };
 
+// One priority's lane: its URLs queued now (memory and disk).
+struct LaneStats {
+  int32_t priority = 0;
+  uint64_t queued = 0;
+  bool operator==(const LaneStats&) const = default;
+};
+
+// Stats().top_lanes holds at most this many lanes, the highest priorities.
+inline constexpr size_t kTopLanesInStats = 16;
+
 struct SieveStats {
   // Queue.
   uint64_t queued = 0;     // URLs waiting to be popped (memory and disk)
@@ -53,6 +64,10 @@ struct SieveStats {
   uint64_t refused = 0;
   bool closed = false;
   uint64_t producers = 0;  // open producers (Sieve::AddProducer not yet done)
+  // Priority lanes with URLs queued now, and the highest kTopLanesInStats of
+  // them, highest first (a Sieve that only ever saw priority 0: one lane).
+  uint64_t lanes = 0;
+  std::vector<LaneStats> top_lanes;
 
   // Filter. estimated_count is the filter's fill-based estimate n^ of distinct
   // URLs (bloom/filter.h: within 1-2% below 50% fill); nullopt when the filter

@@ -7,6 +7,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "log_emit.h"
 #include "queue_element.h"
 #include "queue_partitions.h"
 #include "redis_state.h"
@@ -54,9 +56,9 @@ RedisSieve::~RedisSieve() {
   }
 }
 
-bool RedisSieve::Push(std::string_view url, std::string_view payload) {
+bool RedisSieve::Push(std::string_view url, std::string_view payload, int32_t priority) {
   bool accepted = false;
-  PushBatch({&url, 1}, {&payload, 1}, {&accepted, 1});
+  PushBatch({&url, 1}, {&payload, 1}, {&priority, 1}, {&accepted, 1});
   return accepted;
 }
 
@@ -69,11 +71,27 @@ bool Storable(std::string_view url, std::string_view payload) {
   return url.find('\0') == std::string_view::npos && payload.size() <= kMaxPayloadBytes;
 }
 
+// The shared queue has one order (one lane): a URL pushed at another
+// priority would come out in the wrong place, so it is refused, and the
+// first refusal says why.
+bool PriorityRefused(RedisSieve::State& s, absl::Span<const int32_t> priorities, size_t i)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  if (priorities.empty() || priorities[i] == 0) return false;
+  if (!s.warned_priority) {
+    s.warned_priority = true;
+    internal::Emit(
+        s.options.log_sink, LogLevel::kError,
+        absl::StrCat("sieve: the Redis frontier has one lane: a push at priority ", priorities[i],
+                     " is refused (only priority 0 is supported; docs/redis.md)"));
+  }
+  return true;
+}
+
 }  // namespace
 
 size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
                              absl::Span<const std::string_view> payloads,
-                             absl::Span<bool> accepted) {
+                             absl::Span<const int32_t> priorities, absl::Span<bool> accepted) {
   State& s = *state_;
   std::fill(accepted.begin(), accepted.end(), false);
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -87,7 +105,7 @@ size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
   index.reserve(urls.size());
   for (size_t i = 0; i < urls.size(); ++i) {
     const std::string_view payload = payloads.empty() ? std::string_view() : payloads[i];
-    if (!Storable(urls[i], payload)) {
+    if (!Storable(urls[i], payload) || PriorityRefused(s, priorities, i)) {
       ++s.refused;
       continue;
     }

@@ -123,7 +123,8 @@ struct RedisSieve::State {
   uint64_t popped ABSL_GUARDED_BY(mutex) = 0;
   uint64_t done ABSL_GUARDED_BY(mutex) = 0;
   uint64_t deferred ABSL_GUARDED_BY(mutex) = 0;
-  uint64_t refused ABSL_GUARDED_BY(mutex) = 0;  // NUL in the URL, or payload too long
+  uint64_t refused ABSL_GUARDED_BY(mutex) = 0;  // NUL in the URL, payload too long, priority
+  bool warned_priority ABSL_GUARDED_BY(mutex) = false;  // a non-zero priority was refused
 
   // Fleet-wide figures: queue and lease counts from the last round trip that
   // returned them, the filter's bit count from the last refresh.
