@@ -27,9 +27,9 @@ Order: as Scrapy's scheduler with its default SCHEDULER_PRIORITY_QUEUE
 (ScrapyPriorityQueue): the highest Request.priority first, and within one
 priority LIFO or FIFO as the queue class Scrapy would use says
 (SCHEDULER_DISK_QUEUE with a JOBDIR, else SCHEDULER_MEMORY_QUEUE; Scrapy's
-defaults are LIFO). Each priority is a lane of the Sieve; at most 1,024
-distinct priorities may be queued at once (a request past the bound is
-dropped with an error, sieve/refused_requests), and priorities outside
+defaults are LIFO). Each priority is a lane of the Sieve; at most MAX_LANES
+(1,024) distinct priorities may be queued at once (a request past the bound
+is dropped with an error, sieve/refused_requests), and priorities outside
 [-2**31, 2**31 - 1] are clamped to it. Any other SCHEDULER_PRIORITY_QUEUE
 (DownloaderAwarePriorityQueue's per-slot fairness included) is refused at
 open with a ValueError naming the setting.
@@ -63,21 +63,18 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import create_instance, load_object
 from scrapy.utils.request import RequestFingerprinter, referer_str, request_from_dict
 
-from crawl_sieve import MAX_PAYLOAD_BYTES, Sieve
+from crawl_sieve import MAX_PAYLOAD_BYTES, MAX_PRIORITY, MIN_PRIORITY, Sieve, SieveError
 
 logger = logging.getLogger(__name__)
 
 # Which Sieve statistics go to Scrapy's stats collector (as "sieve/<name>").
 STATS_KEYS = ("accepted", "dropped", "queued", "in_flight", "refused", "estimated_count",
               "capacity", "current_fp_rate", "target_fp_rate", "filter_bytes",
-              "queue_memory_bytes", "queue_disk_bytes", "spilled_segments")
+              "queue_memory_bytes", "queue_disk_bytes", "spilled_segments", "lane_count")
 
 # The one SCHEDULER_PRIORITY_QUEUE whose order the Sieve's lanes reproduce
 # (Scrapy's default): one queue per priority, the highest first.
 PRIORITY_QUEUE = "scrapy.pqueues.ScrapyPriorityQueue"
-
-# The Sieve's priorities are 32-bit; Scrapy's are Python ints.
-MIN_PRIORITY, MAX_PRIORITY = -2**31, 2**31 - 1
 
 # queuelib's queues, which Scrapy's SCHEDULER_*_QUEUE classes derive from.
 # LifoMemoryQueue derives from FifoMemoryQueue: LIFO is asked first.
@@ -142,7 +139,7 @@ def _lifo_from_settings(settings) -> bool:
 
 
 def _lane(priority: int) -> int:
-    """Request.priority clamped to the Sieve's 32-bit lanes."""
+    """Request.priority (a Python int) clamped to the Sieve's 32-bit lanes."""
     return min(max(int(priority), MIN_PRIORITY), MAX_PRIORITY)
 
 
@@ -309,15 +306,18 @@ class SieveScheduler(BaseScheduler):
             made.append(payload)
             return payload
 
-        if not self.sieve.push_lazy(key, serialize, priority=self._priority(request)):
+        try:
+            pushed = self.sieve.push_lazy(key, serialize, priority=self._priority(request))
+        except SieveError as error:
+            # The Sieve's bound on distinct priorities queued at once (its
+            # lanes, MAX_LANES), checked before the filter: the request
+            # stays unseen.
+            logger.error("Request %s dropped: %s", request, error)
+            self.stats.inc_value("sieve/refused_requests", spider=self.spider)
+            return False
+        if not pushed:
             if not made:
                 self.df.log(request, self.spider)  # seen
-            elif made[0] is not None:
-                # New and serialized, yet refused: the Sieve's bound on
-                # distinct live priorities (1,024 lanes).
-                logger.error("Request %s (priority %d) dropped: the Sieve already queues its "
-                             "maximum of distinct priorities", request, request.priority)
-                self.stats.inc_value("sieve/refused_requests", spider=self.spider)
             return False
         self.stats.inc_value("scheduler/enqueued/sieve", spider=self.spider)
         self.stats.inc_value("scheduler/enqueued", spider=self.spider)

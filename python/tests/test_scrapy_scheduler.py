@@ -22,7 +22,8 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 
-from crawl_sieve.scrapy_sieve import MAX_PRIORITY, SieveDupeFilter, SieveScheduler
+from crawl_sieve import MAX_PRIORITY
+from crawl_sieve.scrapy_sieve import SieveDupeFilter, SieveScheduler
 
 BASE = {"REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7"}
 SIEVE = {"SCHEDULER": "crawl_sieve.scrapy_sieve.SieveScheduler",
@@ -224,7 +225,7 @@ def test_past_the_bound_on_distinct_priorities_a_request_is_refused(caplog):
         assert opened.enqueue(Request(f"http://foo.com/{priority}", priority=priority))
     assert not opened.enqueue(Request("http://foo.com/one-more", priority=-1))
     assert opened.crawler.stats.get_value("sieve/refused_requests") == 1
-    assert any("maximum of distinct priorities" in r.getMessage() for r in caplog.records)
+    assert any("priorities already have URLs queued" in r.getMessage() for r in caplog.records)
     assert opened.enqueue(Request("http://foo.com/same-lane", priority=7))  # a live lane
     assert opened.pop().priority == 1023
     # The lane of 1023 is empty now: room for one more distinct priority.
