@@ -108,6 +108,7 @@ def run_crawl(testsite, pages, sieve, concurrency=16, extra=()):
     port = root.rstrip("/").rsplit(":", 1)[1]
     order = [u.replace(port, "PORT", 1) for u in result["fetched"]]
     return {"pages": fetched, "seconds": stats["elapsed_time_seconds"], "order": order,
+            "ops": result.get("ops", []),
             "pages_per_s": fetched / stats["elapsed_time_seconds"],
             "peak_rss_mib": usage.ru_maxrss / 1024}
 
@@ -151,32 +152,76 @@ def section_rank(order, every):
     return sum(ranks) / len(ranks) / max(1, len(order) - 1), tenth, len(ranks)
 
 
+FIFO_QUEUES = {"SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+               "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue"}
+
+
+def replay(ops, fifo):
+    """Scrapy's scheduler calls of a crawl (scrapy_crawl.py --record), made
+    again on SieveScheduler: (enqueues answered alike, enqueues, pops that
+    return the same request, pops)."""
+    from scrapy.http import Request
+    from scrapy.spiders import Spider
+    from scrapy.utils.test import get_crawler
+
+    from crawl_sieve.scrapy_sieve import SieveScheduler
+    settings = {"REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", "SIEVE_STATS_INTERVAL": 0,
+                "DUPEFILTER_CLASS": "crawl_sieve.scrapy_sieve.SieveDupeFilter",
+                "SIEVE_EXPECTED_COUNT": 1_000_000, "SIEVE_FP_RATE": 1e-7,
+                **(FIFO_QUEUES if fifo else {})}
+    crawler = get_crawler(Spider, settings)
+    scheduler = SieveScheduler.from_crawler(crawler)
+    scheduler.open(Spider.from_crawler(crawler, name="replay"))
+    enqueues = enqueues_same = pops = pops_same = 0
+    for op in ops:
+        if op[0] == "e":
+            accepted = scheduler.enqueue_request(Request(op[1], priority=op[2], dont_filter=op[3]))
+            enqueues += 1
+            enqueues_same += accepted == op[4]
+        else:
+            request = scheduler.next_request()
+            pops += 1
+            pops_same += (request.url if request is not None else None) == op[1]
+    scheduler.close("finished")
+    return enqueues_same, enqueues, pops_same, pops
+
+
 def priority_table(args):
     extra = ("--depth-priority", "1", "--prefer-every", str(args.prefer_every))
     print(f"\n## Crawl with priorities ({args.priority_pages} pages, DEPTH_PRIORITY 1, "
           f"priority 100 on every {args.prefer_every}th page, 1 concurrent)\n")
     print("| scheduler | queue within a priority | pages | seconds | section pages | "
-          "section mean rank | section in first 10% | order |")
+          "section mean rank | section in first 10% | fetch order vs the first run |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
     queues = {"LIFO (Scrapy's default)": (), "FIFO": ("--fifo",)}
+    replays = {}
     for queue, fifo in queues.items():
-        runs = {}
-        for sieve in (False, True):
-            r = run_crawl(args.testsite, args.priority_pages, sieve, 1, extra + fifo)
-            runs[sieve] = r
+        runs = []
+        for name, sieve in (("Scrapy default", False), ("Scrapy default, again", False),
+                            ("SieveScheduler + SieveDupeFilter", True)):
+            record = () if sieve or runs else ("--record",)
+            r = run_crawl(args.testsite, args.priority_pages, sieve, 1, extra + fifo + record)
+            runs.append(r)
             mean, tenth, count = section_rank(r["order"], args.prefer_every)
-            if sieve:
-                same = r["order"] == runs[False]["order"]
-                first = next((i for i, (a, b) in enumerate(zip(r["order"], runs[False]["order"]))
-                              if a != b), min(len(r["order"]), len(runs[False]["order"])))
-                verdict = "same as Scrapy's" if same else f"differs from page {first}"
-                pages_same = sorted(r["order"]) == sorted(runs[False]["order"])
-                verdict += "" if pages_same else ", other pages"
-            else:
+            first = runs[0]["order"]
+            if len(runs) == 1:
                 verdict = "-"
-            name = "SieveScheduler + SieveDupeFilter" if sieve else "Scrapy default"
+            elif r["order"] == first:
+                verdict = "same"
+            else:
+                at = next((i for i, (a, b) in enumerate(zip(r["order"], first)) if a != b),
+                          min(len(r["order"]), len(first)))
+                verdict = f"differs from fetch {at}"
+                verdict += ", same pages" if sorted(r["order"]) == sorted(first) else ", OTHER PAGES"
             print(f"| {name} | {queue} | {r['pages']} | {r['seconds']:.1f} | {count} "
                   f"| {mean:.3f} | {tenth} | {verdict} |", flush=True)
+        replays[queue] = replay(runs[0]["ops"], bool(fifo))
+    print("\nScrapy's scheduler calls in the first run of each (--record), made again on "
+          "SieveScheduler:\n")
+    print("| queue within a priority | enqueues answered alike | pops returning the same request |")
+    print("|---|---:|---:|")
+    for queue, (e_same, e, p_same, p) in replays.items():
+        print(f"| {queue} | {e_same} / {e} | {p_same} / {p} |")
 
 
 def memory_table(args):

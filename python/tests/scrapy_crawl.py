@@ -11,7 +11,10 @@ DUPEFILTER_CLASS only; else Scrapy's defaults.
 as a Ctrl-C would, so that JOBDIR keeps the state.
 --depth-priority D: Scrapy's DEPTH_PRIORITY; --prefer-every K: the pages
 /p/N.html with N % K == 0 (a "section") are requested at priority 100;
---fifo: FIFO within a priority (Scrapy's FIFO queues), else Scrapy's LIFO."""
+--fifo: FIFO within a priority (Scrapy's FIFO queues), else Scrapy's LIFO.
+--record: the scheduler's calls go to the output as "ops" (enqueue: ["e",
+url, priority, dont_filter, accepted]; next_request: ["n", url or None]), for
+bench/scrapy-sieve to replay them through another scheduler."""
 import argparse
 import json
 import sys
@@ -55,6 +58,21 @@ class SiteSpider(scrapy.Spider):
                 yield scrapy.Request(url, callback=self.parse, priority=self.priority(url))
 
 
+def recording(scheduler_cls, ops):
+    """scheduler_cls, with its calls appended to ops."""
+    class Recording(scheduler_cls):
+        def enqueue_request(self, request):
+            accepted = super().enqueue_request(request)
+            ops.append(["e", request.url, request.priority, request.dont_filter, accepted])
+            return accepted
+
+        def next_request(self):
+            request = super().next_request()
+            ops.append(["n", request.url if request is not None else None])
+            return request
+    return Recording
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("root")
@@ -67,6 +85,7 @@ def main():
     parser.add_argument("--log-level", default="INFO")
     parser.add_argument("--depth-priority", type=int, default=0)
     parser.add_argument("--prefer-every", type=int, default=0)
+    parser.add_argument("--record", action="store_true")
     parser.add_argument("--fifo", action="store_true",
                         help="FIFO within a priority (Scrapy's FIFO queues), else LIFO")
     args = parser.parse_args()
@@ -100,6 +119,11 @@ def main():
         })
     if args.jobdir:
         settings["JOBDIR"] = args.jobdir
+    ops = []
+    if args.record:
+        from scrapy.utils.misc import load_object
+        settings["SCHEDULER"] = recording(
+            load_object(settings.get("SCHEDULER", "scrapy.core.scheduler.Scheduler")), ops)
     fetched = []
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(SiteSpider)
@@ -108,7 +132,7 @@ def main():
     stats = {k: v for k, v in crawler.stats.get_stats().items()
              if isinstance(v, (int, float, str))}
     with open(args.out, "w") as f:
-        json.dump({"fetched": fetched, "stats": stats}, f)
+        json.dump({"fetched": fetched, "stats": stats, "ops": ops}, f)
     return 0
 
 
