@@ -212,7 +212,8 @@ def priority_table(args):
                 at = next((i for i, (a, b) in enumerate(zip(r["order"], first)) if a != b),
                           min(len(r["order"]), len(first)))
                 verdict = f"differs from fetch {at}"
-                verdict += ", same pages" if sorted(r["order"]) == sorted(first) else ", OTHER PAGES"
+                same_pages = sorted(r["order"]) == sorted(first)
+                verdict += ", same pages" if same_pages else ", OTHER PAGES"
             print(f"| {name} | {queue} | {r['pages']} | {r['seconds']:.1f} | {count} "
                   f"| {mean:.3f} | {tenth} | {verdict} |", flush=True)
         replays[queue] = replay(runs[0]["ops"], bool(fifo))
