@@ -68,6 +68,14 @@ SieveEntry Segment::PopFront() {
   return entry;
 }
 
+void Segment::Release() {
+  std::string().swap(bytes_);
+  std::vector<uint32_t>().swap(starts_);
+  read_pos_ = 0;
+  remaining_ = 0;
+  total_ = 0;
+}
+
 void Segment::EnableBackPops() {
   if (back_pops_) return;
   back_pops_ = true;

@@ -35,6 +35,10 @@ class Segment {
 
   void Append(std::string_view url, std::string_view payload);
   void Reserve(size_t bytes) { bytes_.reserve(bytes); }
+  // Empties the segment and frees its memory (assigning Segment() does not:
+  // libstdc++'s string keeps its buffer when the string moved in is short).
+  // Back pops stay enabled if they were.
+  void Release();
   // Precondition: !Empty().
   SieveEntry PopFront();
 

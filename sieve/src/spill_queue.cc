@@ -160,7 +160,7 @@ void SpillQueue::SpillTail() {
         .IgnoreError();  // the callback never fails
     if (!piece.Empty()) SpillSegment(std::move(piece));
   }
-  tail_ = Segment();
+  tail_.Release();
   // Reserving the whole segment up front avoids the capacity doubling that
   // would otherwise overshoot the budget by up to one segment.
   tail_.Reserve(segment_bytes_ + 4096);
@@ -179,12 +179,11 @@ size_t SpillQueue::ForcedSpillBytes() const {
 
 void SpillQueue::ForceSpill() {
   if (tail_.MemoryBytes() >= head_.MemoryBytes()) {
-    if (tail_.Empty()) {
-      tail_ = Segment();  // only capacity: release it
-    } else {
-      SpillSegment(std::move(tail_));
+    if (!tail_.Empty()) {
+      Segment out = std::move(tail_);
+      SpillSegment(std::move(out));
     }
-    tail_ = Segment();
+    tail_.Release();  // an empty tail's capacity, or what the move left
     if (options_.order == LaneOrder::kLifo) tail_.EnableBackPops();
     return;
   }
@@ -196,7 +195,7 @@ void SpillQueue::ForceSpill() {
     if (copy.ok()) rest = *std::move(copy);
   }
   if (rest.Empty() && !head_.Empty()) return;  // cannot happen: head_'s bytes are valid
-  head_ = Segment();
+  head_.Release();
   if (!rest.Empty()) SpillSegment(std::move(rest), /*at_front=*/true);
 }
 
@@ -262,7 +261,7 @@ absl::Status SpillQueue::RefillTop() {
     // first-deferred-first, under any URL pushed from now on.
     tail_ = ReversedOf(under_);
     tail_.EnableBackPops();
-    under_ = Segment();
+    under_.Release();
     return absl::OkStatus();
   }
   Spilled top = std::move(spilled_.back());
@@ -278,7 +277,7 @@ absl::StatusOr<std::optional<SieveEntry>> SpillQueue::Pop() {
   if (size_ == 0) return std::nullopt;
   if (options_.order == LaneOrder::kLifo) {
     if (tail_.Empty()) {
-      tail_ = Segment();
+      tail_.Release();
       tail_.EnableBackPops();
       if (absl::Status s = RefillTop(); !s.ok()) return s;
     }
@@ -286,7 +285,7 @@ absl::StatusOr<std::optional<SieveEntry>> SpillQueue::Pop() {
     return tail_.PopBack();
   }
   if (head_.Empty()) {
-    head_ = Segment();  // release the drained buffer before loading the next
+    head_.Release();  // the drained buffer, before loading the next
     if (absl::Status s = RefillHead(); !s.ok()) return s;
   }
   --size_;

@@ -51,6 +51,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "crawler/host_queues.h"
+#include "crawler/link_priority.h"
 
 namespace sieve {
 class Sieve;
@@ -118,6 +119,9 @@ struct FrontierOptions {
   // fetches per authority (--per-host) and time between starts (--delay).
   int per_host = 2;
   absl::Duration delay = absl::Seconds(1);
+  // The priority of each URL offered (--prefer, --defer, --depth-priority,
+  // [[priority]]); null or without rules: every URL at 0, FIFO.
+  std::shared_ptr<const LinkPriority> priority;
 };
 
 struct FrontierStats {
@@ -223,9 +227,12 @@ class Frontier {
   void DecodePayloadLocked(const std::string& payload, CrawlUrl* url);
   // Whether Refill may give URLs of backlogged hosts back to the Sieve now:
   // URLs of other hosts are queued there and the rate allows it.
-  bool MayPassOverLocked(absl::Time now);                                     // requires mu_
-  bool OtherHostsQueuedLocked() const;                                        // requires mu_
-  bool OfferLocked(const std::string& url, std::string_view payload);         // requires mu_
+  bool MayPassOverLocked(absl::Time now);  // requires mu_
+  bool OtherHostsQueuedLocked() const;     // requires mu_
+  bool OfferLocked(const std::string& url, std::string_view payload,
+                   int32_t priority);  // requires mu_
+  // options_.priority's value for `url`, 0 without rules.
+  int32_t PriorityOf(const std::string& url, int depth) const;
   bool UnderHostLimitLocked(const std::string& url, std::string* authority);  // requires mu_
   bool PageLimitReachedLocked() const;                                        // requires mu_
   // With shared_pages: makes sure a page is held before a page may be handed

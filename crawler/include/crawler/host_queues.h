@@ -50,6 +50,9 @@ struct CrawlUrl {
   int depth = 0;          // hops from a seed through links; redirects keep the depth
   std::string parent;     // the page that linked or redirected here; "" for seeds
   int redirect_hops = 0;  // redirects followed to reach this URL
+  // Its Sieve priority (crawler/link_priority.h): within a host's queue,
+  // higher first, then in arrival order.
+  int32_t priority = 0;
   // Set by HostQueues when the authority was dropped (HostPolicy::DropReason):
   // record the URL with error "host_dropped: <reason>", do not fetch it.
   std::string drop_reason;
@@ -130,8 +133,9 @@ class HostQueues {
   explicit HostQueues(HostPolicy* policy, size_t max_queued_per_host = 0)
       : policy_(policy), cap_(max_queued_per_host) {}
 
-  // Queues `url` behind the others of its authority (url.authority; filled in
-  // with AuthorityOf when empty).
+  // Queues `url` behind the others of its authority of the same or a higher
+  // priority, ahead of those of a lower one (url.authority; filled in with
+  // AuthorityOf when empty). All at one priority: a FIFO.
   void Add(CrawlUrl url, absl::Time now);
 
   // The next URL whose authority is ready at `now` and has a free slot, or

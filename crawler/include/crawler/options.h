@@ -57,6 +57,18 @@ struct HostRule {
   bool operator==(const HostRule&) const = default;
 };
 
+// One [[priority]] table of the config file: URLs matching `url` (an RE2
+// pattern, matched partially against the normalized URL) or whose authority
+// matches `host` (a glob as in [[hosts]]) get `delta` added to their
+// priority. Every matching table adds (see crawler/link_priority.h). File
+// only; --prefer and --defer are the flags for the common case.
+struct PriorityRule {
+  std::string url;   // "" = any URL (then `host` must be set)
+  std::string host;  // "" = any host
+  int delta = 0;
+  bool operator==(const PriorityRule&) const = default;
+};
+
 // TOML section and key in comments: [section] key. Flags are --kebab-case.
 struct CrawlOptions {
   // ---- [seeds] ----
@@ -98,6 +110,17 @@ struct CrawlOptions {
   // counted in summary.json "rejected_ext". Sitemap URLs and redirect
   // targets pass the same check; seeds do not.
   std::vector<std::string> reject_ext;
+  // Priorities (docs/crawler.md, "Order"): which ready URL goes first. URLs
+  // matching a `prefer` pattern get +10, a `defer` pattern -10 (each
+  // matching pattern counts), `depth_priority` * depth is subtracted (Scrapy's
+  // DEPTH_PRIORITY: positive = breadth first even across priorities,
+  // negative = deeper first), and [[priority]] tables add their deltas; the
+  // sum is clamped to [-512, 511]. None given: every URL at 0, the order of
+  // a crawl without priorities exactly. Needs the in-memory frontier.
+  std::vector<std::string> prefer;
+  std::vector<std::string> defer;
+  int depth_priority = 0;
+  std::vector<PriorityRule> priorities;
   // Follow links marked rel=nofollow (and pages with meta robots nofollow).
   bool ignore_nofollow = false;
   // Who finds a page's links: "scanner" (the tokenizer-speed link scanner,

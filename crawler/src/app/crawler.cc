@@ -200,6 +200,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   policy_ = policy->get();
   FrontierOptions frontier_options = FrontierOptionsOf(options_);
   frontier_options.shared_pages = start->shared_pages;
+  absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options_);
+  if (!priority.ok()) return priority.status();
+  frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
       Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
   if (!frontier.ok()) return frontier.status();

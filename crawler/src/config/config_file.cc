@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "config/host_rules.h"
 #include "config/option_table.h"
+#include "config/priority_rules.h"
 #include "config/read_file.h"
 #include "config/strings.h"
 #include "crawler/options.h"
@@ -200,6 +201,11 @@ absl::StatusOr<CrawlOptions> LoadConfigFile(const std::string& path, CrawlOption
   for (const auto& [name, node] : *document) {
     if (name.str() == config_internal::kHostsKey) {  // [[hosts]]: see host_rules.h
       absl::Status applied = config_internal::ApplyHostRules(path, node, base);
+      if (!applied.ok()) return applied;
+      continue;
+    }
+    if (name.str() == config_internal::kPriorityKey) {  // [[priority]]: see priority_rules.h
+      absl::Status applied = config_internal::ApplyPriorityRules(path, node, base);
       if (!applied.ok()) return applied;
       continue;
     }

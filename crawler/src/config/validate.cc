@@ -81,6 +81,14 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
                                             "' is not one of basic|digest|any"));
     }
   }
+  const bool priorities = !options.prefer.empty() || !options.defer.empty() ||
+                          options.depth_priority != 0 || !options.priorities.empty();
+  if (priorities && !options.frontier.empty()) {
+    return absl::InvalidArgumentError(
+        "--prefer, --defer, --depth-priority and [[priority]] need the in-memory frontier: the "
+        "shared frontier in Redis has one order (docs/redis.md, \"Priorities\"); drop them or "
+        "--frontier");
+  }
   if (options.connections < options.per_host) {
     return absl::InvalidArgumentError(Cat("--per-host: ", options.per_host,
                                           " is more than --connections (", options.connections,

@@ -62,11 +62,16 @@ bool Frontier::UnderHostLimitLocked(const std::string& url, std::string* authori
   return false;
 }
 
-bool Frontier::OfferLocked(const std::string& url, std::string_view payload) {
+int32_t Frontier::PriorityOf(const std::string& url, int depth) const {
+  if (options_.priority == nullptr || !options_.priority->any()) return 0;
+  return options_.priority->Of(url, AuthorityOf(url), depth);
+}
+
+bool Frontier::OfferLocked(const std::string& url, std::string_view payload, int32_t priority) {
   ++stats_.offered;
   std::string authority;
   if (!UnderHostLimitLocked(url, &authority)) return false;
-  if (!sieve_->Push(url, payload)) return false;
+  if (!sieve_->Push(url, payload, priority)) return false;
   ++stats_.accepted;
   if (authority.empty()) authority = AuthorityOf(url);
   sieve_hosts_->Add(authority);
@@ -76,24 +81,32 @@ bool Frontier::OfferLocked(const std::string& url, std::string_view payload) {
 
 bool Frontier::Offer(const CrawlUrl& url) {
   const std::string payload = EncodeUrlPayload(url.depth, url.redirect_hops, url.parent);
+  const int32_t priority = PriorityOf(url.url, url.depth);
   std::lock_guard<std::mutex> lock(mu_);
-  return OfferLocked(url.url, payload);
+  return OfferLocked(url.url, payload, priority);
 }
 
 size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
                             const std::string& parent) {
   const std::string payload = EncodeUrlPayload(depth, 0, parent);
+  std::vector<int32_t> priorities;  // empty: all at 0
+  if (options_.priority != nullptr && options_.priority->any()) {
+    priorities.reserve(urls.size());
+    for (const std::string& url : urls) priorities.push_back(PriorityOf(url, depth));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (per_host_ != nullptr) {  // per-URL check; the batch cannot know the counts
     size_t added = 0;
-    for (const std::string& url : urls) added += OfferLocked(url, payload);
+    for (size_t i = 0; i < urls.size(); ++i) {
+      added += OfferLocked(urls[i], payload, priorities.empty() ? 0 : priorities[i]);
+    }
     return added;
   }
   std::vector<std::string_view> views(urls.begin(), urls.end());
   const std::vector<std::string_view> payloads(urls.size(), payload);
   std::unique_ptr<bool[]> accepted(new bool[urls.size()]());
   const size_t added =
-      sieve_->PushBatch(views, payloads, absl::MakeSpan(accepted.get(), urls.size()));
+      sieve_->PushBatch(views, payloads, priorities, absl::MakeSpan(accepted.get(), urls.size()));
   stats_.offered += urls.size();
   stats_.accepted += added;
   for (size_t i = 0; i < urls.size(); ++i) {
@@ -124,6 +137,7 @@ void Frontier::RefillLocked(absl::Time now) {
     if (!popped.has_value()) return;
     CrawlUrl url;
     url.url = std::move(popped->url);
+    url.priority = popped->priority;
     url.authority = AuthorityOf(url.url);
     if (overflow_full && queues_.AtCap(url.authority)) {
       sieve_->Defer(url.url);  // its count in sieve_hosts_ stays: it is queued again

@@ -33,7 +33,16 @@ void HostQueues::Add(CrawlUrl url, absl::Time now) {
   if (inserted) {
     if (const std::string* reason = policy_->DropReason(it->first)) host.drop_reason = *reason;
   }
-  host.urls.push_back(std::move(url));
+  if (host.urls.empty() || host.urls.back().priority >= url.priority) {
+    host.urls.push_back(std::move(url));  // the usual case: O(1)
+  } else {
+    // A higher priority than the tail's: ahead of every lower one, behind
+    // its equals (the queue stays sorted by priority, stable).
+    const auto at = std::upper_bound(
+        host.urls.begin(), host.urls.end(), url.priority,
+        [](int32_t priority, const CrawlUrl& queued) { return priority > queued.priority; });
+    host.urls.insert(at, std::move(url));
+  }
   ++queued_;
   if (cap_ > 0 && host.urls.size() > cap_) ++over_cap_;
   if (cap_ > 0 && host.urls.size() == cap_) at_cap_.insert(it->first);

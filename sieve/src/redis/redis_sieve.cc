@@ -7,8 +7,8 @@
 #include <memory>
 #include <utility>
 
+#include "../log_emit.h"
 #include "absl/strings/str_cat.h"
-#include "log_emit.h"
 #include "queue_element.h"
 #include "queue_partitions.h"
 #include "redis_state.h"

@@ -3,6 +3,8 @@
 #include "crawler/host_queues.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -50,6 +52,26 @@ TEST(HostQueues, FifoWithinAnAuthority) {
   EXPECT_EQ(second->url, "http://a/2");
   EXPECT_EQ(q.queued(), 0u);
   EXPECT_EQ(q.in_flight(), 1u);
+}
+
+TEST(HostQueues, HigherPriorityFirstWithinAnAuthorityThenArrivalOrder) {
+  FixedDelayPolicy policy(1, absl::ZeroDuration());
+  HostQueues q(&policy);
+  const std::vector<std::pair<std::string, int32_t>> added = {
+      {"http://a/1", 0},  {"http://a/2", 5}, {"http://a/3", 0}, {"http://a/4", 5},
+      {"http://a/5", -3}, {"http://a/6", 9}, {"http://a/7", 0}};
+  for (const auto& [url, priority] : added) {
+    CrawlUrl u = U(url);
+    u.priority = priority;
+    q.Add(u, kQueuesT0);
+  }
+  std::vector<std::string> order;
+  while (auto next = q.TakeReady(kQueuesT0)) {
+    order.push_back(next->url);
+    q.Release(next->authority, FetchOutcome{}, kQueuesT0);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"http://a/6", "http://a/2", "http://a/4", "http://a/1",
+                                             "http://a/3", "http://a/7", "http://a/5"}));
 }
 
 TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {

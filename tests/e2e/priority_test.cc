@@ -1,0 +1,133 @@
+// The crawler's order through the binary (docs/crawler.md, "Order"): with no
+// rule a crawl stays breadth first (a FIFO: the depth of the pages fetched
+// never goes down), --prefer fetches a section first within a --max-pages
+// budget, --depth-priority -1 goes deep, and rules with a shared frontier
+// are a usage error.
+#include <algorithm>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "e2e/binary_crawl.h"
+#include "e2e/e2e_util.h"
+#include "gtest/gtest.h"
+#include "testsite/test_site.h"
+
+namespace {
+
+using e2e::BinaryCrawl;
+using e2e::PathOf;
+using e2e::RunCrawlBinary;
+
+std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages) {
+  testsite::SiteOptions options;
+  options.pages = pages;
+  options.links_per_page = 10;
+  auto site = testsite::TestSite::Start(options);
+  EXPECT_TRUE(site.ok()) << site.status();
+  return site.ok() ? std::move(*site) : nullptr;
+}
+
+// One fetch at a time, so pages.jsonl is in fetch order.
+std::vector<std::string> Serial(std::vector<std::string> extra) {
+  std::vector<std::string> flags = {"--connections", "1", "--per-host", "1"};
+  flags.insert(flags.end(), extra.begin(), extra.end());
+  return flags;
+}
+
+std::vector<int> DepthsInFetchOrder(const BinaryCrawl& crawl) {
+  std::vector<int> depths;
+  for (const auto& page : crawl.pages) depths.push_back(page["depth"].get<int>());
+  return depths;
+}
+
+bool NonDecreasing(const std::vector<int>& values) {
+  for (size_t i = 1; i < values.size(); ++i) {
+    if (values[i] < values[i - 1]) return false;
+  }
+  return true;
+}
+
+// The section --prefer picks below: pages whose number ends in 7 (a tenth).
+const std::regex kSection("^/p/[0-9]*7\\.html$");
+
+int SectionPages(const BinaryCrawl& crawl) {
+  int count = 0;
+  for (const auto& page : crawl.pages) {
+    count += std::regex_match(PathOf(page["url"].get<std::string>()), kSection);
+  }
+  return count;
+}
+
+TEST(Priority, NoRuleKeepsBreadthFirstOrder) {
+  auto site = StartSite(2000);
+  ASSERT_NE(site, nullptr);
+  // No rule, and a rule that matches nothing (every URL at priority 0).
+  for (const std::string name : {"priority-bfs", "priority-bfs-noop"}) {
+    std::vector<std::string> extra = Serial({"--max-pages", "400"});
+    if (name == "priority-bfs-noop") {
+      extra.insert(extra.end(), {"--prefer", "^nothing-matches$"});
+    }
+    BinaryCrawl crawl = RunCrawlBinary(name, {site->RootUrl()}, extra);
+    ASSERT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
+    ASSERT_EQ(crawl.pages.size(), 400u);
+    const std::vector<int> depths = DepthsInFetchOrder(crawl);
+    EXPECT_TRUE(NonDecreasing(depths)) << name;
+    EXPECT_GE(depths.back(), 2) << name;  // the test crossed depths
+  }
+}
+
+TEST(Priority, PreferFetchesTheSectionFirstWithinThePageBudget) {
+  auto site = StartSite(2000);
+  ASSERT_NE(site, nullptr);
+  BinaryCrawl plain =
+      RunCrawlBinary("priority-plain", {site->RootUrl()}, Serial({"--max-pages", "300"}));
+  BinaryCrawl preferred = RunCrawlBinary("priority-prefer", {site->RootUrl()},
+                                         Serial({"--max-pages", "300", "--prefer", "7\\.html$"}));
+  ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
+  ASSERT_EQ(preferred.run.exit_code, 0) << preferred.run.err;
+  ASSERT_EQ(plain.pages.size(), 300u);
+  ASSERT_EQ(preferred.pages.size(), 300u);
+  const int plain_section = SectionPages(plain);
+  const int preferred_section = SectionPages(preferred);
+  // Breadth first spends about a tenth of the budget on the section; with
+  // --prefer every section page known when a fetch starts goes first.
+  EXPECT_LT(plain_section, 60);
+  EXPECT_GE(preferred_section, 3 * plain_section);
+  EXPECT_GE(preferred_section, 120);
+  // The preferred pages come early: the first half of the crawl holds more
+  // of them than the second.
+  int first_half = 0;
+  for (size_t i = 0; i < preferred.pages.size() / 2; ++i) {
+    first_half += std::regex_match(PathOf(preferred.pages[i]["url"].get<std::string>()), kSection);
+  }
+  EXPECT_GT(first_half, preferred_section / 2);
+}
+
+TEST(Priority, NegativeDepthPriorityGoesDeep) {
+  auto site = StartSite(2000);
+  ASSERT_NE(site, nullptr);
+  BinaryCrawl breadth =
+      RunCrawlBinary("priority-breadth", {site->RootUrl()}, Serial({"--max-pages", "60"}));
+  BinaryCrawl deep = RunCrawlBinary("priority-deep", {site->RootUrl()},
+                                    Serial({"--max-pages", "60", "--depth-priority", "-1"}));
+  ASSERT_EQ(breadth.run.exit_code, 0) << breadth.run.err;
+  ASSERT_EQ(deep.run.exit_code, 0) << deep.run.err;
+  const std::vector<int> breadth_depths = DepthsInFetchOrder(breadth);
+  const std::vector<int> deep_depths = DepthsInFetchOrder(deep);
+  ASSERT_FALSE(breadth_depths.empty());
+  ASSERT_FALSE(deep_depths.empty());
+  EXPECT_LE(breadth_depths.back(), 2);
+  // Breadth first stays within two hops in 60 pages; deep first follows the
+  // newest, deepest links.
+  EXPECT_GE(*std::max_element(deep_depths.begin(), deep_depths.end()), 5);
+}
+
+TEST(Priority, RulesWithASharedFrontierAreAUsageError) {
+  BinaryCrawl crawl = RunCrawlBinary("priority-redis", {"http://127.0.0.1:1/"},
+                                     {"--prefer", "/a/", "--frontier", "redis://127.0.0.1:1/x"});
+  EXPECT_EQ(crawl.run.exit_code, 2);
+  EXPECT_NE(crawl.run.err.find("need the in-memory frontier"), std::string::npos) << crawl.run.err;
+}
+
+}  // namespace
