@@ -61,6 +61,11 @@ std::string SieveMessageInFlags(std::string_view message) {
       absl::string_view(message.data(), message.size()),
       {{"SieveOptions::overflow_policy = OverflowPolicy::kGrow, the \"grow\" overflow policy",
         "--overflow grow"},
+       // The overflow warnings' own words (issue 33, item 8).
+       {"OverflowPolicy::kGrow", "--overflow grow"},
+       {"OverflowPolicy::kWarn", "--overflow warn"},
+       {"SieveOptions::filter_memory_max_bytes", "--filter-memory-max"},
+       {"SieveOptions::expected_count =", "--expected"},
        {"SieveOptions::expected_count", "--expected"},
        {"queue_memory_budget_bytes", "--queue-memory"}});
 }

@@ -216,9 +216,10 @@ const std::array kRows = {
     Row<&O::state_dir>("state", "dir", "state", "DIR", Kind::kText,
                        "checkpoint directory (default OUT/state)"),
     Row<&O::resume>("state", "resume", "resume", "", Kind::kSwitch,
-                    "continue from the checkpoint in the state directory"),
+                    "continue from the checkpoint in the state directory (its own seeds: "
+                    "URLs given with it are refused)"),
     Row<&O::fresh>("state", "fresh", "fresh", "", Kind::kSwitch,
-                   "discard an existing checkpoint and start over"),
+                   "discard an existing checkpoint and pages.jsonl, and start over"),
     Positive(Row<&O::checkpoint_every_s>("state", "checkpoint_every", "checkpoint-every",
                                          "DURATION", Kind::kSeconds, "time between checkpoints")),
     OneOf(Row<&O::log_level>("log", "level", "log-level", "LEVEL", Kind::kChoice,
