@@ -202,4 +202,34 @@ TEST(FirstContact, Issue33Item12LinksSaysWhyRelativeLinksAreNotPrinted) {
   EXPECT_EQ(based.err, "");
 }
 
+// Item 14: --resolve HOST:PORT:ADDR as curl's: the seed's name is crawled
+// at the address given (robots.txt included), the records keep the name; a
+// malformed entry is a usage error naming it. --no-check-certificate warns.
+TEST(FirstContact, Issue33Item14ResolveAndNoCheckCertificate) {
+  auto site = StartSite(3);
+  ASSERT_NE(site, nullptr);
+  const std::string host = "crawl-e2e.invalid";
+  const std::string authority = absl::StrCat(host, ":", site->port());
+  const e2e::BinaryCrawl crawl =
+      e2e::RunCrawlBinary("first-resolve", {absl::StrCat("http://", authority, "/")},
+                          {"--resolve", authority + ":127.0.0.1", "--block-private", "off",
+                           "--robots", "on", "--no-check-certificate"},
+                          kTimeLimitS);
+  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
+  EXPECT_EQ(site->RequestCount("/robots.txt"), 1u);
+  EXPECT_GE(site->TotalRequests(), 4u);  // robots.txt and the 3 pages
+  for (const auto& page : crawl.pages) {
+    EXPECT_EQ(page["url"].get<std::string>().rfind("http://" + authority + "/", 0), 0u)
+        << page.dump();
+    EXPECT_EQ(page["status"], 200) << page.dump();
+  }
+  EXPECT_NE(crawl.run.err.find("--no-check-certificate: server certificates are NOT verified"),
+            std::string::npos)
+      << crawl.run.err;
+  const e2e::BinaryCrawl bad = e2e::RunCrawlBinary("first-resolve-bad", {site->RootUrl()},
+                                                   {"--resolve", "crawl.test:80"}, kTimeLimitS);
+  EXPECT_EQ(bad.run.exit_code, 2) << bad.run.err;
+  EXPECT_NE(bad.run.err.find("--resolve 'crawl.test:80'"), std::string::npos) << bad.run.err;
+}
+
 }  // namespace

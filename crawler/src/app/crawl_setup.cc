@@ -181,6 +181,11 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.extras = RequestExtrasOf(options.hosts);
   f.cookies = options.cookies;
   f.load_cookies = options.load_cookies;
+  f.ca_file = options.ca_certificate;
+  f.verify_peer = !options.no_check_certificate;
+  f.client_cert = options.certificate;
+  f.client_key = options.private_key;
+  f.resolve = options.resolve;
   f.save_cookies = options.save_cookies;
   // Validated with the options: a bad pattern never gets this far.
   absl::StatusOr<MediaTypeFilter> types =

@@ -201,6 +201,11 @@ class Crawler::Impl {
 };
 
 absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
+  if (options_.no_check_certificate) {
+    spdlog::warn(
+        "--no-check-certificate: server certificates are NOT verified; anyone between this "
+        "machine and the servers can read and change what the crawl fetches");
+  }
   if (options_.fp_rate > 0.5) {
     spdlog::warn(
         "--fp-rate {}: more than half of the new URLs would be taken for seen and never crawled",

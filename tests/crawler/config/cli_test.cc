@@ -473,8 +473,8 @@ TEST(HelpText, ListsEveryFlagAndTheDefaultsInUse) {
 // DESCRIPTION (help2man takes "  or:" lines as more usage).
 TEST(HelpText, ListsTheCommandsAndEveryUsageLine) {
   const std::string help = HelpText();
-  for (const char* command : {"  url BASE HREF", "  links [--base URL] [FILE]",
-                              "  robots --file FILE URL...", "  completion bash"}) {
+  for (const char* command : {"  url BASE HREF", "  links [options] [FILE]",
+                              "  robots [options] URL...", "  completion bash"}) {
     EXPECT_NE(help.find(command), std::string::npos) << command;
   }
   EXPECT_NE(help.find("\n  or:  crawl --seeds FILE"), std::string::npos) << help;
