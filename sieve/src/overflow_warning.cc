@@ -14,8 +14,14 @@ std::string Count(double n) {
   return std::isfinite(n) ? absl::StrFormat("%.0f", n) : std::string("an unknown number of");
 }
 
+// Human sizes: "512 bytes", "62.5 KiB", "2.29 MiB", "1.25 GiB" (a tiny
+// filter read "6.1e-05 MiB"; issue 33, item 8).
 std::string Mib(uint64_t bytes) {
-  return absl::StrFormat("%.3g MiB", static_cast<double>(bytes) / (1 << 20));
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024) return absl::StrFormat("%d bytes", bytes);
+  if (bytes < (uint64_t{1} << 20)) return absl::StrFormat("%.3g KiB", b / 1024);
+  if (bytes < (uint64_t{1} << 30)) return absl::StrFormat("%.3g MiB", b / (1 << 20));
+  return absl::StrFormat("%.3g GiB", b / (1 << 30));
 }
 
 }  // namespace

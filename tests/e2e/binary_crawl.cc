@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/str_join.h"
@@ -43,14 +44,17 @@ std::vector<std::string> LoopbackCrawlFlags(const std::string& dir,
           "--quiet"};
 }
 
-BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
-                           const std::vector<std::string>& extra) {
+namespace {
+
+BinaryCrawl RunWithFlags(const std::string& test_name, const std::vector<std::string>& seeds,
+                         const std::vector<std::string>& extra, int time_limit_s, bool quiet) {
   const std::string dir = FreshDir(test_name);
   BinaryCrawl crawl;
   crawl.out_dir = dir + "/out";
   std::vector<std::string> args = LoopbackCrawlFlags(dir, seeds);
+  if (!quiet) args.erase(std::remove(args.begin(), args.end(), "--quiet"), args.end());
   args.insert(args.end(), extra.begin(), extra.end());
-  crawl.run = RunProgram("crawl", args);
+  crawl.run = RunProgram("crawl", args, "", time_limit_s);
   if (std::filesystem::exists(crawl.out_dir + "/pages.jsonl"))
     crawl.pages = ReadPages(crawl.out_dir);
   for (const auto& page : crawl.pages) crawl.by_path[PathOf(page["url"].get<std::string>())] = page;
@@ -58,6 +62,19 @@ BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::
     crawl.summary = ReadSummary(crawl.out_dir);
   }
   return crawl;
+}
+
+}  // namespace
+
+BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
+                           const std::vector<std::string>& extra, int time_limit_s) {
+  return RunWithFlags(test_name, seeds, extra, time_limit_s, /*quiet=*/true);
+}
+
+BinaryCrawl RunCrawlBinaryWithLogs(const std::string& test_name,
+                                   const std::vector<std::string>& seeds,
+                                   const std::vector<std::string>& extra, int time_limit_s) {
+  return RunWithFlags(test_name, seeds, extra, time_limit_s, /*quiet=*/false);
 }
 
 std::unique_ptr<testsite::TestSite> StartSmallSite(testsite::SiteOptions options) {

@@ -36,9 +36,16 @@ std::vector<std::string> LoopbackCrawlFlags(const std::string& dir,
                                             const std::vector<std::string>& seeds);
 
 // Runs `crawl` with LoopbackCrawlFlags in a fresh directory, then `extra`
-// (later flags win).
+// (later flags win); killed after `time_limit_s` seconds when > 0 (RunProgram).
 BinaryCrawl RunCrawlBinary(const std::string& test_name, const std::vector<std::string>& seeds,
-                           const std::vector<std::string>& extra = {});
+                           const std::vector<std::string>& extra = {}, int time_limit_s = 0);
+
+// RunCrawlBinary without --quiet, so that info logs (the end line, "waiting
+// for ...") reach run.err.
+BinaryCrawl RunCrawlBinaryWithLogs(const std::string& test_name,
+                                   const std::vector<std::string>& seeds,
+                                   const std::vector<std::string>& extra = {},
+                                   int time_limit_s = 0);
 
 // A 30-page testsite with `options` (its odd cases), or null after a failure.
 std::unique_ptr<testsite::TestSite> StartSmallSite(testsite::SiteOptions options);

@@ -103,7 +103,7 @@ void Drain(int out_fd, int err_fd, std::string* out, std::string* err) {
 }  // namespace
 
 CommandResult RunProgram(const std::string& program, const std::vector<std::string>& args,
-                         const std::string& stdin_text) {
+                         const std::string& stdin_text, int time_limit_s) {
   CommandResult result;
   const std::string path = std::string(CRAWL_BIN_DIR) + "/" + program;
   const std::string input_path = WriteFile(FreshDir("stdin"), "stdin", stdin_text);
@@ -123,6 +123,7 @@ CommandResult RunProgram(const std::string& program, const std::vector<std::stri
     ::dup2(err_pipe[1], 2);
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
+    if (time_limit_s > 0) ::alarm(static_cast<unsigned>(time_limit_s));  // survives execv
     ::execv(path.c_str(), argv.data());
     ::_exit(127);
   }

@@ -54,9 +54,11 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs CRAWL_BIN_DIR/<program> with `args`, feeding `stdin_text`.
+// Runs CRAWL_BIN_DIR/<program> with `args`, feeding `stdin_text`. With
+// `time_limit_s` > 0 the program is killed (SIGALRM, exit code 142) if it
+// runs longer: a test of a crawl that used to hang stays bounded.
 CommandResult RunProgram(const std::string& program, const std::vector<std::string>& args,
-                         const std::string& stdin_text = "");
+                         const std::string& stdin_text = "", int time_limit_s = 0);
 
 // Writes `text` to `dir`/`name` and returns the path.
 std::string WriteFile(const std::string& dir, const std::string& name, const std::string& text);

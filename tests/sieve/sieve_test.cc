@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../../sieve/src/overflow_warning.h"
@@ -199,6 +200,22 @@ TEST(SieveTest, GrowWarningSaysHowMuchMemoryTheFilterTakesNow) {
   const std::string capped = internal::FormatOverflowWarning(f);
   EXPECT_NE(capped.find("filter_memory_max_bytes"), std::string::npos) << capped;
   EXPECT_NE(capped.find("as under OverflowPolicy::kWarn"), std::string::npos) << capped;
+}
+
+// Issue 33, item 8: a small filter's memory read "6.1e-05 MiB".
+TEST(SieveTest, WarningSizesAreHumanSized) {
+  internal::OverflowFigures f;
+  f.estimated_count = 210;
+  f.expected_count = 100;
+  f.current_fp_rate = 0.02;
+  f.target_fp_rate = 0.01;
+  for (const auto& [bytes, shown] : std::vector<std::pair<uint64_t, std::string>>{
+           {64, "64 bytes"}, {1536, "1.5 KiB"}, {uint64_t{5} << 30, "5 GiB"}}) {
+    f.memory_bytes = bytes;
+    const std::string text = internal::FormatOverflowWarning(f);
+    EXPECT_NE(text.find("memory at " + shown + ","), std::string::npos) << text;
+    EXPECT_EQ(text.find("e-05 MiB"), std::string::npos) << text;  // the old "6.1e-05 MiB"
+  }
 }
 
 TEST(SieveTest, SaturatedWarningHasNoInfiniteNumber) {

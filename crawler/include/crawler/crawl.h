@@ -34,7 +34,10 @@ namespace crawler {
 
 // A live snapshot for the progress line.
 struct CrawlProgress {
-  int64_t pages = 0;   // records written
+  int64_t pages = 0;  // records written
+  // Of those, written by this run (a resumed crawl's restored pages are not);
+  // the rate is this over elapsed_s. -1: same as pages.
+  int64_t pages_this_run = -1;
   int64_t errors = 0;  // records with an error
   double elapsed_s = 0;
   int64_t queued = 0;     // in the Sieve plus the host queues
@@ -56,6 +59,10 @@ struct CrawlProgress {
   int64_t last_checkpoint_ms = 0;
   int64_t last_checkpoint_bytes = 0;
   std::optional<MeasuredLoss> fp_measured;  // null when not measured
+  // While URLs are queued and nothing is in flight: the timer the crawl waits
+  // for and until when ("Retry-After of a 503 (2s) of http://h:81 until
+  // 14:05:09.120 UTC"); "" otherwise.
+  std::string waiting_for;
 };
 
 // "1234 pages  312.0/s  queued 5678  in flight 64  seen ~7000  filter 3.1% p=0.0001  errors 2
@@ -63,7 +70,10 @@ struct CrawlProgress {
 // A saturated filter shows "seen ? (filter saturated)"; a measured loss adds
 // "  wrongly dropped ~120 [95..150] (measured p=0.021)" once a sampled URL was
 // wrongly dropped. Every number shown is finite and >= 0.
-std::string FormatProgress(const CrawlProgress& progress);
+// With `width` > 0 (a terminal's columns) the line keeps the fields that fit
+// in that order (pages, rate, queued, in flight, errors and what an idle crawl
+// waits for first); 0 keeps them all (logs, --log-format json).
+std::string FormatProgress(const CrawlProgress& progress, size_t width = 0);
 
 // "wrongly dropped ~120 [95..150] (measured p=0.021 [0.017..0.026])", or "" when
 // nothing measured was dropped (negligible): the end-of-crawl line's part too.

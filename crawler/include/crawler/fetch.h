@@ -90,6 +90,18 @@ struct FetchOptions {
   // Extra CA bundle (PEM) to trust, e.g. a test's self-signed certificate.
   // Empty: the system's default bundle.
   std::string ca_file;
+  // Verify the server's certificate and name (curl's VERIFYPEER/VERIFYHOST).
+  // false: --no-check-certificate, anyone on the path can read and change
+  // what is fetched.
+  bool verify_peer = true;
+  // A client certificate (PEM) and its key for servers that ask for one;
+  // empty: none. The key may be in client_cert's file (client_key empty).
+  std::string client_cert;
+  std::string client_key;
+  // curl's CURLOPT_RESOLVE entries, "HOST:PORT:ADDRESS[,ADDRESS...]": HOST
+  // at PORT connects to ADDRESS instead of what DNS says (the URL, the Host
+  // header and TLS's name stay HOST's). Checked by Fetcher::Create.
+  std::vector<std::string> resolve;
   // Fill FetchResult::request_headers (for WARC request records). Off by
   // default: it turns on curl's debug callback, a call per chunk received.
   bool keep_request_headers = false;

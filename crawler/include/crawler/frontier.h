@@ -182,6 +182,11 @@ class Frontier {
   // authority; InfiniteFuture when that depends on a Release or an Offer.
   absl::Time NextReadyTime();
 
+  // What NextReadyTime waits for, in words: "the Retry-After of a 503 (2s)
+  // of http://h:8080", "the delay between requests to http://h:8080 (1s)";
+  // "" when nothing is scheduled (issue 33: an idle crawl names its timer).
+  std::string NextReadyReason(absl::Time now);
+
   // The fetch of `url` ended (frees its authority's connection slot). Not for
   // a URL handed out with drop_reason set: it holds no slot.
   void Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now);

@@ -99,6 +99,12 @@ class HostPolicy {
   // Why `authority` must not be fetched any more, or null. Asked after each
   // NextFetchTime and when an authority's record is created.
   virtual const std::string* DropReason(const std::string& /*authority*/) { return nullptr; }
+  // Why `authority` may not start a fetch before `until` when a pause of the
+  // policy's (Retry-After, back-off) holds it; "" when only its start
+  // interval does. For the crawl's "waiting for" log line.
+  virtual std::string PauseReason(const std::string& /*authority*/, absl::Time /*until*/) {
+    return "";
+  }
   // HostQueues swept `authority` (nothing queued, in flight or pending): the
   // policy may drop what it keeps for it, so per-host state stays bounded.
   virtual void Forget(const std::string& /*authority*/) {}
@@ -142,13 +148,18 @@ class HostQueues {
   // nullopt. The returned URL holds one of its authority's slots until Release.
   std::optional<CrawlUrl> TakeReady(absl::Time now);
 
-  // Gives back the slot of a URL returned by TakeReady.
+  // Gives back the slot of a URL returned by TakeReady. An unfetched outcome
+  // (status 0, not failed, no error kind) right after its TakeReady also
+  // gives back the start interval that take began.
   void Release(const std::string& authority, const FetchOutcome& outcome, absl::Time now);
 
   // Earliest time some queued authority becomes ready (may be in the past);
   // InfiniteFuture when every authority with URLs is at its connection limit
   // or nothing is queued.
   absl::Time NextReadyTime() const;
+  // The authority NextReadyTime is for ("" when nothing is scheduled). A
+  // stale heap entry may name a time earlier than the authority's real one.
+  const std::string& NextReadyAuthority() const;
 
   size_t queued() const { return queued_; }
   // Queued URLs beyond their authority's first max_queued_per_host.
@@ -167,6 +178,10 @@ class HostQueues {
     absl::Time next_allowed = absl::InfinitePast();
     bool in_heap = false;
     std::string drop_reason;  // non-empty: hand URLs out as dropped
+    // next_allowed before the last TakeReady, while no fetch ended since: a
+    // slot given back unfetched (robots.txt said no) restores it, so a
+    // blocked URL costs its host no start interval (issue 33, item 4).
+    std::optional<absl::Time> allowed_before_take;
   };
   struct HeapEntry {
     absl::Time ready;

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "crawler/url.h"
 
 namespace crawler {
@@ -151,9 +152,11 @@ PageLinks ExtractLinks(std::string_view body, std::string_view content_type, con
 // The `crawl links [--base URL] [FILE]` subcommand: writes the URLs that
 // ExtractLinks keeps, one per line, in document order. base_url: the page's
 // URL; empty means "none", and then only absolute links (or links under an
-// absolute <base href>) are printed. Fails only if base_url does not parse.
-absl::Status PrintLinks(std::string_view html, std::string_view base_url, std::ostream& out,
-                        const LinkOptions& options = {});
+// absolute <base href>) are printed. Returns how many links were not printed
+// because they did not resolve to an http(s) URL (without a base: every
+// relative one); fails only if base_url does not parse.
+absl::StatusOr<size_t> PrintLinks(std::string_view html, std::string_view base_url,
+                                  std::ostream& out, const LinkOptions& options = {});
 
 }  // namespace crawler
 

@@ -217,6 +217,18 @@ struct CrawlOptions {
   bool cookies = true;
   std::string load_cookies;
   std::string save_cookies;
+  // TLS, as wget and curl name it (issue 33, item 14). ca_certificate: the
+  // PEM bundle servers are verified against instead of the system's;
+  // no_check_certificate: verify nothing (warned loudly); certificate and
+  // private_key: a client certificate for servers that ask for one.
+  std::string ca_certificate;
+  bool no_check_certificate = false;
+  std::string certificate;
+  std::string private_key;
+  // "HOST:PORT:ADDRESS[,ADDRESS...]" (repeatable): connect to ADDRESS for
+  // HOST at PORT, as curl's --resolve (CURLOPT_RESOLVE); the URL, the Host
+  // header and the TLS name stay HOST's.
+  std::vector<std::string> resolve;
   // [[hosts]] overrides of per_host and delay, headers and credentials
   // (array of tables; see HostRule).
   std::vector<HostRule> hosts;

@@ -7,7 +7,8 @@
 //     max_crawl_delay);
 //   - 429/503 with Retry-After: the host pauses that long (capped at
 //     max_retry_after, 1 h: a server asking for a day would otherwise hold the
-//     crawl's end hostage);
+//     crawl's end hostage); either is an answer, not a failure: it resets the
+//     failure count and never drops the host;
 //   - 5xx and connection failures (timeout, connect, reset, dns): exponential
 //     back-off, backoff_base x 2^(n-1) after the n-th consecutive one (1 s, 2 s,
 //     4 s ... capped at backoff_max); after drop_after of them in a row the host
@@ -123,6 +124,10 @@ class PolitePolicy : public HostPolicy {
   absl::Duration StartInterval(const std::string& authority) override;
   absl::Time NextFetchTime(const std::string& authority, const FetchOutcome& outcome,
                            absl::Time now) override;
+  // Why `authority` waits until `until` when a pause of ours holds it that
+  // long ("Retry-After of a 503 (2s)", "back-off after failure 2 (connect)",
+  // "cool-down 1 of 3 ..."); "" when only the start interval does.
+  std::string PauseReason(const std::string& authority, absl::Time until) override;
   // The pointer stays valid for the policy's lifetime (dropped hosts are never
   // forgotten).
   const std::string* DropReason(const std::string& authority) override;
@@ -146,8 +151,13 @@ class PolitePolicy : public HostPolicy {
     // end before it were in flight when it began (several connections to a
     // host fail together): they extend nothing and are not counted again.
     absl::Time backoff_until = absl::InfinitePast();
-    int throttled = 0;  // consecutive 429s without Retry-After
-    int cooldowns = 0;  // cool-downs since the last success
+    int throttled = 0;      // consecutive 429s without Retry-After
+    int cooldowns = 0;      // cool-downs since the last success
+    bool answered = false;  // some response (any status) arrived since tracked
+    // The last pause set (Retry-After, back-off, cool-down) and why: what the
+    // crawl names when it waits for this host (issue 33, item 1).
+    absl::Time paused_until = absl::InfinitePast();
+    std::string pause_reason;
   };
 
   explicit PolitePolicy(PolitePolicyOptions options) : options_(std::move(options)) {}
@@ -159,6 +169,7 @@ class PolitePolicy : public HostPolicy {
   // its request went out (`now` when none was sent or there is no interval).
   absl::Time AfterRequestSent(const std::string& authority, HostState& state,
                               const FetchOutcome& outcome, absl::Time now);
+  void PauseLocked(HostState& state, absl::Time until, std::string reason);
   absl::Time OnFailureLocked(const std::string& authority, HostState& state,
                              const FetchOutcome& outcome, absl::Time now);
 

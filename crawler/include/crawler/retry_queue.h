@@ -80,6 +80,8 @@ class RetryQueue {
   std::optional<CrawlUrl> TakeDue(absl::Time now);
   // When TakeDue will next return one; InfiniteFuture when nothing waits.
   absl::Time NextDueTime() const;
+  // The URL NextDueTime is for ("" when nothing waits), to name the wait.
+  std::string NextDueUrl() const;
   // URLs waiting for their back-off.
   size_t waiting() const;
   // Retries scheduled since creation.

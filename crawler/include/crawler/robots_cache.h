@@ -123,6 +123,9 @@ class RobotsCache {
   std::optional<double> CrawlDelay(std::string_view authority) const;
   // The Sitemap: lines of the authority's robots.txt, once parsed.
   std::vector<std::string> Sitemaps(std::string_view authority) const;
+  // When /robots.txt of `authority` may next be fetched after an unreachable
+  // answer; nullopt when it is not waiting for a retry.
+  std::optional<RobotsClock::TimePoint> RetryAt(std::string_view authority) const;
   RobotsCacheStats Stats() const;
 
   RobotsCache(const RobotsCache&) = delete;

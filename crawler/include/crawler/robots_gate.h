@@ -153,6 +153,11 @@ class RobotsGate {
   // The earliest time TakeReady may return something; InfiniteFuture when
   // that depends on a fetch still running.
   absl::Time NextWakeTime();
+  // What NextWakeTime waits for, in words; "" when nothing is parked on a time.
+  std::string NextWakeReason();
+  // A fetch of the gate's (robots.txt, a sitemap) is running or its answer
+  // is being handled: something will happen without a timer.
+  bool Fetching();
   // A response to one of the gate's fetches (fetcher threads).
   void OnFetched(FetchResult&& result);
   // No parked URL, no fetch of the gate's running and no response being

@@ -61,6 +61,11 @@ std::string SieveMessageInFlags(std::string_view message) {
       absl::string_view(message.data(), message.size()),
       {{"SieveOptions::overflow_policy = OverflowPolicy::kGrow, the \"grow\" overflow policy",
         "--overflow grow"},
+       // The overflow warnings' own words (issue 33, item 8).
+       {"OverflowPolicy::kGrow", "--overflow grow"},
+       {"OverflowPolicy::kWarn", "--overflow warn"},
+       {"SieveOptions::filter_memory_max_bytes", "--filter-memory-max"},
+       {"SieveOptions::expected_count =", "--expected"},
        {"SieveOptions::expected_count", "--expected"},
        {"queue_memory_budget_bytes", "--queue-memory"}});
 }
@@ -176,6 +181,11 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
   f.extras = RequestExtrasOf(options.hosts);
   f.cookies = options.cookies;
   f.load_cookies = options.load_cookies;
+  f.ca_file = options.ca_certificate;
+  f.verify_peer = !options.no_check_certificate;
+  f.client_cert = options.certificate;
+  f.client_key = options.private_key;
+  f.resolve = options.resolve;
   f.save_cookies = options.save_cookies;
   // Validated with the options: a bad pattern never gets this far.
   absl::StatusOr<MediaTypeFilter> types =

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "app/host_stats.h"
 #include "crawler/output.h"
@@ -26,13 +27,33 @@ struct LinkCounts {
   int64_t trap_repeated_segments = 0;
 };
 
+// Whether records of error kind `kind` count among a crawl's errors (the
+// progress line's and the end line's): not "robots" (a URL robots.txt
+// forbids was obeyed, not failed) nor "body_too_large" (a page cut at
+// --max-body is a page, flagged `truncated`); issue 33, items 4 and 11.
+// errors_by_kind in summary.json still lists them.
+inline bool CountsAsError(const std::string& kind) {
+  return kind != "robots" && kind != "body_too_large";
+}
+
+// The errors of `errors_by_kind` that CountsAsError.
+template <typename Map>
+int64_t CountedErrors(const Map& errors_by_kind) {
+  int64_t n = 0;
+  for (const auto& [kind, count] : errors_by_kind) n += CountsAsError(kind) ? count : 0;
+  return n;
+}
+
 class CrawlStats {
  public:
   void Add(const PageRecord& record, const LinkCounts& links) {
     hosts_.Add(record);  // its own lock
     std::lock_guard<std::mutex> lock(mu_);
     ++s_.pages;
-    if (record.status >= 200 && record.status < 300 && record.error.empty()) ++s_.pages_ok;
+    // A page cut at --max-body is a page (issue 33, item 11).
+    if (record.status >= 200 && record.status < 300 && (record.error.empty() || record.truncated)) {
+      ++s_.pages_ok;
+    }
     s_.bytes += record.bytes;
     if (!record.error.empty()) ++s_.errors_by_kind[ErrorKind(record.error)];
     ++s_.status_counts[record.status];
@@ -59,9 +80,7 @@ class CrawlStats {
   }
   int64_t Errors() const {
     std::lock_guard<std::mutex> lock(mu_);
-    int64_t n = 0;
-    for (const auto& [kind, count] : s_.errors_by_kind) n += count;
-    return n;
+    return CountedErrors(s_.errors_by_kind);
   }
   // Per-host counters of summary.json, fed by Add.
   HostStats& hosts() { return hosts_; }

@@ -17,6 +17,7 @@
 // twice (fetched, parsed) while only one of the two could let it submit: on
 // the synthetic site, where it waits for slots, the parse's wake-up was a
 // futex call and a context switch for nothing.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +70,22 @@ constexpr int64_t kMaxParseBacklogBytes = int64_t{4} << 20;
 // How long in-flight transfers may finish after a stop request.
 constexpr std::chrono::milliseconds kStopGrace{3000};
 
+// Issue 33, item 5: an --out holding an earlier crawl's pages.jsonl (and no
+// checkpoint, which CrawlStateDir::Create refuses on its own) was overwritten
+// without a word. A new crawl there needs --fresh.
+absl::Status RefuseToOverwriteRecords(const CrawlOptions& options) {
+  if (options.resume || options.fresh || !options.frontier.empty()) return absl::OkStatus();
+  const std::filesystem::path log =
+      std::filesystem::path(options.out_dir) / PageLogOptions{}.file_name;
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(log, ec);
+  if (ec || bytes == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(log.string(), " holds an earlier crawl's records (", bytes,
+                   " bytes): pass --fresh to overwrite them, --resume to continue that crawl (if "
+                   "it left a checkpoint), or choose another --out"));
+}
+
 }  // namespace
 
 class Crawler::Impl {
@@ -107,7 +124,20 @@ class Crawler::Impl {
   void Wake();  // unconditionally: stop, robots, retries
   bool Finished();
   void WaitForEvent();
+  // Issue 33, item 1: while URLs are queued and nothing is in flight, the
+  // crawl waits for a timer it can name (a host's delay or pause, a retry's
+  // back-off, robots.txt's next try). Logs what and until when, shows it in
+  // the progress line; false when there is no such timer (a stall: the crawl
+  // could never move again).
+  bool NoteIdleWait();
+  struct Timer {
+    absl::Time at = absl::InfiniteFuture();
+    std::string what;
+  };
+  Timer NextTimer(absl::Time now);
   void ReportProgress(bool final_line);
+  void LogStart();
+  void LogHowToContinue(const std::string& stop_reason);
   CrawlSummary Summarize(const std::string& stop_reason);
   // The Sieve's Health, asked at most once a second (OK in between).
   absl::Status SieveHealthIfDue();
@@ -160,9 +190,22 @@ class Crawler::Impl {
   absl::flat_hash_map<uint64_t, CrawlUrl> in_flight_;
   absl::Time last_progress_ = absl::Now();
   bool tty_ = false;
+  // What the idle crawl waits for ("" while something is in flight), for the
+  // progress line; read by the metrics thread too.
+  mutable std::mutex waiting_mu_;
+  std::string waiting_text_;        // guarded by waiting_mu_
+  std::string last_logged_wait_;    // scheduler thread only
+  int64_t pages_at_start_ = 0;      // restored on --resume: not this run's
+  std::vector<std::string> seeds_;  // normalized, for the start line
+  int timerless_rounds_ = 0;        // scheduler thread only
 };
 
 absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
+  if (options_.no_check_certificate) {
+    spdlog::warn(
+        "--no-check-certificate: server certificates are NOT verified; anyone between this "
+        "machine and the servers can read and change what the crawl fetches");
+  }
   if (options_.fp_rate > 0.5) {
     spdlog::warn(
         "--fp-rate {}: more than half of the new URLs would be taken for seen and never crawled",
@@ -176,6 +219,7 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
     if (!lock.ok()) return lock.status();
     dir_locks_.push_back(std::move(*lock));
   }
+  if (absl::Status kept = RefuseToOverwriteRecords(options_); !kept.ok()) return kept;
   absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
   if (!start.ok()) return start.status();
   const std::vector<std::string> raw_seeds = Checkpointer::SeedsOf(*start, given_seeds);
@@ -234,6 +278,8 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
         (std::filesystem::path(log_options.dir) / log_options.file_name).string());
     if (!restored.ok()) return restored;
   }
+  pages_at_start_ = stats_.Snapshot().pages;  // 0 unless resumed
+  seeds_ = *seeds;
   absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
@@ -327,7 +373,11 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
     return;
   }
   int attempts = 1;
-  if (retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
+  // A fetch that got its host dropped is recorded with its own error; a
+  // retry would only be recorded "host_dropped".
+  const bool host_dropped = policy_->DropReason(url.authority) != nullptr;
+  if (!host_dropped &&
+      retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
     // Archived now: a retried answer gets no page record, but it was received.
     if (warc_ != nullptr && !warc_->Archive(result).ok()) RequestStop();
     fetching_.fetch_sub(1);
@@ -482,11 +532,69 @@ void Crawler::Impl::WaitForEvent() {
   wake_pending_ = false;
 }
 
+Crawler::Impl::Timer Crawler::Impl::NextTimer(absl::Time now) {
+  Timer timer{frontier_->NextReadyTime(), ""};
+  if (timer.at != absl::InfiniteFuture()) timer.what = frontier_->NextReadyReason(now);
+  if (const absl::Time due = retries_->NextDueTime(); due < timer.at) {
+    timer = {due, absl::StrCat("the back-off before retrying ", retries_->NextDueUrl())};
+  }
+  if (const absl::Time robots = robots_.NextWakeTime(); robots < timer.at) {
+    timer = {robots, robots_.NextWakeReason()};
+  }
+  return timer;
+}
+
+bool Crawler::Impl::NoteIdleWait() {
+  const bool idle =
+      fetching_.load() == 0 && parse_jobs_.load() == 0 && !robots_.Fetching() && !stop_.load();
+  if (!idle || frontier_->Exhausted()) {
+    timerless_rounds_ = 0;
+    std::lock_guard<std::mutex> lock(waiting_mu_);
+    waiting_text_.clear();
+    return true;
+  }
+  const absl::Time now = absl::Now();
+  const Timer timer = NextTimer(now);
+  std::string text;
+  if (timer.at != absl::InfiniteFuture()) {
+    timerless_rounds_ = 0;
+    text = absl::StrCat(timer.what, " until ",
+                        absl::FormatTime("%H:%M:%E3S UTC", timer.at, absl::UTCTimeZone()));
+    // Once per thing waited for, and only for a wait a user would notice
+    // (a second or more: the default 1 s --delay, counted from the last
+    // start, leaves less).
+    if (timer.at - now >= absl::Seconds(1) && timer.what != last_logged_wait_) {
+      last_logged_wait_ = timer.what;
+      spdlog::info("waiting for {} (in {}; nothing in flight, {} URLs queued)", text,
+                   absl::FormatDuration(absl::Trunc(timer.at - now, absl::Milliseconds(100))),
+                   Progress().queued);
+    }
+  } else if (!options_.frontier.empty()) {
+    // A shared frontier's URLs may be in other crawlers' hands: polled.
+    timerless_rounds_ = 0;
+    text = "URLs other crawlers of the fleet hold";
+  } else {
+    // Nothing here can change without a timer: asked again over 10 s of
+    // rounds (the scheduler wakes every 100 ms) before calling it a stall,
+    // and said after 2 s.
+    text = "nothing (no timer set)";
+    if (++timerless_rounds_ == 20) {
+      spdlog::error("{} URLs queued, nothing in flight and no timer to wait for",
+                    Progress().queued);
+    }
+    if (timerless_rounds_ >= 100) return false;
+  }
+  std::lock_guard<std::mutex> lock(waiting_mu_);
+  waiting_text_ = std::move(text);
+  return true;
+}
+
 absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   std::string stop_reason = "drained";
   // The first checkpoint now: an unwritable --state fails before any fetch.
   fatal_ = checkpointer_->Take(log_.get(), CrawlSeconds());
   if (!fatal_.ok()) return fatal_;
+  LogStart();
   for (;;) {
     if (stop_.load()) {
       stop_reason = fatal_.ok() ? "signal" : "error";
@@ -499,6 +607,16 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     if (robots_.Idle() && fetching_.load() == 0 && parse_jobs_.load() == 0 &&
         frontier_->Exhausted()) {
       if (frontier_->PageLimitReached()) stop_reason = "max-pages";
+      break;
+    }
+    if (!NoteIdleWait()) {
+      // A bug, not a state of the web: say so, keep what was fetched (the
+      // final checkpoint is taken; --resume queues the rest again).
+      spdlog::error(
+          "stalled: {} URLs queued, nothing in flight and no timer to wait for; stopping "
+          "(a bug: please report it with this log)",
+          Progress().queued);
+      stop_reason = "stalled";
       break;
     }
     WaitForEvent();
@@ -528,6 +646,7 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
   parsers_->Finish();              // every fetched page is parsed and recorded
   ReportProgress(true);
+  LogHowToContinue(stop_reason);
   CrawlSummary summary = Summarize(stop_reason);
   absl::Status flushed = log_->Flush();  // summary.json never counts pages not on disk
   if (!flushed.ok()) return flushed;
@@ -564,6 +683,7 @@ CrawlProgress Crawler::Impl::Progress() const {
   const CrawlSummary s = stats_.Snapshot();
   CrawlProgress p;
   p.pages = s.pages;
+  p.pages_this_run = s.pages - pages_at_start_;
   p.errors = stats_.Errors();
   p.elapsed_s = absl::ToDoubleSeconds(absl::Now() - start_);
   // The Sieve counts URLs in our host queues as in flight, so queued = its
@@ -583,7 +703,35 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.last_checkpoint_ms = checkpointer_->last_ms();
   p.last_checkpoint_bytes = checkpointer_->last_bytes();
   p.fp_measured = MeasuredLossOf(sieve);
+  std::lock_guard<std::mutex> lock(waiting_mu_);
+  p.waiting_for = waiting_text_;
   return p;
+}
+
+void Crawler::Impl::LogStart() {
+  // One line saying what this crawl is (issue 33, item 9): a user who left
+  // the defaults learns the pace they set.
+  std::string seeds =
+      seeds_.empty() ? std::string("no seeds (sitemaps only)")
+                     : absl::StrCat(seeds_.size(), seeds_.size() == 1 ? " seed" : " seeds", " (",
+                                    seeds_.front(), seeds_.size() > 1 ? ", ..." : "", ")");
+  if (checkpointer_->prior_seconds() > 0 || pages_at_start_ > 0) {
+    seeds = absl::StrCat("the checkpoint's crawl (", pages_at_start_, " pages done)");
+  }
+  spdlog::info("crawling {} into {}: --delay {}s, --per-host {}, --expected {}{}", seeds,
+               options_.out_dir, options_.delay_s, options_.per_host, options_.expected,
+               options_.max_pages > 0 ? absl::StrCat(", --max-pages ", options_.max_pages) : "");
+}
+
+void Crawler::Impl::LogHowToContinue(const std::string& stop_reason) {
+  // Only a crawl with a checkpoint can go on (issue 33, item 9).
+  if (options_.state_dir.empty() || !options_.frontier.empty()) return;
+  if (stop_reason == "signal" || stop_reason == "stalled") {
+    spdlog::info("to continue this crawl: crawl --resume --out {}", options_.out_dir);
+  } else if (stop_reason == "max-pages") {
+    spdlog::info("--max-pages {} reached; to go on: crawl --resume --out {} --max-pages N (N > {})",
+                 options_.max_pages, options_.out_dir, options_.max_pages);
+  }
 }
 
 void Crawler::Impl::ReportProgress(bool final_line) {
@@ -592,7 +740,14 @@ void Crawler::Impl::ReportProgress(bool final_line) {
   const absl::Duration every = tty_ ? absl::Seconds(1) : absl::Seconds(10);
   if (!final_line && now - last_progress_ < every) return;
   last_progress_ = now;
-  const std::string line = FormatProgress(Progress());
+  size_t width = 0;  // a log line keeps every field
+  if (tty_) {
+    winsize size{};
+    // One column spare: a line of exactly the width wraps on some terminals.
+    width =
+        ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 1 ? size.ws_col - 1 : 79;
+  }
+  const std::string line = FormatProgress(Progress(), width);
   if (tty_) {
     std::fprintf(stderr, "\r%s\033[K%s", line.c_str(), final_line ? "\n" : "");
     std::fflush(stderr);

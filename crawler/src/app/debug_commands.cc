@@ -98,12 +98,19 @@ int LinksCommand(const std::vector<std::string>& args, std::istream& in, std::os
     }
     html.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  absl::Status printed = PrintLinks(html, base, out, options);
-  if (!printed.ok()) {
-    err << "crawl links: --base: " << printed.message() << "\n";
+  absl::StatusOr<size_t> unresolved = PrintLinks(html, base, out, options);
+  if (!unresolved.ok()) {
+    err << "crawl links: --base: " << unresolved.status().message() << "\n";
     return kExitUsageError;
   }
   out.flush();
+  if (*unresolved > 0 && base.empty()) {
+    // Printing nothing without a word looked like a page without links
+    // (issue 33, item 12).
+    err << "crawl links: " << *unresolved
+        << " links not printed: relative ones resolve only against --base URL (the page's "
+           "URL); the others are not http(s)\n";
+  }
   return kExitOk;
 }
 

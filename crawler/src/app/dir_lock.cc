@@ -38,7 +38,23 @@ long HolderOf(ino_t inode) {
 
 absl::StatusOr<std::unique_ptr<DirLock>> DirLock::Acquire(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);  // an error shows at open
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    // Name the directory that refused (the deepest one that exists), not
+    // the missing one below it: "No such file" sent users looking in the
+    // wrong place (issue 33, item 7).
+    std::filesystem::path refused = std::filesystem::absolute(dir, ec).parent_path();
+    while (refused.has_relative_path() && !std::filesystem::exists(refused, ec)) {
+      refused = refused.parent_path();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create directory ", dir, ": ", why, " in ", refused.string()));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write in directory ", dir, ": ", std::strerror(errno)));
+  }
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     return absl::UnavailableError(

@@ -25,6 +25,11 @@ std::string ErrorsText(const CrawlSummary& s) {
 }  // namespace
 
 ExitStatus CrawlExitStatus(const CrawlSummary& s, double fp_rate, bool shared_frontier) {
+  if (s.stop_reason == "stalled") {
+    return {kExitRuntimeError,
+            "the crawl stalled: URLs queued, nothing in flight and no timer (see the log); "
+            "`crawl --resume` continues it"};
+  }
   const bool handed_nothing = shared_frontier && s.pages == 0;
   if (!AnyResponse(s) && s.stop_reason != "signal" && !handed_nothing) {
     return {kExitNothingFetched, absl::StrCat("no URL could be fetched (", ErrorsText(s),

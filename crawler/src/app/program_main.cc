@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "app/crawl_stats.h"
 #include "app/debug_commands.h"
 #include "app/exit_status.h"
 #include "app/log_setup.h"
@@ -48,8 +49,7 @@ int ExitCodeOf(const absl::Status& status) {
 }
 
 void LogSummary(const CrawlSummary& s, const std::string& out_dir) {
-  int64_t errors = 0;
-  for (const auto& [kind, n] : s.errors_by_kind) errors += n;
+  const int64_t errors = CountedErrors(s.errors_by_kind);
   const std::string seen =
       s.seen_estimate ? absl::StrCat("~", *s.seen_estimate) : std::string("? (filter saturated)");
   const std::string loss = FormatMeasuredLoss(s.fp_measured);
@@ -135,6 +135,15 @@ int CrawlProgramMain(int argc, const char* const* argv) {
   if (command->kind != ParsedCommand::kRun) {
     std::cout << command->text;
     return kExitOk;
+  }
+  if (command->options.resume && !command->options.seed_urls.empty()) {
+    // A resumed crawl's seeds are its checkpoint's; a URL given with
+    // --resume used to be ignored without a word (issue 33, item 6).
+    std::cerr << "crawl: --resume continues the checkpoint's crawl with its own seeds; "
+              << command->options.seed_urls.front()
+              << " would not be crawled: drop the URL, or start a new crawl (another --out, "
+                 "or --fresh)\n";
+    return kExitUsageError;
   }
   if (command->options.resume) {  // stored options, flags on top, conflicts refused
     absl::StatusOr<CrawlOptions> resumed =

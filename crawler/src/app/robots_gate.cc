@@ -47,9 +47,12 @@ std::optional<std::chrono::seconds> RobotsRetryAfter(int status, const FetchResu
 // Nothing listens there (refused, or no such name): the pages would fail the
 // same way, so waiting robots_retry x max_tries (3 min by default) for it
 // only holds the crawl's end (issue 21, item 10: a redirect to a dead port).
+// A TLS handshake that fails on the host's first contact (robots.txt is it)
+// is the same: plain HTTP on an https port, or a certificate we refuse; a
+// retry in a minute meets the same server (issue 33, item 3).
 bool NoServer(const FetchResult& result) {
   const std::string_view kind = std::string_view(result.error).substr(0, result.error.find(':'));
-  return result.status == 0 && (kind == kFetchConnect || kind == kFetchDns);
+  return result.status == 0 && (kind == kFetchConnect || kind == kFetchDns || kind == kFetchTls);
 }
 
 }  // namespace
@@ -209,8 +212,19 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
       if (given_up_.size() < kMaxGivenUp) {
         given_up_[pending.authority] = UnreachableReason(result, failures);
       }  // else not remembered: its robots.txt is tried again (see kMaxGivenUp)
-      spdlog::warn("robots.txt of {} unreachable {} times: its URLs are not crawled",
-                   pending.authority, failures);
+      spdlog::warn("robots.txt of {}: {}: its URLs are not crawled", pending.authority,
+                   UnreachableReason(result, failures));
+    } else {
+      // The first failures too, and when the next try is: the URLs wait
+      // meanwhile, and a silent minute looks like a hung crawl (item 3).
+      const std::optional<RobotsClock::TimePoint> retry_at = cache_->RetryAt(pending.authority);
+      const absl::Time at = retry_at.has_value() ? ToAbslTime(*retry_at, absl::Now()) : absl::Now();
+      spdlog::warn("robots.txt of {}: {} (try {} of {}); its URLs wait, next try in {} (at {})",
+                   pending.authority,
+                   result.error.empty() ? absl::StrCat("answered ", status) : result.error,
+                   failures, options_.max_tries,
+                   absl::FormatDuration(absl::Trunc(at - absl::Now(), absl::Seconds(1))),
+                   absl::FormatTime("%H:%M:%S UTC", at, absl::UTCTimeZone()));
     }
     // Everything parked on this outcome goes back to its host queue.
     auto waiting = waiting_.find(pending.authority);
@@ -310,6 +324,17 @@ std::optional<CrawlUrl> RobotsGate::TakeReady(absl::Time now) {
 absl::Time RobotsGate::NextWakeTime() {
   std::lock_guard<std::mutex> lock(mu_);
   return ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
+}
+
+std::string RobotsGate::NextWakeReason() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ready_.empty()) return "";
+  return absl::StrCat("the retry of robots.txt of ", AuthorityOf(ready_.begin()->second.url));
+}
+
+bool RobotsGate::Fetching() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !pending_.empty() || handling_ > 0;
 }
 
 bool RobotsGate::Idle() {

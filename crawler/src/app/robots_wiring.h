@@ -65,6 +65,8 @@ struct RobotsParts {
   absl::Time NextWakeTime() {
     return gate == nullptr ? absl::InfiniteFuture() : gate->NextWakeTime();
   }
+  std::string NextWakeReason() { return gate == nullptr ? "" : gate->NextWakeReason(); }
+  bool Fetching() { return gate != nullptr && gate->Fetching(); }
   bool Idle() { return gate == nullptr || gate->Idle(); }
   // robots_fetches, robots_blocked, sitemap_fetches, sitemap_urls.
   void AddStats(CrawlSummary* summary) const;

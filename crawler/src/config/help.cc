@@ -39,13 +39,34 @@ std::string DefaultNote(const OptionSpec& spec) {
 std::string HelpText() {
   std::string text =
       "Usage: crawl [options] URL...\n"
-      "       crawl --seeds FILE [--expected N] [options] [URL...]\n"
+      "  or:  crawl --seeds FILE [--expected N] [options] [URL...]\n"
+      "  or:  crawl --resume --out DIR [options]\n"
+      "  or:  crawl url|links|robots|completion ...\n"
       "\n"
       "Crawls the web from the start URLs (arguments, or FILE, '-' for stdin),\n"
       "breadth first, remembering the URLs it has seen in a Bloom filter sized\n"
       "for N URLs at the false-positive rate RATE.\n"
       "\n"
-      "Options (defaults in brackets; all of them also in config/crawl.toml):\n";
+      "Politely by default: one request per second per host (--delay 1s), at most\n"
+      "2 at once (--per-host); 1,000 pages of one site take about 17 minutes. On a\n"
+      "site you own: --delay 0 --per-host 8.\n"
+      "\n"
+      "While URLs are queued and nothing is in flight, the crawl waits for a timer\n"
+      "it names (a host's delay, Retry-After or back-off, a retry, robots.txt's\n"
+      "next try): logged when 1 s or longer, and shown in the progress line.\n"
+      "\n"
+      "--resume continues the crawl in DIR with its own seeds and options (URLs\n"
+      "given with it are refused); a new crawl into an --out that holds an earlier\n"
+      "crawl's pages.jsonl needs --fresh.\n"
+      "\n"
+      "Commands:\n"
+      "  url BASE HREF                   the URL a crawl would queue for HREF on BASE\n"
+      "  links [options] [FILE]          the links of an HTML page, one per line\n"
+      "  robots [options] URL...         allow or disallow, per URL, by a robots.txt\n"
+      "  completion bash                 the bash completion script\n"
+      "\n"
+      "Options (defaults in brackets; all of them also in config/crawl.toml, installed\n"
+      "as share/crawl/crawl.toml):\n";
   Append(&text, FlagLine("config", "FILE", "read defaults from this TOML file; flags win"));
   std::string_view section;
   for (const OptionSpec& spec : config_internal::OptionTable()) {
@@ -63,7 +84,7 @@ std::string HelpText() {
          "\nRelative paths (seeds, out, ...) are relative to the working directory.\n"
          "\nExit status:\n"
          "  0  the crawl finished and fetched something\n"
-         "  1  runtime failure (output, checkpoint or frontier error)\n"
+         "  1  runtime failure (output, checkpoint or frontier error; a stalled crawl)\n"
          "  2  usage or configuration error\n"
          "  3  the crawl ended but no URL could be fetched (every seed dead: connection\n"
          "     refused, DNS failure, timeout); pages.jsonl has the records\n"

@@ -1,11 +1,18 @@
 // Fetcher: validates options, owns the shared curl state and the workers, and
 // hands each submission to a worker (worker_choice.h: by host, for reuse).
+#include <curl/curl.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "crawler/fetch.h"
 #include "fetch/curl_global.h"
@@ -23,6 +30,27 @@ using fetch_internal::FetchCounters;
 using fetch_internal::FetchWorker;
 using fetch_internal::TransferContext;
 using fetch_internal::WorkerLoad;
+
+// curl's --resolve syntax, HOST:PORT:ADDRESS[,ADDRESS...] (an IPv6 address
+// in brackets), checked here so that a typo is a usage error naming it, not
+// a silently ignored entry (curl skips what it cannot parse).
+absl::Status ValidateResolveEntry(const std::string& entry) {
+  const auto bad = [&entry](const char* why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resolve '", entry, "': ", why, " (expected HOST:PORT:ADDRESS)"));
+  };
+  const size_t first = entry.find(':');
+  if (first == std::string::npos || first == 0) return bad("no HOST");
+  const size_t second = entry.find(':', first + 1);
+  if (second == std::string::npos) return bad("no ADDRESS");
+  int port = 0;
+  if (!absl::SimpleAtoi(entry.substr(first + 1, second - first - 1), &port) || port < 1 ||
+      port > 65535) {
+    return bad("the port is not a number in [1, 65535]");
+  }
+  if (second + 1 >= entry.size()) return bad("no ADDRESS");
+  return absl::OkStatus();
+}
 
 absl::Status ValidateOptions(const FetchOptions& o) {
   if (o.threads < 1) return absl::InvalidArgumentError("fetch: threads must be >= 1");
@@ -45,11 +73,22 @@ absl::Status ValidateOptions(const FetchOptions& o) {
     }
     std::fclose(f);
   }
-  if (!o.ca_file.empty()) {
-    std::FILE* f = std::fopen(o.ca_file.c_str(), "r");
-    if (f == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat("fetch: cannot read ca_file ", o.ca_file));
+  for (const auto& [file, flag] :
+       {std::pair{&o.ca_file, "--ca-certificate"}, std::pair{&o.client_cert, "--certificate"},
+        std::pair{&o.client_key, "--private-key"}}) {
+    if (file->empty()) continue;
+    std::FILE* f = std::fopen(file->c_str(), "r");
+    if (f == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " ", *file, ": cannot read it: ", std::strerror(errno)));
+    }
     std::fclose(f);
+  }
+  if (!o.client_key.empty() && o.client_cert.empty()) {
+    return absl::InvalidArgumentError("--private-key needs --certificate (the key's certificate)");
+  }
+  for (const std::string& entry : o.resolve) {
+    if (absl::Status valid = ValidateResolveEntry(entry); !valid.ok()) return valid;
   }
   return absl::OkStatus();
 }
@@ -73,11 +112,18 @@ class Fetcher::Impl {
     if (options_.cookies && !options_.restored_cookies.empty() && !RestoreCookies()) {
       return absl::InternalError("fetch: curl could not take the checkpoint's cookies");
     }
+    for (const std::string& entry : options_.resolve) {
+      curl_slist* longer = curl_slist_append(resolve_.get(), entry.c_str());
+      if (longer == nullptr) return absl::ResourceExhaustedError("fetch: --resolve: no memory");
+      resolve_.release();
+      resolve_.reset(longer);
+    }
     context_ = {.options = &options_,
                 .share = share_->handle(),
                 .connections_opened = &counters_.connections_opened,
                 .connections_closed = &counters_.connections_closed,
-                .proxy_in_environment = fetch_internal::ProxyInEnvironment()};
+                .proxy_in_environment = fetch_internal::ProxyInEnvironment(),
+                .resolve = resolve_.get()};
     for (int i = 0; i < options_.threads; ++i) {
       // Spread max_transfers evenly; the first workers take the remainder.
       const int slots = options_.max_transfers / options_.threads +
@@ -179,6 +225,9 @@ class Fetcher::Impl {
   const Callback callback_;
   FetchCounters counters_;
   std::unique_ptr<CurlShare> share_;
+  // FetchOptions::resolve for CURLOPT_RESOLVE; outlives the workers' handles.
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> resolve_{nullptr,
+                                                                       &curl_slist_free_all};
   TransferContext context_;
   std::vector<std::unique_ptr<FetchWorker>> workers_;
   std::atomic<bool> accepting_{true};

@@ -168,9 +168,12 @@ CURLcode Transfer::Configure() {
   set(CURLOPT_TIMEOUT_MS, ToMillis(o.total_timeout_s));
   set(CURLOPT_LOW_SPEED_LIMIT, o.low_speed_bytes);
   set(CURLOPT_LOW_SPEED_TIME, std::max(1L, std::lround(std::ceil(o.low_speed_time_s))));
-  set(CURLOPT_SSL_VERIFYPEER, 1L);
-  set(CURLOPT_SSL_VERIFYHOST, 2L);
+  set(CURLOPT_SSL_VERIFYPEER, o.verify_peer ? 1L : 0L);
+  set(CURLOPT_SSL_VERIFYHOST, o.verify_peer ? 2L : 0L);
   if (!o.ca_file.empty()) set(CURLOPT_CAINFO, o.ca_file.c_str());
+  if (!o.client_cert.empty()) set(CURLOPT_SSLCERT, o.client_cert.c_str());
+  if (!o.client_key.empty()) set(CURLOPT_SSLKEY, o.client_key.c_str());
+  if (context_.resolve != nullptr) set(CURLOPT_RESOLVE, context_.resolve);
   set(CURLOPT_HTTP_VERSION,
       static_cast<long>(o.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1));
   set(CURLOPT_PIPEWAIT, MayMultiplex(o, result_.url) ? 1L : 0L);

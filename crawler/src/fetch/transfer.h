@@ -34,6 +34,8 @@ struct TransferContext {
   // Fetcher started (ProxyInEnvironment). Unset, and with proxy_env, curl
   // would only read the environment on every request to find no proxy.
   bool proxy_in_environment = true;
+  // FetchOptions::resolve as curl's list (owned by the Fetcher); null: none.
+  curl_slist* resolve = nullptr;
 };
 
 // Whether curl could find a proxy for an http or https URL in the

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "host_count_sketch.h"
 #include "host_limit_counts.h"
 #include "sieve/sieve.h"
@@ -243,6 +244,21 @@ absl::Time Frontier::NextReadyTime() {
   // Out of pass-over tokens with URLs of other hosts still behind a backlog:
   // look again once a few tokens have come back.
   return std::min(ready, pass_over_refilled_ + absl::Milliseconds(10));
+}
+
+std::string Frontier::NextReadyReason(absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const absl::Time ready = queues_.NextReadyTime();
+  if (pass_over_waiting_ && pass_over_refilled_ + absl::Milliseconds(10) < ready) {
+    return "tokens to pass over URLs of hosts at their queue cap";
+  }
+  const std::string& authority = queues_.NextReadyAuthority();
+  if (authority.empty() || ready == absl::InfiniteFuture()) return "";
+  if (ready <= now) return absl::StrCat(authority, " (ready)");
+  const std::string pause = policy_->PauseReason(authority, ready);
+  if (!pause.empty()) return absl::StrCat(pause, " of ", authority);
+  return absl::StrCat("the delay between requests to ", authority, " (",
+                      absl::FormatDuration(policy_->StartInterval(authority)), ")");
 }
 
 void Frontier::Release(const CrawlUrl& url, const FetchOutcome& outcome, absl::Time now) {

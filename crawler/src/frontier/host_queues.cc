@@ -81,6 +81,7 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
     CrawlUrl url = PopFront(host);
     ++host.in_flight;
     ++in_flight_;
+    host.allowed_before_take = host.next_allowed;
     host.next_allowed = std::max(host.next_allowed, now + policy_->StartInterval(it->first));
     MaybeSchedule(it->first, host);
     return url;
@@ -111,6 +112,12 @@ void HostQueues::Release(const std::string& authority, const FetchOutcome& outco
   Host& host = it->second;
   --host.in_flight;
   --in_flight_;
+  const bool unfetched = outcome.status == 0 && !outcome.failed && outcome.error_kind.empty();
+  if (unfetched && host.allowed_before_take.has_value()) {
+    host.next_allowed = *host.allowed_before_take;  // nothing was sent: no interval
+    host.in_heap = false;  // its entry waits for the later time: push one for this
+  }
+  host.allowed_before_take.reset();
   host.next_allowed = std::max(host.next_allowed, policy_->NextFetchTime(authority, outcome, now));
   if (host.drop_reason.empty()) {
     if (const std::string* reason = policy_->DropReason(authority)) {
@@ -134,6 +141,11 @@ void HostQueues::MaybeSweep(absl::Time now) {
 
 absl::Time HostQueues::NextReadyTime() const {
   return heap_.empty() ? absl::InfiniteFuture() : heap_.top().ready;
+}
+
+const std::string& HostQueues::NextReadyAuthority() const {
+  static const std::string* const kNone = new std::string();
+  return heap_.empty() ? *kNone : heap_.top().authority;
 }
 
 }  // namespace crawler

@@ -16,6 +16,11 @@ std::string DescribeFailure(const FetchOutcome& outcome) {
   return absl::StrCat("http ", outcome.status);
 }
 
+// Refused, or no such name: nothing listens there.
+bool NoServerAnswered(const FetchOutcome& outcome) {
+  return outcome.status == 0 && (outcome.error_kind == "connect" || outcome.error_kind == "dns");
+}
+
 }  // namespace
 
 bool IsHostFailure(const FetchOutcome& outcome) {
@@ -104,8 +109,24 @@ absl::Duration PolitePolicy::Backoff(int consecutive) const {
   return std::min(wait, options_.backoff_max);
 }
 
+void PolitePolicy::PauseLocked(HostState& state, absl::Time until, std::string reason) {
+  state.paused_until = until;
+  state.pause_reason = std::move(reason);
+}
+
 absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState& state,
                                          const FetchOutcome& outcome, absl::Time now) {
+  if (!state.answered && NoServerAnswered(outcome) && options_.drop_after > 0 &&
+      dropped_.size() < kMaxDropped) {
+    // Nothing ever answered there and the connection is refused (or the name
+    // does not resolve): its other URLs would fail the same way, and cooling
+    // down for 1 + 2 + 4 min holds the crawl's end for nothing (issue 33,
+    // item 1a). The robots gate gives such a host up the same way.
+    ++state.failures;
+    dropped_.try_emplace(authority,
+                         absl::StrCat("no server: ", outcome.error_kind, ", nothing answered"));
+    return now;
+  }
   if (now < state.backoff_until) return state.backoff_until;
   ++state.failures;
   if (options_.drop_after > 0 && state.failures >= options_.drop_after &&
@@ -117,6 +138,10 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
     absl::Duration wait = options_.cooldown_base;
     for (int k = 1; k < state.cooldowns; ++k) wait *= 2;
     state.backoff_until = now + wait;
+    PauseLocked(
+        state, state.backoff_until,
+        absl::StrCat("cool-down ", state.cooldowns, " of ", options_.cooldowns, " after ",
+                     options_.drop_after, " failures (last: ", DescribeFailure(outcome), ")"));
     return state.backoff_until;
   }
   if (options_.drop_after > 0 && state.failures >= options_.drop_after &&
@@ -129,9 +154,10 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
                      ", last: ", DescribeFailure(outcome)));
   }
   ++stats_.failure_backoffs;
-  state.backoff_until = outcome.retry_after.has_value()
-                            ? now + std::min(*outcome.retry_after, options_.max_retry_after)
-                            : now + Backoff(state.failures);
+  state.backoff_until = now + Backoff(state.failures);
+  PauseLocked(
+      state, state.backoff_until,
+      absl::StrCat("back-off after failure ", state.failures, " (", DescribeFailure(outcome), ")"));
   return state.backoff_until;
 }
 
@@ -142,16 +168,32 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
   if (outcome.status == 0 && !outcome.failed && outcome.error_kind.empty()) return now;
   std::lock_guard<std::mutex> lock(mu_);
   HostState& state = StateLocked(authority);
-  if (IsHostFailure(outcome)) return OnFailureLocked(authority, state, outcome, now);
+  if (outcome.status != 0) state.answered = true;
+  // A 503 with Retry-After is the server asking for a pause, as a 429 is: it
+  // is honoured and not counted toward dropping the host (issue 33, item 1b:
+  // counted, ten of them began a one-minute cool-down).
+  const bool asks_pause =
+      (outcome.status == 429 || outcome.status == 503) && outcome.retry_after.has_value();
+  if (IsHostFailure(outcome) && !asks_pause) return OnFailureLocked(authority, state, outcome, now);
   state.failures = 0;
   state.cooldowns = 0;
-  if (outcome.status == 429) {
+  if (outcome.status == 429 || asks_pause) {
     ++stats_.throttles;
-    if (outcome.retry_after.has_value()) {
+    if (asks_pause) {
       state.throttled = 0;
-      return now + std::min(*outcome.retry_after, options_.max_retry_after);
+      // Transfers in flight when the pause began end inside it: the pause
+      // stays where the first answer put it unless a later one asks longer.
+      const absl::Time until = now + std::min(*outcome.retry_after, options_.max_retry_after);
+      if (until > state.paused_until || state.pause_reason.empty()) {
+        PauseLocked(state, until,
+                    absl::StrCat("Retry-After of a ", outcome.status, " (",
+                                 absl::FormatDuration(*outcome.retry_after), ")"));
+      }
+      return until;
     }
-    return now + Backoff(++state.throttled);
+    const absl::Time until = now + Backoff(++state.throttled);
+    PauseLocked(state, until, absl::StrCat("back-off after 429 number ", state.throttled));
+    return until;
   }
   state.throttled = 0;
   return std::max(now, AfterRequestSent(authority, state, outcome, now));
@@ -169,6 +211,14 @@ absl::Time PolitePolicy::AfterRequestSent(const std::string& authority, HostStat
   const absl::Duration interval = StartIntervalLocked(authority, state);
   if (interval <= absl::ZeroDuration()) return now;
   return now - outcome.elapsed + outcome.sent_after + interval;
+}
+
+std::string PolitePolicy::PauseReason(const std::string& authority, absl::Time until) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = hosts_.find(authority);
+  if (it == hosts_.end() || it->second.pause_reason.empty()) return "";
+  if (it->second.paused_until < until) return "";  // the pause ended: the delay holds it
+  return it->second.pause_reason;
 }
 
 const std::string* PolitePolicy::DropReason(const std::string& authority) {

@@ -47,6 +47,11 @@ absl::Time RetryQueue::NextDueTime() const {
   return heap_.empty() ? absl::InfiniteFuture() : heap_.top().due;
 }
 
+std::string RetryQueue::NextDueUrl() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return heap_.empty() ? std::string() : heap_.top().url.url;
+}
+
 size_t RetryQueue::waiting() const {
   std::lock_guard<std::mutex> lock(mu_);
   return heap_.size();

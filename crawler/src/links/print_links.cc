@@ -5,13 +5,14 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "crawler/links.h"
 #include "links/extract_links.h"
 
 namespace crawler {
 
-absl::Status PrintLinks(std::string_view html, std::string_view base_url, std::ostream& out,
-                        const LinkOptions& options) {
+absl::StatusOr<size_t> PrintLinks(std::string_view html, std::string_view base_url,
+                                  std::ostream& out, const LinkOptions& options) {
   std::optional<Url> base;
   if (!base_url.empty()) {
     absl::StatusOr<Url> parsed = Url::Parse(base_url, nullptr);
@@ -26,7 +27,7 @@ absl::Status PrintLinks(std::string_view html, std::string_view base_url, std::o
   const PageLinks page =
       links_internal::ExtractLinksFrom(html, /*content_type=*/"", base ? &*base : nullptr, options);
   for (const ExtractedLink& link : page.links) out << link.url << '\n';
-  return absl::OkStatus();
+  return page.rejected;
 }
 
 }  // namespace crawler

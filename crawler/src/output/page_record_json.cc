@@ -87,7 +87,12 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
   nlohmann::ordered_json j;
   j["url"] = r.url;
   j["final_url"] = r.final_url.empty() ? r.url : r.final_url;
-  j["status"] = r.status;
+  // null, not 0, when no response arrived: 0 is no HTTP status (issue 33).
+  if (r.status == 0) {
+    j["status"] = nullptr;
+  } else {
+    j["status"] = r.status;
+  }
   j["content_type"] = NullIfEmpty(r.content_type);
   j["bytes"] = r.bytes;
   j["depth"] = r.depth;
@@ -122,7 +127,12 @@ std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
   out.reserve(256 + r.url.size() * 2 + r.parent.size());
   AppendString(out, "url", r.url);
   AppendString(out, "final_url", r.final_url.empty() ? r.url : r.final_url);
-  AppendInt(out, "status", r.status);
+  if (r.status == 0) {
+    AppendKey(out, "status");
+    out += "null";
+  } else {
+    AppendInt(out, "status", r.status);
+  }
   AppendStringOrNull(out, "content_type", r.content_type);
   AppendInt(out, "bytes", r.bytes);
   AppendInt(out, "depth", r.depth);

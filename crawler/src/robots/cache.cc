@@ -144,6 +144,13 @@ std::vector<std::string> RobotsCache::Sitemaps(std::string_view authority) const
   return rules == nullptr ? std::vector<std::string>() : rules->sitemaps();
 }
 
+std::optional<RobotsClock::TimePoint> RobotsCache::RetryAt(std::string_view authority) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(std::string(authority));
+  if (it == entries_.end() || it->second.failures == 0) return std::nullopt;
+  return it->second.retry_at;
+}
+
 RobotsCacheStats RobotsCache::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   RobotsCacheStats stats = stats_;

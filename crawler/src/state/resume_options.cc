@@ -18,13 +18,30 @@ namespace {
 
 // Options that change how the crawl runs, not what it crawls; plus the
 // --resume/--fresh/--state switches themselves.
-constexpr std::array<std::string_view, 17> kMayChange = {
-    "log-level",       "quiet",       "log-format",
-    "metrics",         "max-pages",   "threads",
-    "fetch-threads",   "connections", "checkpoint-every",
-    "queue-memory",    "spill-dir",   "timeout",
-    "connect-timeout", "resume",      "fresh",
-    "state",           "out"};
+// TLS files and --resolve say how to reach the servers, not what to crawl:
+// a certificate renewed or an address moved between runs is no conflict.
+constexpr std::array<std::string_view, 22> kMayChange = {"log-level",
+                                                         "quiet",
+                                                         "log-format",
+                                                         "metrics",
+                                                         "max-pages",
+                                                         "threads",
+                                                         "fetch-threads",
+                                                         "connections",
+                                                         "checkpoint-every",
+                                                         "queue-memory",
+                                                         "spill-dir",
+                                                         "timeout",
+                                                         "connect-timeout",
+                                                         "resume",
+                                                         "fresh",
+                                                         "state",
+                                                         "out",
+                                                         "ca-certificate",
+                                                         "no-check-certificate",
+                                                         "certificate",
+                                                         "private-key",
+                                                         "resolve"};
 
 bool MayChange(std::string_view flag) {
   return std::find(kMayChange.begin(), kMayChange.end(), flag) != kMayChange.end();

@@ -192,6 +192,39 @@ TEST(FormatProgress, ASaturatedFilterShowsNoInfiniteOrNegativeNumber) {
   EXPECT_EQ(line.find("-"), std::string::npos) << line;
 }
 
+// Issue 33, item 9: the ~200-character line wrapped in an 80-column
+// terminal at every refresh. Fitted to the width, the first fields stay.
+TEST(FormatProgress, FitsTheTerminalWidthKeepingTheFirstFields) {
+  CrawlProgress p;
+  p.pages = 123456;
+  p.elapsed_s = 100;
+  p.queued = 9876543;
+  p.in_flight = 64;
+  p.errors = 12;
+  p.filter_bytes = 1198000000;
+  p.waiting_for = "Retry-After of a 503 (2s) of http://a.test until 14:05:09.120 UTC";
+  const std::string all = FormatProgress(p);
+  EXPECT_GT(all.size(), 150u) << all;  // a log line keeps everything
+  for (size_t width : {79u, 120u}) {
+    const std::string line = FormatProgress(p, width);
+    EXPECT_LE(line.size(), width) << line;
+    EXPECT_EQ(line.rfind("123456 pages  1234.6/s  queued 9876543  in flight 64  errors 12", 0), 0u)
+        << line;
+  }
+  EXPECT_NE(FormatProgress(p, 160).find("waiting for Retry-After"), std::string::npos);
+  EXPECT_LE(FormatProgress(p, 20).size(), 20u);
+}
+
+// Issue 33, item 10: after --resume the rate counted the restored pages as
+// fetched in this run.
+TEST(FormatProgress, TheRateCountsThisRunsPagesOnly) {
+  CrawlProgress p;
+  p.pages = 1000;
+  p.pages_this_run = 470;
+  p.elapsed_s = 10;
+  EXPECT_NE(FormatProgress(p).find("1000 pages  47.0/s"), std::string::npos) << FormatProgress(p);
+}
+
 TEST(FormatProgress, ANegligibleLossIsNotShown) {
   CrawlProgress p;
   MeasuredLoss m;

@@ -468,5 +468,19 @@ TEST(HelpText, ListsEveryFlagAndTheDefaultsInUse) {
   EXPECT_THAT(help, Not(IsEmpty()));
 }
 
+// Issue 33, item 12: --help (and so the man page, which help2man makes of
+// it) did not list the subcommands, and its second usage line fell under
+// DESCRIPTION (help2man takes "  or:" lines as more usage).
+TEST(HelpText, ListsTheCommandsAndEveryUsageLine) {
+  const std::string help = HelpText();
+  for (const char* command : {"  url BASE HREF", "  links [options] [FILE]",
+                              "  robots [options] URL...", "  completion bash"}) {
+    EXPECT_NE(help.find(command), std::string::npos) << command;
+  }
+  EXPECT_NE(help.find("\n  or:  crawl --seeds FILE"), std::string::npos) << help;
+  EXPECT_NE(help.find("\n  or:  crawl --resume --out DIR"), std::string::npos) << help;
+  EXPECT_NE(help.find("about 17 minutes"), std::string::npos) << help;
+}
+
 }  // namespace
 }  // namespace crawler

@@ -170,6 +170,29 @@ TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
   EXPECT_EQ(order, "ababab");
 }
 
+// Issue 33, item 4: five URLs robots.txt forbids took five start intervals
+// (Crawl-delay: 2 made them 10 s) though none was requested. A slot given
+// back unfetched right after its take gives back the interval too.
+TEST(HostQueues, ASlotGivenBackUnfetchedCostsNoStartInterval) {
+  FixedDelayPolicy policy(1, absl::Seconds(2));
+  HostQueues q(&policy);
+  for (int i = 0; i < 6; ++i) q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
+  for (int i = 0; i < 5; ++i) {  // each blocked: handed back unfetched at once
+    auto blocked = q.TakeReady(kQueuesT0);
+    ASSERT_TRUE(blocked.has_value()) << i;
+    EXPECT_EQ(blocked->url, "http://a/" + std::to_string(i));
+    q.Release("http://a", FetchOutcome{}, kQueuesT0);
+  }
+  auto allowed = q.TakeReady(kQueuesT0);
+  ASSERT_TRUE(allowed.has_value());
+  EXPECT_EQ(allowed->url, "http://a/5");
+  // A fetch that was made keeps its interval.
+  q.Add(U("http://a/6"), kQueuesT0);
+  q.Release("http://a", Status(200), kQueuesT0);
+  EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Seconds(1)).has_value());
+  EXPECT_TRUE(q.TakeReady(kQueuesT0 + absl::Seconds(2)).has_value());
+}
+
 TEST(HostQueues, ReleaseOfUnknownAuthorityIsIgnored) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);

@@ -296,6 +296,51 @@ TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
   EXPECT_EQ(policy->DropReason("http://flaky"), nullptr);
 }
 
+// Issue 33, item 1b: a 503 with Retry-After asks for a pause, as a 429
+// does; ten of them in a row are not ten failures (they began a cool-down).
+TEST(PolitePolicy, Issue33A503WithRetryAfterIsAPauseNotAFailure) {
+  auto policy = Make({});
+  absl::Time now = kPolicyT0;
+  for (int i = 0; i < 10; ++i) {
+    FetchOutcome busy = Answer(503);
+    busy.retry_after = absl::Seconds(2);
+    const absl::Time until = policy->NextFetchTime("http://a", busy, now);
+    EXPECT_EQ(until, now + absl::Seconds(2)) << i;
+    EXPECT_EQ(policy->PauseReason("http://a", until), "Retry-After of a 503 (2s)") << i;
+    now = until;
+  }
+  EXPECT_EQ(policy->DropReason("http://a"), nullptr);
+  EXPECT_EQ(policy->Stats().cooldowns, 0u);
+  EXPECT_EQ(policy->Stats().failure_backoffs, 0u);
+  // Without Retry-After a 503 is still a failure, named while it holds.
+  const absl::Time until = policy->NextFetchTime("http://a", Answer(503), now);
+  EXPECT_EQ(until, now + absl::Seconds(1));
+  EXPECT_EQ(policy->PauseReason("http://a", until), "back-off after failure 1 (http 503)");
+  EXPECT_EQ(policy->PauseReason("http://a", until + absl::Seconds(1)), "");  // over by then
+}
+
+// Issue 33, item 1a: a host that never answered and refuses connections (or
+// has no address) is dropped at its first such failure; one that answered
+// before gets the back-offs and cool-downs of a host that is down a while.
+TEST(PolitePolicy, Issue33AHostThatNeverAnsweredAndRefusesIsDroppedAtOnce) {
+  auto policy = Make({});
+  for (const char* kind : {"connect", "dns"}) {
+    const std::string host = absl::StrCat("http://", kind);
+    EXPECT_EQ(policy->NextFetchTime(host, Answer(0, kind), kPolicyT0), kPolicyT0);
+    const std::string* reason = policy->DropReason(host);
+    ASSERT_NE(reason, nullptr) << kind;
+    EXPECT_EQ(*reason, absl::StrCat("no server: ", kind, ", nothing answered"));
+  }
+  // A timeout or a reset says something is there: backed off, not dropped.
+  policy->NextFetchTime("http://slow", Answer(0, "timeout"), kPolicyT0);
+  EXPECT_EQ(policy->DropReason("http://slow"), nullptr);
+  // An answer first: a later refusal is a failure among others.
+  policy->NextFetchTime("http://was-up", Answer(200), kPolicyT0);
+  EXPECT_EQ(policy->NextFetchTime("http://was-up", Answer(0, "connect"), kPolicyT0),
+            kPolicyT0 + absl::Seconds(1));
+  EXPECT_EQ(policy->DropReason("http://was-up"), nullptr);
+}
+
 TEST(PolitePolicy, ThrottlingWithoutRetryAfterBacksOffButNeverDrops) {
   auto policy = Make({});
   absl::Duration last;

@@ -80,6 +80,20 @@ TEST(PageRecordJson, TheDirectWriterGivesTheTreesBytesOrDeclines) {
   EXPECT_LT(direct, 19000);  // and the odd ones did not
 }
 
+// Issue 33, item 13: the README says `status` is null when no response
+// arrived; it was 0, which is no HTTP status.
+TEST(PageRecordJson, NoResponseWritesStatusNull) {
+  PageRecord r;
+  r.url = "http://a.test/";
+  r.error = "connect";
+  for (const std::string& line :
+       {output_internal::PageRecordToJsonViaTree(r), *output_internal::PageRecordToJsonDirect(r)}) {
+    EXPECT_TRUE(nlohmann::json::parse(line)["status"].is_null()) << line;
+  }
+  r.status = 503;
+  EXPECT_EQ(nlohmann::json::parse(PageRecordToJson(r))["status"], 503);
+}
+
 TEST(PageRecordJson, RecordsWithOddBytesStayValidJson) {
   PageRecord r;
   r.url = "http://a.test/\"quoted\"\\\n\x01\xc3\xa9\x80";
