@@ -25,7 +25,8 @@
 
 namespace {
 
-const std::string kValidator = CRAWL_SOURCE_DIR "/tests/crawler/warc/validate_warc.mjs";
+const std::string kValidator =
+    std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/warc/validate_warc.mjs";
 constexpr uint64_t kMaxBody = 64 << 10;
 constexpr size_t kBigBody = 200 << 10;  // the page --max-body cuts
 
@@ -98,7 +99,8 @@ class WarcCrawl : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(Shell("node --version").exit_code, 0) << "node is not on PATH; run scripts/setup";
-    ASSERT_TRUE(std::filesystem::exists(CRAWL_SOURCE_DIR "/tools/warcio/node_modules/warcio"))
+    ASSERT_TRUE(std::filesystem::exists(std::string(CRAWL_SOURCE_DIR) +
+                                        "/tools/warcio/node_modules/warcio"))
         << "warcio is not installed in tools/warcio; run scripts/setup";
     testsite::SiteOptions site_options;
     site_options.pages = 50;

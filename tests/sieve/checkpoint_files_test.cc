@@ -147,8 +147,8 @@ TEST(CheckpointFilesTest, SecondSaveLinksSpilledSegmentsAndWritesOnlyTheInMemory
 // claiming more segments than its body can hold is refused, naming the
 // count, before a vector is sized from it (it asked for 1 GiB).
 TEST(CheckpointFilesTest, ASegmentCountTheBodyCannotHoldIsRefusedBeforeAllocating) {
-  std::ifstream in(CRAWL_SOURCE_DIR
-                   "/tests/fuzz/crashes/sieve/manifest-segment-count-allocates-1gib.bin",
+  std::ifstream in(std::string(CRAWL_SOURCE_DIR) +
+                       "/tests/fuzz/crashes/sieve/manifest-segment-count-allocates-1gib.bin",
                    std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(bytes.empty());

@@ -257,7 +257,7 @@ dir = "file-out"
 }
 
 TEST(ParseCrawlCommand, TheShippedConfigGivesTheSameOptionsAsNoConfig) {
-  const std::string shipped = CRAWL_SOURCE_DIR "/config/crawl.toml";
+  const std::string shipped = std::string(CRAWL_SOURCE_DIR) + "/config/crawl.toml";
   CrawlOptions with_file = ParseOk({"--config=" + shipped, "--seeds", "s.txt"});
   CrawlOptions without = ParseOk({"--seeds", "s.txt"});
   EXPECT_EQ(with_file.config_file, shipped);

@@ -16,7 +16,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr char kShippedConfig[] = CRAWL_SOURCE_DIR "/config/crawl.toml";
+const std::string kShippedConfig = std::string(CRAWL_SOURCE_DIR) + "/config/crawl.toml";
 
 using testing::ErrorOf;
 using testing::LoadText;

@@ -80,7 +80,7 @@ auth = "digest"
 
 TEST(HostRules, ShippedFileHasNoActiveRules) {
   absl::StatusOr<CrawlOptions> loaded =
-      LoadConfigFile(CRAWL_SOURCE_DIR "/config/crawl.toml", CrawlOptions{});
+      LoadConfigFile(std::string(CRAWL_SOURCE_DIR) + "/config/crawl.toml", CrawlOptions{});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->hosts.empty());
 }

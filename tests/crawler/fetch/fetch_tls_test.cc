@@ -16,7 +16,7 @@
 namespace crawler::testing {
 namespace {
 
-const std::string kTestData = CRAWL_SOURCE_DIR "/tests/crawler/fetch/testdata/";
+const std::string kTestData = std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/fetch/testdata/";
 const std::string kCert = kTestData + "loopback-cert.pem";
 const std::string kKey = kTestData + "loopback-key.pem";
 

@@ -95,11 +95,12 @@ void NginxServer::AddFile(const std::string& name, const std::string& body) {
 }
 
 std::string NginxServer::CertFile() {
-  return CRAWL_SOURCE_DIR "/tests/crawler/fetch/testdata/loopback-cert.pem";
+  return std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/fetch/testdata/loopback-cert.pem";
 }
 
 std::string NginxServer::ConfigText() const {
-  const std::string key = CRAWL_SOURCE_DIR "/tests/crawler/fetch/testdata/loopback-key.pem";
+  const std::string key =
+      std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/fetch/testdata/loopback-key.pem";
   const std::string tmp = dir_ + "/tmp";
   return absl::StrCat(
       "daemon off;\nmaster_process off;\nworker_processes 1;\n",  //

@@ -14,7 +14,7 @@
 namespace crawler {
 namespace {
 
-const char kCasesPath[] = CRAWL_SHARED_DIR "/conformance/robots_cases.json";
+const std::string kCasesPath = std::string(CRAWL_SHARED_DIR) + "/conformance/robots_cases.json";
 
 TEST(RobotsConformance, EveryCaseOfRobotsCasesJson) {
   std::ifstream file(kCasesPath, std::ios::binary);

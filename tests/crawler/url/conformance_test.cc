@@ -23,7 +23,7 @@
 namespace crawler {
 namespace {
 
-const char kDataPath[] = CRAWL_SHARED_DIR "/conformance/urltestdata.json";
+const std::string kDataPath = std::string(CRAWL_SHARED_DIR) + "/conformance/urltestdata.json";
 
 bool IsHttpHref(const std::string& s) {
   const std::string lower = absl::AsciiStrToLower(s);

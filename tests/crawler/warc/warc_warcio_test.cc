@@ -15,7 +15,8 @@
 namespace crawler {
 namespace {
 
-const std::string kValidator = CRAWL_SOURCE_DIR "/tests/crawler/warc/validate_warc.mjs";
+const std::string kValidator =
+    std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/warc/validate_warc.mjs";
 
 struct RunResult {
   int exit_code = -1;
@@ -76,7 +77,8 @@ class WarcioValidation : public ::testing::Test {
   void SetUp() override {
     const RunResult node = RunCommand("node --version");
     ASSERT_EQ(node.exit_code, 0) << "node is not on PATH; run scripts/setup";
-    ASSERT_TRUE(std::filesystem::exists(CRAWL_SOURCE_DIR "/tools/warcio/node_modules/warcio"))
+    ASSERT_TRUE(std::filesystem::exists(std::string(CRAWL_SOURCE_DIR) +
+                                        "/tools/warcio/node_modules/warcio"))
         << "warcio is not installed in tools/warcio; run scripts/setup";
   }
 
