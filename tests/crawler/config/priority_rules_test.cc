@@ -56,7 +56,7 @@ delta = 3
 
 TEST(PriorityRules, ShippedFileHasNoActiveRules) {
   absl::StatusOr<CrawlOptions> loaded =
-      LoadConfigFile(CRAWL_SOURCE_DIR "/config/crawl.toml", CrawlOptions{});
+      LoadConfigFile(std::string(CRAWL_SOURCE_DIR) + "/config/crawl.toml", CrawlOptions{});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->priorities.empty());
   EXPECT_TRUE(loaded->prefer.empty());
