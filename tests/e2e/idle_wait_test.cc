@@ -17,9 +17,9 @@
 
 namespace {
 
-constexpr int kTimeLimitS = 60;
+constexpr int kIdleTimeLimitS = 60;
 
-std::unique_ptr<testsite::TestSite> StartSite() {
+std::unique_ptr<testsite::TestSite> StartIdleSite() {
   testsite::SiteOptions options;
   options.pages = 1;
   options.links_per_page = 1;
@@ -73,8 +73,8 @@ int CountStatus(const e2e::BinaryCrawl& crawl, int status) {
 // with nothing said. Now a host that never answered and refuses is dropped at
 // its first refusal, and each URL is recorded.
 TEST(IdleWait, Issue33Item1aRefusedHostWithRobotsOffEndsAtOnce) {
-  auto site = StartSite();
-  auto dead = StartSite();
+  auto site = StartIdleSite();
+  auto dead = StartIdleSite();
   ASSERT_NE(site, nullptr);
   ASSERT_NE(dead, nullptr);
   const std::string dead_base = dead->BaseUrl();
@@ -86,7 +86,7 @@ TEST(IdleWait, Issue33Item1aRefusedHostWithRobotsOffEndsAtOnce) {
     const e2e::BinaryCrawl crawl = e2e::RunCrawlBinary(
         absl::StrCat("idle-refused-", robots), {site->BaseUrl() + "/index/"},
         {"--robots", robots, "--scope", "any", "--retry-backoff", "1s", "--per-host", "2"},
-        kTimeLimitS);
+        kIdleTimeLimitS);
     EXPECT_EQ(crawl.run.exit_code, 0) << "robots " << robots << "\n" << crawl.run.err;
     EXPECT_EQ(crawl.summary["stop_reason"], "drained") << robots;
     EXPECT_EQ(crawl.CountWithPrefix("/x/"), 20) << robots;  // each dead URL has its record
@@ -103,13 +103,13 @@ TEST(IdleWait, Issue33Item1aRefusedHostWithRobotsOffEndsAtOnce) {
 // the server asking for a pause, as 429 is: honoured, never a failure; and
 // the wait is named in the log with its end.
 TEST(IdleWait, Issue33Item1b503WithRetryAfterIsAPauseNamedInTheLog) {
-  auto site = StartSite();
+  auto site = StartIdleSite();
   ASSERT_NE(site, nullptr);
   const std::vector<std::string> busy = ServeBusyPages(site.get(), 10, 503, "2");
   ServeIndex(site.get(), "/index/", busy);
   const e2e::BinaryCrawl crawl =
       e2e::RunCrawlBinaryWithLogs("idle-503", {site->BaseUrl() + "/index/"},
-                                  {"--retry-backoff", "1s", "--per-host", "2"}, kTimeLimitS);
+                                  {"--retry-backoff", "1s", "--per-host", "2"}, kIdleTimeLimitS);
   EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
   EXPECT_EQ(crawl.CountWithPrefix("/busy/"), 10);
   EXPECT_EQ(CountStatus(crawl, 200), 11) << crawl.run.err;  // the index and every page
@@ -133,7 +133,7 @@ TEST_P(IdleWaitMatrix, EveryPauseEndsAndEveryPageIsFetched) {
   std::vector<std::unique_ptr<testsite::TestSite>> sites;
   std::vector<std::string> seeds;
   for (int h = 0; h < hosts; ++h) {
-    sites.push_back(StartSite());
+    sites.push_back(StartIdleSite());
     ASSERT_NE(sites.back(), nullptr);
     ServeIndex(sites.back().get(), "/index/",
                ServeBusyPages(sites.back().get(), kPages, status, retry_after ? "1" : ""));
@@ -142,7 +142,7 @@ TEST_P(IdleWaitMatrix, EveryPauseEndsAndEveryPageIsFetched) {
   const e2e::BinaryCrawl crawl = e2e::RunCrawlBinary(
       absl::StrCat("idle-matrix-", status, retry_after, per_host, robots, hosts), seeds,
       {"--per-host", absl::StrCat(per_host), "--robots", robots ? "on" : "off", "--retries", "3"},
-      kTimeLimitS);
+      kIdleTimeLimitS);
   EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
   EXPECT_EQ(crawl.summary["stop_reason"], "drained");
   EXPECT_EQ(crawl.CountWithPrefix("/busy/"), kPages * hosts);
