@@ -19,7 +19,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -50,6 +52,9 @@ ABSL_FLAG(double, fp_sample_max_urls, 131072,
           "SieveOptions::fp_sample_max_urls (0: no sample, for the A/B of its cost)");
 ABSL_FLAG(int, sample_cost_rounds, 5,
           "rounds of the in-process A/B of the fp sample's push cost at the largest N (0: skip)");
+ABSL_FLAG(int, lane_rounds, 0,
+          "rounds of the lanes table (push and pop cost with 1, 16 and 1,024 priority lanes "
+          "against no priorities, at the last --urls count); 0: no table");
 ABSL_FLAG(bool, fp_rows, true,
           "also print measured vs computed false-positive rate at p = 0.01 and 0.0001");
 
@@ -485,6 +490,69 @@ std::vector<Row> ReadJsonRows(const std::string& path) {
   return rows;
 }
 
+// The cost of priority lanes: the same n URLs pushed (PushBatch of kChunk)
+// with no priorities, all at 0 (one lane, through the priorities' path), and
+// spread round-robin over 16 and 1,024 lanes, then popped (TryPopEntry +
+// MarkDone) to the end; the configurations alternate within each round so
+// the machine's noise falls on all of them. Medians over the rounds.
+void PrintLaneCost(uint64_t n, int rounds) {
+  struct Config {
+    const char* name;
+    int lanes;  // 0: no priorities given
+  };
+  const Config configs[] = {
+      {"no priorities", 0}, {"1 lane", 1}, {"16 lanes", 16}, {"1,024 lanes", 1024}};
+  constexpr size_t kConfigs = std::size(configs);
+  std::vector<double> push[kConfigs], pop[kConfigs], memory[kConfigs], disk[kConfigs];
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t c = 0; c < kConfigs; ++c) {
+      auto sieve = MakeSieve(n);
+      std::vector<int32_t> priorities(kChunk);
+      uint64_t next = 0;
+      push[c].push_back(TimedFeed(n, [&](const std::vector<std::string_view>& urls) {
+        if (configs[c].lanes == 0) {
+          sieve->PushBatch(urls);
+          return;
+        }
+        for (size_t i = 0; i < urls.size(); ++i) {
+          priorities[i] = static_cast<int32_t>((next + i) % configs[c].lanes);
+        }
+        next += urls.size();
+        sieve->PushBatch(urls, {}, absl::MakeConstSpan(priorities.data(), urls.size()), {});
+      }));
+      const sieve::SieveStats stats = sieve->Stats();
+      memory[c].push_back(static_cast<double>(stats.queue_memory_bytes) / (1 << 20));
+      disk[c].push_back(static_cast<double>(stats.queue_disk_bytes) / static_cast<double>(n));
+      const Clock::time_point t0 = Clock::now();
+      uint64_t popped = 0;
+      while (std::optional<sieve::SieveEntry> entry = sieve->TryPopEntry()) {
+        sieve->MarkDone(entry->url);
+        ++popped;
+      }
+      pop[c].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
+                       static_cast<double>(std::max<uint64_t>(popped, 1)));
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  const double push0 = median(push[0]);
+  const double pop0 = median(pop[0]);
+  std::printf(
+      "\nPriority lanes at N = %lu (queue budget 64 MiB; medians of %d rounds, configurations "
+      "alternating within each round):\n\n"
+      "| lanes | push ns/URL | vs no priorities | pop ns/URL | vs no priorities | queue RAM "
+      "MiB after the pushes | disk B/URL |\n"
+      "|---|---|---|---|---|---|---|\n",
+      static_cast<unsigned long>(n), rounds);
+  for (size_t c = 0; c < kConfigs; ++c) {
+    std::printf("| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f |\n", configs[c].name,
+                median(push[c]), median(push[c]) / push0, median(pop[c]), median(pop[c]) / pop0,
+                median(memory[c]), median(disk[c]));
+  }
+}
+
 int Main() {
   if (!absl::GetFlag(FLAGS_replot).empty()) {
     const std::vector<Row> rows = ReadJsonRows(absl::GetFlag(FLAGS_replot));
@@ -528,6 +596,8 @@ int Main() {
   const int rounds = absl::GetFlag(FLAGS_sample_cost_rounds);
   if (!json && rounds > 0) PrintSampleCost(counts.back(), rounds);
   if (!json && absl::GetFlag(FLAGS_fp_rows)) PrintFpRows(counts.back());
+  const int lane_rounds = absl::GetFlag(FLAGS_lane_rounds);
+  if (!json && lane_rounds > 0) PrintLaneCost(counts.back(), lane_rounds);
   return 0;
 }
 
