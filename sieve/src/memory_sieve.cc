@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "bloom/hash.h"
@@ -214,14 +215,17 @@ bool AnyOversized(absl::Span<const std::string_view> payloads) {
 }
 
 // True if the batch's priorities might open lanes past kMaxLanes: its
-// distinct priorities could each be new.
+// distinct priorities could each be new. Counted only when the batch is
+// longer than the room left, and only up to one past it.
 bool MayPassLaneBound(const MemorySieve::State& s, absl::Span<const int32_t> priorities) {
-  size_t room = kMaxLanes - std::min(kMaxLanes, s.lanes.load(std::memory_order_relaxed));
-  if (priorities.size() < room) return false;
-  std::vector<int32_t> distinct(priorities.begin(), priorities.end());
-  std::sort(distinct.begin(), distinct.end());
-  return static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin()) >
-         room;
+  const size_t room = kMaxLanes - std::min(kMaxLanes, s.lanes.load(std::memory_order_relaxed));
+  if (priorities.size() <= room) return false;
+  absl::flat_hash_set<int32_t> distinct;
+  for (const int32_t priority : priorities) {
+    distinct.insert(priority);
+    if (distinct.size() > room) return true;
+  }
+  return false;
 }
 
 }  // namespace
