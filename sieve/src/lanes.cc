@@ -150,8 +150,9 @@ absl::Status LaneSet::Adopt(const fs::path& dir, const std::vector<LaneFiles>& l
 
 absl::Status LaneSet::ForEach(
     absl::FunctionRef<absl::Status(int32_t, std::string_view, std::string_view)> fn) const {
-  for (const auto& [priority, lane] : lanes_) {
-    absl::Status status = lane->ForEach(
+  for (const auto& entry : lanes_) {
+    const int32_t priority = entry.first;  // clang 14 captures no structured binding
+    absl::Status status = entry.second->ForEach(
         [&](std::string_view url, std::string_view payload) { return fn(priority, url, payload); });
     if (!status.ok()) return status;
   }
