@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <utility>
-#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
