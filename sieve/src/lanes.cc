@@ -15,7 +15,7 @@ SpillQueue& LaneSet::LaneFor(int32_t priority) {
   auto [it, inserted] = lanes_.try_emplace(priority);
   if (inserted) {
     it->second = std::make_unique<SpillQueue>(options_, &store_);
-    memory_ += it->second->MemoryBytes();
+    memory_ += it->second->ResidentBytes();
   }
   last_priority_ = priority;
   last_lane_ = it->second.get();
@@ -24,13 +24,13 @@ SpillQueue& LaneSet::LaneFor(int32_t priority) {
 
 template <typename Change>
 auto LaneSet::Tracked(SpillQueue& lane, Change&& change) {
-  const size_t memory_before = lane.MemoryBytes();
+  const size_t memory_before = lane.ResidentBytes();
   const size_t size_before = lane.Size();
   // One lane decides alone, exactly as the single queue did; with more, the
   // lanes' sum is what the budget bounds.
-  store_.set_over_budget(lanes_.size() > 1 && memory_ > options_.memory_budget_bytes);
+  store_.set_over_budget(lanes_.size() > 1 && MemoryBytes() > options_.memory_budget_bytes);
   auto result = change();
-  memory_ = memory_ - memory_before + lane.MemoryBytes();
+  memory_ = memory_ - memory_before + lane.ResidentBytes();
   size_ = size_ - size_before + lane.Size();
   return result;
 }
@@ -56,7 +56,7 @@ void LaneSet::PushUnder(int32_t priority, std::string_view url, std::string_view
 void LaneSet::DropIfEmpty(LaneMap::iterator it) {
   if (it->second->Size() != 0) return;
   if (last_lane_ == it->second.get()) last_lane_ = nullptr;
-  memory_ -= it->second->MemoryBytes();
+  memory_ -= it->second->ResidentBytes();
   lanes_.erase(it);
 }
 
@@ -72,9 +72,13 @@ absl::StatusOr<std::optional<SieveEntry>> LaneSet::Pop() {
 
 void LaneSet::Rebalance() {
   const size_t slack = 2 * SegmentBytesFor(options_.memory_budget_bytes);
-  if (memory_ <= options_.memory_budget_bytes + slack) return;
-  if (stuck_at_ != 0 && memory_ < stuck_at_ + slack) return;
-  while (memory_ > options_.memory_budget_bytes) {
+  if (MemoryBytes() <= options_.memory_budget_bytes + slack) return;
+  if (stuck_at_ != 0 && MemoryBytes() < stuck_at_ + slack) return;
+  // The segments with the writer as they are now: a part forced out joins
+  // them, on its way to disk, and is not counted again (or the loop would
+  // wait for each write, and force out every lane's part while it waits).
+  const size_t held = store_.HeldBytes();
+  while (memory_ + held > options_.memory_budget_bytes) {
     SpillQueue* largest = nullptr;
     size_t largest_bytes = 0;
     for (auto& [priority, lane] : lanes_) {
@@ -85,7 +89,7 @@ void LaneSet::Rebalance() {
       }
     }
     if (largest == nullptr) {
-      stuck_at_ = memory_;
+      stuck_at_ = MemoryBytes();
       return;
     }
     Tracked(*largest, [&] {

@@ -69,7 +69,10 @@ class LaneSet {
   std::vector<LaneStats> TopLanes(size_t n) const;
 
   size_t Size() const { return size_; }
-  size_t MemoryBytes() const { return memory_; }
+  // The lanes' in-memory parts and the segments with the store's writer.
+  size_t MemoryBytes() const { return memory_ + store_.HeldBytes(); }
+  // See SpillStore::WaitForWrites.
+  void WaitForWrites() const { store_.WaitForWrites(); }
   uint64_t DiskBytes() const { return store_.DiskBytes(); }
   size_t SpilledSegments() const { return store_.SpilledFiles(); }
   uint64_t SpillFailures() const { return store_.SpillFailures(); }
@@ -106,7 +109,7 @@ class LaneSet {
   int32_t last_priority_ = 0;
   SpillQueue* last_lane_ = nullptr;
   size_t size_ = 0;
-  size_t memory_ = 0;
+  size_t memory_ = 0;  // the lanes' ResidentBytes()
   // Where the last Rebalance could get no lower (every part too small to
   // spill): the next waits until memory grows a segment past it.
   size_t stuck_at_ = 0;

@@ -397,6 +397,9 @@ SieveStats MemorySieve::Stats() const {
   SieveStats stats;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
+    // The segments with the spill writer first (a few at most), so that the
+    // disk and spill figures are the queue's, not the writer's progress.
+    s.queue.WaitForWrites();
     stats.queued = s.queue.Size();
     stats.in_flight = s.in_flight.size();
     stats.popped = s.popped;
@@ -423,6 +426,7 @@ SieveStats MemorySieve::Stats() const {
 
 absl::Status MemorySieve::Health() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->queue.WaitForWrites();  // their outcome is part of the answer
   return state_->queue.Health();
 }
 

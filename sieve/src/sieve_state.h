@@ -1,7 +1,12 @@
 // The in-memory Sieve's state, shared by memory_sieve.cc (push/pop) and checkpoint.cc (save/open).
 //
 // Locks, always taken in this order: one stripe lock (by the URL's hash), then
-// `mutex`. A push holds its stripe across the filter's check-and-insert *and*
+// `mutex`, then the spill store's (SpillStore::mutex_, spill_store.h: `queue`
+// owns the store). The store's writer thread takes only the last, and nothing
+// is taken while it is held. A push that finds kMaxUnwrittenSegments segments
+// with the writer waits for it holding its stripe and `mutex` (pops wait
+// with it); a pop that reaches a segment being written, and Save, wait the
+// same way for that write. A push holds its stripe across the filter's check-and-insert *and*
 // the enqueue, so a URL is never in the filter without being queued when Save
 // (which takes every stripe, then `mutex`) looks; and two pushes of the same URL
 // serialize on its stripe, so exactly one sees it as new.

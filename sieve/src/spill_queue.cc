@@ -84,24 +84,34 @@ SpillQueue::SpillQueue(SpillQueueOptions options, SpillStore* store)
 }
 
 SpillQueue::~SpillQueue() {
-  // A shared store outlives its lanes: their remaining files go now (a lane
-  // is dropped once empty, so normally there are none). An own store removes
-  // the whole private directory.
-  if (own_store_ != nullptr) return;
-  for (const Spilled& spilled : spilled_) {
-    if (spilled.file.empty()) continue;
+  // Segments still with the writer are taken back (or waited for) first: the
+  // writer must not write into a directory being emptied. A shared store
+  // outlives its lanes: their remaining files go now (a lane is dropped once
+  // empty, so normally there are none). An own store removes the whole
+  // private directory.
+  for (Spilled& spilled : spilled_) {
+    if (spilled.job != nullptr && Settle(spilled, /*cancel=*/true) != nullptr) {
+      store_->Release(*spilled.job);
+    }
+    if (own_store_ != nullptr || spilled.file.empty()) continue;
     std::error_code ignored;
     fs::remove(spilled.file, ignored);
     store_->SpillRemoved(spilled.info.FileBytes());
   }
 }
 
-size_t SpillQueue::MemoryBytes() const {
+size_t SpillQueue::ResidentBytes() const {
   return head_.MemoryBytes() + tail_.MemoryBytes() + under_.MemoryBytes() + spilled_memory_bytes_;
 }
 
+size_t SpillQueue::MemoryBytes() const {
+  return ResidentBytes() + (own_store_ != nullptr ? own_store_->HeldBytes() : 0);
+}
+
 bool SpillQueue::OverBudget() const {
-  return store_->over_budget() || MemoryBytes() > options_.memory_budget_bytes;
+  // The store's held bytes: with one lane, its own segments with the writer.
+  return store_->over_budget() ||
+         ResidentBytes() + store_->HeldBytes() > options_.memory_budget_bytes;
 }
 
 void SpillQueue::Push(std::string_view url, std::string_view payload) {
@@ -127,15 +137,6 @@ bool SpillQueue::ShouldSpillTail() const {
   // Once anything is between head and tail, the tail must go there too, or
   // FIFO order breaks; before that, only memory pressure starts spilling.
   return !spilled_.empty() || OverBudget();
-}
-
-absl::Status SpillQueue::WriteSpillFile(std::string_view raw, size_t records, Spilled& spilled) {
-  absl::StatusOr<fs::path> path = store_->NewFilePath();
-  if (!path.ok()) return path.status();
-  spilled.file = *std::move(path);
-  absl::StatusOr<std::string> bytes = store_->compressor().Encode(raw, records, spilled.info);
-  if (!bytes.ok()) return bytes.status();
-  return WriteWholeFile(spilled.file, *bytes);
 }
 
 void SpillQueue::SpillTail() {
@@ -202,12 +203,16 @@ void SpillQueue::ForceSpill() {
 void SpillQueue::SpillSegment(Segment segment, bool at_front) {
   Spilled spilled;
   spilled.count = segment.Remaining();
-  if (absl::Status status = WriteSpillFile(segment.RemainingBytes(), segment.Remaining(), spilled);
-      status.ok()) {
-    store_->SpillWritten(spilled.info.FileBytes());
+  absl::StatusOr<fs::path> path = store_->NewFilePath();
+  if (path.ok()) {
+    auto job = std::make_shared<SpillJob>();
+    job->file = *std::move(path);
+    job->bytes = segment.MemoryBytes();
+    job->segment = std::move(segment);
+    spilled.job = job;
+    store_->Submit(std::move(job));  // waits only if the writer is full
   } else {
-    store_->SpillFailed(status);
-    spilled.file.clear();
+    store_->SpillFailed(path.status());
     spilled_memory_bytes_ += segment.MemoryBytes();
     spilled.in_memory = std::move(segment);
   }
@@ -218,7 +223,23 @@ void SpillQueue::SpillSegment(Segment segment, bool at_front) {
   }
 }
 
+const Segment* SpillQueue::Settle(Spilled& spilled, bool cancel) {
+  if (spilled.job == nullptr) return spilled.file.empty() ? &spilled.in_memory : nullptr;
+  if (store_->Settle(*spilled.job, cancel) != SpillJob::State::kWritten) {
+    return &spilled.job->segment;  // failed or taken back: still in memory
+  }
+  spilled.file = spilled.job->file;
+  spilled.info = spilled.job->info;
+  spilled.job.reset();
+  return nullptr;
+}
+
 absl::StatusOr<Segment> SpillQueue::LoadSpilled(Spilled spilled) {
+  if (spilled.job != nullptr && Settle(spilled, /*cancel=*/true) != nullptr) {
+    Segment segment = std::move(spilled.job->segment);
+    store_->Release(*spilled.job);
+    return segment;
+  }
   if (spilled.file.empty()) {
     spilled_memory_bytes_ -= spilled.in_memory.MemoryBytes();
     return std::move(spilled.in_memory);
@@ -244,7 +265,7 @@ absl::StatusOr<Segment> SpillQueue::LoadSpilled(Spilled spilled) {
 absl::Status SpillQueue::RefillHead() {
   if (spilled_.empty()) {
     head_ = std::move(tail_);
-    tail_ = Segment();
+    tail_.Release();
     return absl::OkStatus();
   }
   Spilled front = std::move(spilled_.front());
@@ -300,11 +321,21 @@ absl::Status SpillQueue::ForEach(
     if (absl::Status s = head_.ForEachRemaining(fn); !s.ok()) return s;
   }
   for (const Spilled& spilled : spilled_) {
-    if (spilled.file.empty()) {
+    fs::path file = spilled.file;
+    SegmentFileInfo info = spilled.info;
+    if (spilled.job != nullptr) {
+      // Waited for, not settled (this is const): the job's fields are final.
+      if (store_->Settle(*spilled.job, /*cancel=*/false) != SpillJob::State::kWritten) {
+        if (absl::Status s = spilled.job->segment.ForEachRemaining(fn); !s.ok()) return s;
+        continue;
+      }
+      file = spilled.job->file;
+      info = spilled.job->info;
+    } else if (file.empty()) {
       if (absl::Status s = spilled.in_memory.ForEachRemaining(fn); !s.ok()) return s;
       continue;
     }
-    absl::StatusOr<Segment> loaded = LoadSegmentFile(spilled.file, spilled.info);
+    absl::StatusOr<Segment> loaded = LoadSegmentFile(file, info);
     if (!loaded.ok()) return loaded.status();
     if (absl::Status s = loaded->ForEachRemaining(fn); !s.ok()) return s;
   }
@@ -348,9 +379,8 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::WriteIntoCheckpoint(const fs::pa
 
 absl::StatusOr<SpillQueue::FileRef> SpillQueue::LinkIntoCheckpoint(const fs::path& dir,
                                                                    Spilled& spilled) {
-  if (spilled.file.empty()) {
-    return WriteIntoCheckpoint(dir, spilled.in_memory.RemainingBytes(),
-                               spilled.in_memory.Remaining());
+  if (const Segment* in_memory = Settle(spilled, /*cancel=*/false)) {
+    return WriteIntoCheckpoint(dir, in_memory->RemainingBytes(), in_memory->Remaining());
   }
   FileRef ref{ContentName(spilled.info.checksum), spilled.info};
   const fs::path path = dir / ref.name;
@@ -398,6 +428,9 @@ absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::pa
       return s;
     }
   }
+  // Every segment whole: the writer's jobs are waited for (a written one is
+  // then a file like any other, fsynced and linked).
+  for (Spilled& spilled : spilled_) Settle(spilled, /*cancel=*/false);
   if (absl::Status s = SyncSpillFiles(); !s.ok()) return s;
   for (Spilled& spilled : spilled_) {
     absl::StatusOr<FileRef> ref = LinkIntoCheckpoint(dir, spilled);

@@ -10,12 +10,22 @@
 // Layout, oldest first:  head (in memory, being popped) | spilled segments (on
 // disk, each one file) | tail (in memory, being appended). A push appends to the
 // tail; once spilling has begun (or memory passes the budget) a tail that reaches
-// `segment_bytes` is written out as the next file. A pop takes from the head;
-// an empty head loads the oldest file (and deletes it: disk space is reclaimed
-// segment by segment), or, when nothing is on disk, takes the tail. FIFO order is
-// therefore exact. Memory stays within the budget plus about three segments
-// (1.4x the budget): the tail being filled (its buffer may have doubled), the
-// head being drained, and rounding of the reserved tail buffer.
+// `segment_bytes` is sealed and handed to the store's writer thread
+// (spill_store.h), which compresses and writes it as the next file while the
+// push returns. A pop takes from the head; an empty head loads the oldest
+// file (and deletes it: disk space is reclaimed segment by segment), or, when
+// nothing is on disk, takes the tail. FIFO order is therefore exact.
+//
+// A segment still with the writer keeps its place in the order: a pop that
+// reaches it takes it back from memory if the writer has not started it
+// (no file is written), or waits for its write to end and then loads it
+// (kept in memory if the write failed). SaveTo and ForEach wait for it.
+//
+// Memory stays within the budget plus about three segments (1.4x the
+// budget): the tail being filled (its buffer may have doubled), the head
+// being drained, and rounding of the reserved tail buffer. Segments with the
+// writer (at most kMaxUnwrittenSegments, half the budget) count in
+// MemoryBytes and so inside that budget.
 //
 // A LIFO queue (order kLifo: one lane of a Sieve in Scrapy's order) is a
 // stack: spilled segments (bottom, oldest first) | tail (the top, in memory,
@@ -132,8 +142,17 @@ class SpillQueue {
   // it into the private spill directory. Nothing is loaded into memory.
   absl::Status Adopt(const std::filesystem::path& dir, const std::vector<FileRef>& files);
 
+  // Waits until every segment handed to the writer is written or failed (for
+  // tests and benchmarks: file counts and Health() are then current).
+  void WaitForWrites() const { store_->WaitForWrites(); }
+
   size_t Size() const { return size_; }
+  // The in-memory parts plus, with a store of its own, the segments with its
+  // writer (a shared store's are the store's: LaneSet adds them once).
   size_t MemoryBytes() const;
+  // The in-memory parts alone (head, tail, deferred URLs, segments whose
+  // file could not even be named).
+  size_t ResidentBytes() const;
   // Of the store: every queue sharing it.
   uint64_t DiskBytes() const { return store_->DiskBytes(); }
   size_t SpilledSegments() const { return store_->SpilledFiles(); }
@@ -146,10 +165,12 @@ class SpillQueue {
       absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const;
 
  private:
-  // A segment between head and tail: on disk, or kept in memory because the
-  // write failed.
+  // A segment between head and tail: with the writer (`job`), on disk, or
+  // kept in memory because the write failed (in `job`, or in `in_memory`
+  // when no file name could be made).
   struct Spilled {
-    std::filesystem::path file;  // empty when in_memory holds the segment
+    std::shared_ptr<SpillJob> job;  // until settled written (then `file`)
+    std::filesystem::path file;     // empty while `job` or in_memory holds the segment
     size_t count = 0;
     SegmentFileInfo info;  // of the file
     bool synced = false;   // fsynced (by a Save, or adopted from a checkpoint)
@@ -165,7 +186,9 @@ class SpillQueue {
   // Writes `segment` as the next spill file (or, `at_front`, the one popped
   // next), or keeps it in memory if that fails.
   void SpillSegment(Segment segment, bool at_front = false);
-  absl::Status WriteSpillFile(std::string_view raw, size_t records, Spilled& spilled);
+  // Waits for (or, `cancel`, takes back) the writer's job of `spilled`; a
+  // written one becomes `file`. Returns the segment in memory, if any.
+  const Segment* Settle(Spilled& spilled, bool cancel);
   absl::Status RefillHead();
   // LIFO: an empty top takes the newest spilled segment, or the deferred URLs.
   absl::Status RefillTop();

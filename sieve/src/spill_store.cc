@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "file_io.h"
 #include "log_emit.h"
 
 namespace sieve::internal {
@@ -19,6 +21,12 @@ SpillStore::SpillStore(fs::path spill_dir, LogSink log)
     : spill_dir_(std::move(spill_dir)), log_(std::move(log)) {}
 
 SpillStore::~SpillStore() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  if (writer_.joinable()) writer_.join();
   if (private_dir_.empty()) return;
   std::error_code ignored;
   fs::remove_all(private_dir_, ignored);
@@ -36,49 +44,184 @@ absl::StatusOr<fs::path> SpillStore::NewFilePath() {
   return private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
 }
 
-void SpillStore::SpillWritten(uint64_t file_bytes) {
-  disk_bytes_ += file_bytes;
-  ++spilled_files_;
-  if (!spill_error_.ok()) {
-    Emit(log_, LogLevel::kInfo,
-         absl::StrCat("sieve: spilling to ", private_dir_.string(), " works again"));
-  }
-  spill_error_ = absl::OkStatus();
+void SpillStore::Submit(std::shared_ptr<SpillJob> job) {
+  held_bytes_.fetch_add(job->bytes, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
+  changed_.wait(lock, [&] { return jobs_.size() + writing_ < kMaxUnwrittenSegments; });
+  jobs_.push_back(std::move(job));
+  lock.unlock();
+  changed_.notify_all();
 }
 
-void SpillStore::SpillFailed(const absl::Status& status) {
+SpillJob::State SpillStore::Settle(SpillJob& job, bool cancel) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (cancel && job.state == SpillJob::State::kQueued) {
+    auto it =
+        std::find_if(jobs_.begin(), jobs_.end(),
+                     [&](const std::shared_ptr<SpillJob>& queued) { return queued.get() == &job; });
+    if (it != jobs_.end()) jobs_.erase(it);
+    job.state = SpillJob::State::kCancelled;
+    lock.unlock();
+    changed_.notify_all();  // a Submit may be waiting for room
+    return SpillJob::State::kCancelled;
+  }
+  changed_.wait(lock, [&] {
+    return job.state != SpillJob::State::kQueued && job.state != SpillJob::State::kWriting;
+  });
+  return job.state;
+}
+
+void SpillStore::Release(SpillJob& job) {
+  held_bytes_.fetch_sub(job.bytes, std::memory_order_relaxed);
+  job.bytes = 0;
+}
+
+void SpillStore::WaitForWrites() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return jobs_.empty() && writing_ == 0; });
+}
+
+size_t SpillStore::Unwritten() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return jobs_.size() + writing_;
+}
+
+void SpillStore::PauseWriterForTesting(bool paused) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    paused_ = paused;
+  }
+  changed_.notify_all();
+}
+
+absl::Status SpillStore::WriteJob(SpillJob& job, SegmentFileInfo& info) {
+  absl::StatusOr<std::string> bytes =
+      writer_compressor_.Encode(job.segment.RemainingBytes(), job.segment.Remaining(), info);
+  if (!bytes.ok()) return bytes.status();
+  absl::Status status = WriteWholeFile(job.file, *bytes);
+  if (!status.ok()) {
+    std::error_code ignored;
+    fs::remove(job.file, ignored);  // no partial file left behind
+  }
+  return status;
+}
+
+void SpillStore::WriterLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [&] { return stop_ || (!paused_ && !jobs_.empty()); });
+    if (stop_) return;  // jobs still queued belong to queues already gone
+    std::shared_ptr<SpillJob> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    job->state = SpillJob::State::kWriting;
+    writing_ = 1;
+    lock.unlock();
+    // The queue does not touch the job until it is settled, so the segment
+    // is read and freed here without the lock.
+    SegmentFileInfo info;
+    const absl::Status status = WriteJob(*job, info);
+    if (status.ok()) {
+      // Moved out, not assigned an empty Segment: a moved-into std::string
+      // keeps its buffer (libstdc++), and the job lives until popped.
+      const Segment released = std::move(job->segment);
+      Release(*job);
+    }
+    lock.lock();
+    writing_ = 0;
+    std::string message;
+    if (status.ok()) {
+      job->info = info;
+      job->state = SpillJob::State::kWritten;
+      message = RecordWritten(info.FileBytes());
+    } else {
+      job->state = SpillJob::State::kFailed;
+      message = RecordFailed(status);
+    }
+    lock.unlock();
+    changed_.notify_all();
+    if (!message.empty()) {
+      Emit(log_, status.ok() ? LogLevel::kInfo : LogLevel::kError, message);
+    }
+    job.reset();
+    lock.lock();
+  }
+}
+
+std::string SpillStore::RecordWritten(uint64_t file_bytes) {
+  disk_bytes_ += file_bytes;
+  ++spilled_files_;
+  std::string message;
+  if (!spill_error_.ok()) {
+    message = absl::StrCat("sieve: spilling to ", private_dir_.string(), " works again");
+  }
+  spill_error_ = absl::OkStatus();
+  return message;
+}
+
+std::string SpillStore::RecordFailed(const absl::Status& status) {
   // The segment stays in memory rather than lose URLs; the budget is exceeded
   // and Health() says so until a spill succeeds again.
   ++spill_failures_;
+  std::string message;
   if (spill_error_.ok()) {
-    Emit(log_, LogLevel::kError,
-         absl::StrCat("sieve: cannot spill queued URLs to disk, keeping them in memory "
-                      "(over queue_memory_budget_bytes): ",
-                      status.ToString()));
+    message = absl::StrCat(
+        "sieve: cannot spill queued URLs to disk, keeping them in memory "
+        "(over queue_memory_budget_bytes): ",
+        status.ToString());
   }
   spill_error_ = absl::Status(
       status.code(),
       absl::StrCat("cannot spill queued URLs to ", spill_dir_.string(), " (", spill_failures_,
                    " segments kept in memory over the budget so far): ", status.message()));
+  return message;
+}
+
+void SpillStore::SpillFailed(const absl::Status& status) {
+  std::string message;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    message = RecordFailed(status);
+  }
+  if (!message.empty()) Emit(log_, LogLevel::kError, message);
 }
 
 void SpillStore::SpillRemoved(uint64_t file_bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
   disk_bytes_ -= file_bytes;
   --spilled_files_;
 }
 
 void SpillStore::FileAdopted(uint64_t file_bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
   disk_bytes_ += file_bytes;
   ++spilled_files_;
 }
 
 void SpillStore::LoadFailed(const absl::Status& status) {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (load_error_.ok()) load_error_ = status;
 }
 
 absl::Status SpillStore::Health() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!load_error_.ok()) return load_error_;
   return spill_error_;
+}
+
+uint64_t SpillStore::SpillFailures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return spill_failures_;
+}
+
+uint64_t SpillStore::DiskBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return disk_bytes_;
+}
+
+size_t SpillStore::SpilledFiles() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return spilled_files_;
 }
 
 }  // namespace sieve::internal

@@ -1,33 +1,88 @@
 // Where a Sieve's queue lanes spill: one private directory (created on the
-// first spill, removed with the store), one zstd context shared by every lane
-// (a context costs ~1 MB once used: per lane it would multiply with the
-// lanes), unique file names, and the spills' health and totals.
+// first spill, removed with the store), unique file names, the spills' health
+// and totals, and one background writer thread that seals, compresses and
+// writes the segments every lane hands it.
+//
+// The writer: a queue hands a sealed segment over as a SpillJob (Submit) and
+// goes on; the thread compresses it with its own zstd context (zstd level 3,
+// ~0.6-1 us per URL: the cost that used to fall on the pushing thread, under
+// the Sieve's queue mutex) and writes the file. At most
+// kMaxUnwrittenSegments jobs are queued or being written at once: Submit
+// waits while that many are (the only time a push waits for the disk). A
+// job's segment stays in memory, counted in HeldBytes(), until its file is
+// written; a failed write keeps it there (the queue then pops it from
+// memory, in order, as before the writer existed). The store has two zstd
+// contexts (~1 MB each once used): the writer's, and compressor() for
+// checkpoints, used under the queue mutex; per lane they would multiply.
 //
 //   SpillStore store("/var/tmp", log);
-//   absl::StatusOr<std::filesystem::path> path = store.NewFilePath();
-//   ... compress with store.compressor(), write, then store.SpillWritten(bytes) ...
+//   auto job = std::make_shared<SpillJob>();
+//   job->file = *store.NewFilePath();
+//   job->segment = std::move(sealed);
+//   store.Submit(job);                               // returns at once
+//   if (store.Settle(*job, /*cancel=*/false) == SpillJob::State::kWritten) ...
 //
-// Threading: not thread-safe; the Sieve uses it under its queue mutex.
+// Threading: the queue side (every method) is called by one thread at a time,
+// the Sieve's, under its queue mutex; the writer thread shares only the jobs,
+// the totals and the health with it, under `mutex_`, which is taken after the
+// queue mutex and never held while calling out (sieve_state.h, lock order).
 #ifndef SIEVE_SRC_SPILL_STORE_H_
 #define SIEVE_SRC_SPILL_STORE_H_
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "segment.h"
 #include "segment_file.h"
 #include "sieve/log.h"
 
 namespace sieve::internal {
 
+// Sealed segments handed to the writer and not yet written (queued or being
+// written), at most: four segments of budget / 8, half the budget. Enough to
+// ride out a slow write; the writer's steady rate, not this bound, sets the
+// push rate once pushes outrun it.
+inline constexpr size_t kMaxUnwrittenSegments = 4;
+
+// One sealed segment on its way to a spill file.
+struct SpillJob {
+  enum class State {
+    kQueued,     // waiting for the writer
+    kWriting,    // the writer has it
+    kWritten,    // `file` holds it, `info` describes it; `segment` freed
+    kFailed,     // the write failed; `segment` still holds it
+    kCancelled,  // taken back before the writer started (Settle with cancel)
+  };
+  // Set by the queue before Submit; then read-only until the job is settled.
+  std::filesystem::path file;
+  Segment segment;   // freed by the writer once written
+  size_t bytes = 0;  // segment.MemoryBytes() at Submit: in HeldBytes() until
+                     // written or Released
+  // Written by the writer under the store's mutex; read by the queue after
+  // Settle has returned (the mutex orders the two).
+  State state = State::kQueued;
+  SegmentFileInfo info;
+};
+
 class SpillStore {
  public:
   // `spill_dir` must exist; `log` (empty: StderrLogSink) hears about failed
-  // spills and their recovery.
+  // spills and their recovery (from the writer thread).
   SpillStore(std::filesystem::path spill_dir, LogSink log);
-  ~SpillStore();  // removes the private directory and what is left in it
+  // Stops the writer (jobs still queued are dropped: their queues are gone),
+  // joins it, and removes the private directory and what is left in it.
+  ~SpillStore();
   SpillStore(const SpillStore&) = delete;
   SpillStore& operator=(const SpillStore&) = delete;
 
@@ -35,12 +90,32 @@ class SpillStore {
   absl::StatusOr<std::filesystem::path> NewFilePath();
   const std::filesystem::path& private_dir() const { return private_dir_; }
   const std::filesystem::path& spill_dir() const { return spill_dir_; }
+  // For checkpoints' in-memory parts, under the queue mutex (the writer has
+  // its own).
   SegmentCompressor& compressor() { return compressor_; }
   const LogSink& log() const { return log_; }
 
-  // The outcome of one spill: a written file of `file_bytes`, or the error
-  // that kept its segment in memory (logged once per run of failures).
-  void SpillWritten(uint64_t file_bytes);
+  // Hands `job` (kQueued, file and segment set) to the writer; waits first
+  // while kMaxUnwrittenSegments jobs are unwritten. Starts the writer on
+  // first use.
+  void Submit(std::shared_ptr<SpillJob> job);
+  // Waits until `job` is written or failed, and returns its state; with
+  // `cancel`, a job the writer has not started is taken back instead
+  // (kCancelled: no file is written). Its fields are then the queue's again.
+  SpillJob::State Settle(SpillJob& job, bool cancel);
+  // The queue took the segment of a failed or cancelled job back.
+  void Release(SpillJob& job);
+  // Waits until every submitted job is written or failed (tests, benchmarks).
+  void WaitForWrites() const;
+  // Jobs queued or being written now.
+  size_t Unwritten() const;
+  // Tests: while paused, the writer starts no job (Submit still queues up to
+  // the bound; a Settle without cancel of a queued job would wait forever).
+  void PauseWriterForTesting(bool paused);
+
+  // The outcome of a spill done on the queue's thread (a file name that
+  // could not be made): the segment stays in memory (logged once per run of
+  // failures).
   void SpillFailed(const absl::Status& status);
   // A spill file left the queue: popped (loaded back) or lost.
   void SpillRemoved(uint64_t file_bytes);
@@ -49,11 +124,13 @@ class SpillStore {
   // A spill file could not be read back: sticky (URLs were lost).
   void LoadFailed(const absl::Status& status);
 
-  // See SpillQueue::Health.
+  // See SpillQueue::Health. The writer's outcomes show once it has them.
   absl::Status Health() const;
-  uint64_t SpillFailures() const { return spill_failures_; }
-  uint64_t DiskBytes() const { return disk_bytes_; }
-  size_t SpilledFiles() const { return spilled_files_; }
+  uint64_t SpillFailures() const;
+  uint64_t DiskBytes() const;
+  size_t SpilledFiles() const;
+  // Memory of the segments in jobs: unwritten, or failed and not yet popped.
+  size_t HeldBytes() const { return held_bytes_.load(std::memory_order_relaxed); }
 
   // Set by the owner of many queues sharing one budget: true while their
   // memory together is over it, so that each queue spills as if it alone
@@ -62,17 +139,34 @@ class SpillStore {
   bool over_budget() const { return over_budget_; }
 
  private:
+  void WriterLoop();
+  // Compresses and writes one job's segment (no lock held).
+  absl::Status WriteJob(SpillJob& job, SegmentFileInfo& info);
+  // The totals and health after a spill; returns what to log (empty: nothing).
+  std::string RecordWritten(uint64_t file_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::string RecordFailed(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
   const std::filesystem::path spill_dir_;
   const LogSink log_;
-  SegmentCompressor compressor_;
+  SegmentCompressor compressor_;         // the queue side's (checkpoints)
+  SegmentCompressor writer_compressor_;  // the writer thread's
   std::filesystem::path private_dir_;
   uint64_t next_file_number_ = 0;
-  uint64_t disk_bytes_ = 0;
-  size_t spilled_files_ = 0;
-  absl::Status spill_error_;  // the last spill's error, if it failed
-  absl::Status load_error_;   // the first spill file that could not be read back
-  uint64_t spill_failures_ = 0;
   bool over_budget_ = false;
+  std::atomic<size_t> held_bytes_{0};
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;  // a job queued, settled or cancelled; stop
+  std::deque<std::shared_ptr<SpillJob>> jobs_ ABSL_GUARDED_BY(mutex_);
+  size_t writing_ ABSL_GUARDED_BY(mutex_) = 0;  // 0 or 1
+  bool stop_ ABSL_GUARDED_BY(mutex_) = false;
+  bool paused_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t disk_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  size_t spilled_files_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::Status spill_error_ ABSL_GUARDED_BY(mutex_);  // the last spill's error, if it failed
+  absl::Status load_error_ ABSL_GUARDED_BY(mutex_);   // the first unreadable spill file
+  uint64_t spill_failures_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::thread writer_;  // started by the first Submit
 };
 
 }  // namespace sieve::internal
