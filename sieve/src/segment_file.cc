@@ -76,6 +76,12 @@ SegmentCompressor::~SegmentCompressor() = default;
 
 absl::StatusOr<std::string> SegmentCompressor::Encode(std::string_view raw, uint64_t records,
                                                       SegmentFileInfo& info) {
+  return Encode(raw, records, info, level_);
+}
+
+absl::StatusOr<std::string> SegmentCompressor::Encode(std::string_view raw, uint64_t records,
+                                                      SegmentFileInfo& info, int level) {
+  const uint64_t checksum = Checksum(raw);
   std::string file;
   file.reserve(kSegmentHeaderBytes + ZSTD_compressBound(raw.size()));
   file.append(kMagic);
@@ -84,17 +90,17 @@ absl::StatusOr<std::string> SegmentCompressor::Encode(std::string_view raw, uint
   PutU64(file, records);
   PutU64(file, raw.size());
   PutU64(file, 0);  // stored size, set below
-  PutU64(file, Checksum(raw));
+  PutU64(file, checksum);
   file.resize(file.capacity());
   const size_t stored =
       ZSTD_compressCCtx(context_->cctx, file.data() + kSegmentHeaderBytes,
-                        file.size() - kSegmentHeaderBytes, raw.data(), raw.size(), level_);
+                        file.size() - kSegmentHeaderBytes, raw.data(), raw.size(), level);
   if (ZSTD_isError(stored)) {
     return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(stored)));
   }
   file.resize(kSegmentHeaderBytes + stored);
   for (int i = 0; i < 8; ++i) file[32 + i] = static_cast<char>((stored >> (8 * i)) & 0xff);
-  info = {records, raw.size(), stored, Checksum(raw)};
+  info = {records, raw.size(), stored, checksum};
   return file;
 }
 

@@ -51,6 +51,12 @@ inline constexpr size_t kSegmentHeaderBytes = 48;
 // mix under the target for about 1 us per URL; past it, each byte saved
 // costs twice the CPU, paid under the queue lock.
 inline constexpr int kSegmentZstdLevel = 3;
+// zstd level of a spill written while more sealed segments wait behind it
+// (SpillStore's writer under a push burst): level 1 compresses about twice as
+// fast as level 3 for ~2.5 more bytes per URL on disk (docs/sieve.md "zstd
+// level"), so that a burst of pushes waits less for the disk. The file format
+// is the same at every level.
+inline constexpr int kSegmentBurstZstdLevel = 1;
 // A segment larger than this (raw) is corruption, not a segment: the queue
 // writes at most 16 MiB per segment, and a checkpoint's in-memory parts at
 // most the queue's budget (capped by validate_options.cc at 64 GiB).
@@ -76,8 +82,11 @@ class SegmentCompressor {
   SegmentCompressor& operator=(const SegmentCompressor&) = delete;
 
   // The whole file (header and body) for `raw`, the bytes of a Segment of
-  // `records` records.
+  // `records` records, compressed at the compressor's level, or at `level`
+  // when given.
   absl::StatusOr<std::string> Encode(std::string_view raw, uint64_t records, SegmentFileInfo& info);
+  absl::StatusOr<std::string> Encode(std::string_view raw, uint64_t records, SegmentFileInfo& info,
+                                     int level);
 
  private:
   struct Context;

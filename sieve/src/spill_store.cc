@@ -95,9 +95,9 @@ void SpillStore::PauseWriterForTesting(bool paused) {
   changed_.notify_all();
 }
 
-absl::Status SpillStore::WriteJob(SpillJob& job, SegmentFileInfo& info) {
+absl::Status SpillStore::WriteJob(SpillJob& job, int level, SegmentFileInfo& info) {
   absl::StatusOr<std::string> bytes =
-      writer_compressor_.Encode(job.segment.RemainingBytes(), job.segment.Remaining(), info);
+      writer_compressor_.Encode(job.segment.RemainingBytes(), job.segment.Remaining(), info, level);
   if (!bytes.ok()) return bytes.status();
   absl::Status status = WriteWholeFile(job.file, *bytes);
   if (!status.ok()) {
@@ -116,11 +116,15 @@ void SpillStore::WriterLoop() {
     jobs_.pop_front();
     job->state = SpillJob::State::kWriting;
     writing_ = 1;
+    // Segments waiting behind this one: pushes are outrunning the writer.
+    const bool burst = !jobs_.empty();
+    if (burst) ++burst_writes_;
     lock.unlock();
     // The queue does not touch the job until it is settled, so the segment
     // is read and freed here without the lock.
     SegmentFileInfo info;
-    const absl::Status status = WriteJob(*job, info);
+    const absl::Status status =
+        WriteJob(*job, burst ? kSegmentBurstZstdLevel : kSegmentZstdLevel, info);
     if (status.ok()) {
       // Moved out, not assigned an empty Segment: a moved-into std::string
       // keeps its buffer (libstdc++), and the job lives until popped.
@@ -217,6 +221,11 @@ uint64_t SpillStore::SpillFailures() const {
 uint64_t SpillStore::DiskBytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return disk_bytes_;
+}
+
+uint64_t SpillStore::BurstWrites() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return burst_writes_;
 }
 
 size_t SpillStore::SpilledFiles() const {
