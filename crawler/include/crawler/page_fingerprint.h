@@ -38,9 +38,11 @@
 // pair 7 bits), 4 with 20 words, 37 with 10, 174 with 5: pages whose own text
 // is a few words in a larger template can come out as one page.
 //
-// Cost: one pass over the bytes and a hash per token and per shingle; the
-// sample keeps the votes at 512 x 64 whatever the size: ~1 ms of CPU for 256
-// KiB (~250 MB/s) on this machine.
+// Cost: one pass over the bytes, a hash per token and per shingle, a
+// linear-time selection of the sample and 8 adds per sampled shingle
+// (page_fingerprint.cc): measured on this machine ~23 us of CPU for a 4.7 KB
+// page of the synthetic site (13 us of it the token walk), ~1.5 ms for 256
+// KiB.
 //
 // Threading: pure functions, safe from any thread.
 #ifndef CRAWLER_PAGE_FINGERPRINT_H_
