@@ -436,9 +436,12 @@ TEST(Reliability, Item10RedirectToADeadPortDoesNotHoldTheCrawl) {
 namespace {
 
 // Item 5: a session-id trap (/session?token=N linking to token N+1, forever)
-// ran 282 889 pages in 60 s. With the default flags it ends by itself at
-// --trap-query-variants (1000) pages, while the site stays complete.
-TEST(Reliability, Item5SessionIdTrapEndsByItselfWithDefaultFlags) {
+// ran 282 889 pages in 60 s. It ends by itself at --trap-query-variants
+// (1000) pages, while the site stays complete. Its pages are all the same,
+// so with the default flags the duplicate-content defence (issue 33, item 2;
+// duplicate_content_test.cc) ends it sooner, at 101: turned off here, so
+// that this pins the query-variant cap.
+TEST(Reliability, Item5SessionIdTrapEndsAtTheQueryVariantCap) {
   auto site = e2e::StartSmallSite({});
   ASSERT_NE(site, nullptr);
   site->Handle("/session", [](const httplib::Request& req, httplib::Response& res) {
@@ -448,7 +451,8 @@ TEST(Reliability, Item5SessionIdTrapEndsByItselfWithDefaultFlags) {
         "text/html");
   });
   const e2e::BinaryCrawl crawl =
-      e2e::RunCrawlBinary("rel-session-trap", {site->RootUrl(), site->BaseUrl() + "/session"});
+      e2e::RunCrawlBinary("rel-session-trap", {site->RootUrl(), site->BaseUrl() + "/session"},
+                          {"--trap-duplicate-content", "0"});
   e2e::ExpectSiteCrawled(*site, crawl);
   EXPECT_GE(site->RequestCount("/session"), 1000u);
   EXPECT_LE(site->RequestCount("/session"), 1010u);  // a few in flight when the cap is hit

@@ -170,6 +170,7 @@ struct CrawlSummary {
   int64_t trap_host_budget = 0;
   int64_t trap_query_variants = 0;
   int64_t trap_repeated_segments = 0;
+  int64_t trap_duplicate_content = 0;
   int64_t redirects = 0;        // 3xx responses with a Location
   int64_t robots_fetches = 0;   // robots.txt requests (not pages; redirect hops included)
   int64_t robots_blocked = 0;   // URLs not fetched: disallowed or robots.txt unreachable

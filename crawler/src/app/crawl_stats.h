@@ -25,6 +25,7 @@ struct LinkCounts {
   int64_t trap_host_budget = 0;  // not followed: TrapGuard (trap_guard.h)
   int64_t trap_query_variants = 0;
   int64_t trap_repeated_segments = 0;
+  int64_t trap_duplicate_content = 0;  // not followed: DuplicateContentGuard
 };
 
 // Whether records of error kind `kind` count among a crawl's errors (the
@@ -96,6 +97,7 @@ class CrawlStats {
     s_.trap_host_budget += links.trap_host_budget;
     s_.trap_query_variants += links.trap_query_variants;
     s_.trap_repeated_segments += links.trap_repeated_segments;
+    s_.trap_duplicate_content += links.trap_duplicate_content;
   }
 
   HostStats hosts_;

@@ -34,6 +34,7 @@
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
 #include "app/dir_lock.h"
+#include "app/duplicate_content_guard.h"
 #include "app/filter_report.h"
 #include "app/page_processor.h"
 #include "app/parse_pool.h"
@@ -155,7 +156,8 @@ class Crawler::Impl {
   std::unique_ptr<Frontier> frontier_;
   PolitePolicy* policy_ = nullptr;  // owned by frontier_
   std::unique_ptr<LinkFilter> filter_;
-  std::unique_ptr<TrapGuard> traps_;  // before processor_, which uses it
+  std::unique_ptr<TrapGuard> traps_;                   // before processor_, which uses it
+  std::unique_ptr<DuplicateContentGuard> duplicates_;  // the same
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<PageLog> log_;
   std::unique_ptr<WarcSink> warc_;  // --warc; null without it
@@ -257,8 +259,10 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   ParseLinkParser(options_.parser, &link_options.parser);  // validated by the option table
   link_options.normalize.max_length = options_.max_url_length;
   traps_ = std::make_unique<TrapGuard>(options_);
-  processor_ = std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
-                                               options_.max_redirects, traps_.get());
+  duplicates_ = std::make_unique<DuplicateContentGuard>(options_.trap_duplicate_content);
+  processor_ =
+      std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
+                                      options_.max_redirects, traps_.get(), duplicates_.get());
   checkpointer_ = std::make_unique<Checkpointer>(
       options_, *seeds, std::move(start->state),
       Checkpointer::Parts{

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "crawler/page_fingerprint.h"
 #include "crawler/url.h"
 
 namespace crawler {
@@ -145,6 +146,11 @@ void PageProcessor::FollowLinks(const CrawlUrl& url, const FetchResult& result, 
   // ~9% of the crawl's CPU on the synthetic site).
   for (ExtractedLink& link : found.links) candidates.push_back(std::move(link.url));
   std::vector<std::string> follow = Filter(std::move(candidates), url.depth + 1, counts);
+  if (duplicates_ != nullptr &&
+      duplicates_->AddPage(record->final_url, PageFingerprint(result.body))) {
+    counts->trap_duplicate_content += static_cast<int64_t>(follow.size());
+    return;
+  }
   if (traps_ != nullptr)
     follow = AvoidTraps(std::move(follow), HostOfUrl(record->final_url), counts);
   if (follow.empty()) return;

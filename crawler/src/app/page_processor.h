@@ -4,7 +4,8 @@
 //     bounded by --max-redirects) goes through the filter and the Sieve like a
 //     link, so a redirect to a seen URL is not fetched again;
 //   - a 2xx HTML page: ExtractLinks, then the LinkFilter at depth + 1, then
-//     the Frontier (one batch per page);
+//     the trap defences (the page's content fingerprint against its host's
+//     copies, then each link's URL), then the Frontier (one batch per page);
 //   - anything else (errors, non-HTML, other statuses) is only recorded.
 //
 // Threading: Process is safe to call concurrently (the filter is const, the
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "app/crawl_stats.h"
+#include "app/duplicate_content_guard.h"
 #include "app/trap_guard.h"
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
@@ -27,14 +29,16 @@ namespace crawler {
 
 class PageProcessor {
  public:
-  // `traps` may be null (no trap defences).
+  // `traps` and `duplicates` may be null (no trap defences).
   PageProcessor(const LinkFilter* filter, Frontier* frontier, const LinkOptions& link_options,
-                int max_redirects, TrapGuard* traps = nullptr)
+                int max_redirects, TrapGuard* traps = nullptr,
+                DuplicateContentGuard* duplicates = nullptr)
       : filter_(filter),
         frontier_(frontier),
         link_options_(link_options),
         max_redirects_(max_redirects),
-        traps_(traps) {}
+        traps_(traps),
+        duplicates_(duplicates) {}
 
   // The record of `result` (fetched for `url`); adds to `counts`.
   PageRecord Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts) const;
@@ -57,6 +61,7 @@ class PageProcessor {
   const LinkOptions link_options_;
   const int max_redirects_;
   TrapGuard* const traps_;
+  DuplicateContentGuard* const duplicates_;
 };
 
 }  // namespace crawler

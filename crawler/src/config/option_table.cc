@@ -132,6 +132,10 @@ const std::array kRows = {
     Row<&O::trap_repeated_segments>("crawl", "trap_repeated_segments", "trap-repeated-segments",
                                     "N", Kind::kCount,
                                     "drop paths repeating 1-3 segments N times (0 = off)"),
+    Row<&O::trap_duplicate_content>("crawl", "trap_duplicate_content", "trap-duplicate-content",
+                                    "N", Kind::kCount,
+                                    "follow links of N pages per host with the same content "
+                                    "(0 = off)"),
     Bounded(Row<&O::threads>("fetch", "threads", "threads", "N", Kind::kCount,
                              "worker threads parsing pages"),
             1, 1024),

@@ -99,7 +99,8 @@ void RenderPageCounters(const CrawlSummary& s, Exposition& out) {
       {"nofollow", s.nofollow_skipped},
       {"trap_host_budget", s.trap_host_budget},
       {"trap_query_variants", s.trap_query_variants},
-      {"trap_repeated_segments", s.trap_repeated_segments}};
+      {"trap_repeated_segments", s.trap_repeated_segments},
+      {"trap_duplicate_content", s.trap_duplicate_content}};
   for (const auto& [reason, n] : dropped) {
     out.Labeled("crawl_links_dropped_total", "reason", reason, n);
   }

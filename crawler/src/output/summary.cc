@@ -80,7 +80,8 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["rejected_ext"] = s.rejected_ext;
   j["traps"] = {{"host_budget", s.trap_host_budget},
                 {"query_variants", s.trap_query_variants},
-                {"repeated_segments", s.trap_repeated_segments}};
+                {"repeated_segments", s.trap_repeated_segments},
+                {"duplicate_content", s.trap_duplicate_content}};
   j["redirects"] = s.redirects;
   j["robots_fetches"] = s.robots_fetches;
   j["robots_blocked"] = s.robots_blocked;
