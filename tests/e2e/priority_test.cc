@@ -4,6 +4,7 @@
 // budget, --depth-priority -1 goes deep, and rules with a shared frontier
 // are a usage error.
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -121,6 +122,45 @@ TEST(Priority, NegativeDepthPriorityGoesDeep) {
   // Breadth first stays within two hops in 60 pages; deep first follows the
   // newest, deepest links.
   EXPECT_GE(*std::max_element(deep_depths.begin(), deep_depths.end()), 5);
+}
+
+// A sitemap listing ten pages with <priority> 0.0 .. 0.9 in a shuffled
+// order: with --sitemap-priority they are fetched highest first; without it,
+// in the sitemap's order.
+TEST(Priority, SitemapPriorityOrdersTheSitemapsPages) {
+  auto site = StartSite(10);
+  ASSERT_NE(site, nullptr);
+  const std::vector<int> listed = {3, 7, 0, 9, 5, 1, 8, 2, 6, 4};  // tenths
+  std::string xml = "<urlset>";
+  for (int tenth : listed) {
+    xml += "<url><loc>" + site->BaseUrl() + "/ranked/" + std::to_string(tenth) +
+           ".html</loc><priority>0." + std::to_string(tenth) + "</priority></url>";
+  }
+  xml += "</urlset>";
+  site->Handle("/sm.xml", [xml](const httplib::Request&, httplib::Response& res) {
+    res.set_content(xml, "application/xml");
+  });
+  for (int tenth : listed) {
+    site->Handle("/ranked/" + std::to_string(tenth) + ".html",
+                 [](const httplib::Request&, httplib::Response& res) {
+                   res.set_content("<html><body>ranked</body></html>", "text/html");
+                 });
+  }
+  for (const bool weighed : {true, false}) {
+    std::vector<std::string> extra = Serial({"--sitemap", site->BaseUrl() + "/sm.xml"});
+    if (weighed) extra.insert(extra.end(), {"--sitemap-priority", "10"});
+    BinaryCrawl crawl = RunCrawlBinary(weighed ? "priority-sitemap" : "priority-sitemap-off",
+                                       {site->RootUrl()}, extra);
+    ASSERT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
+    std::vector<int> fetched;
+    for (const auto& page : crawl.pages) {
+      const std::string path = PathOf(page["url"].get<std::string>());
+      if (path.rfind("/ranked/", 0) == 0) fetched.push_back(path[8] - '0');
+    }
+    std::vector<int> expected = listed;
+    if (weighed) std::sort(expected.begin(), expected.end(), std::greater<int>());
+    EXPECT_EQ(fetched, expected) << (weighed ? "--sitemap-priority 10" : "no flag");
+  }
 }
 
 TEST(Priority, RulesWithASharedFrontierAreAUsageError) {

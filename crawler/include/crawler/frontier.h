@@ -170,8 +170,11 @@ class Frontier {
 
   // The links of one page, all at `depth` with `parent`, in one lock hold and
   // one Sieve::PushBatch (every link's payload is the same bytes, encoded
-  // once). Returns how many were new.
-  size_t OfferLinks(const std::vector<std::string>& urls, int depth, const std::string& parent);
+  // once). Returns how many were new. `sitemap_priorities`, when given, holds
+  // one <priority> per URL (a sitemap's links), weighed by
+  // --sitemap-priority (LinkPriority::OfSitemapUrl).
+  size_t OfferLinks(const std::vector<std::string>& urls, int depth, const std::string& parent,
+                    const std::vector<double>& sitemap_priorities = {});
 
   // The next URL that may be fetched at `now`, or nullopt (nothing ready yet,
   // everything fetched, or the page limit reached). Refills the host queues

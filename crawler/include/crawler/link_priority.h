@@ -9,7 +9,8 @@
 //
 // The priority of a URL: + 10 per --prefer pattern it matches, - 10 per
 // --defer pattern, + the delta of every [[priority]] table it matches,
-// - depth_priority x depth; clamped to
+// - depth_priority x depth, + a sitemap's <priority> scaled by
+// --sitemap-priority (OfSitemapUrl); clamped to
 // [kMinPriority, kMaxPriority], 1,024 values: the Sieve's lane bound, so
 // the crawl can never have a push refused for its priority. With no rule,
 // every URL is at 0 and the crawl's order is the order without priorities.
@@ -54,6 +55,12 @@ class LinkPriority {
   // seed.
   int32_t Of(std::string_view url, std::string_view authority, int depth) const;
 
+  // The same for a URL a sitemap lists with <priority> `sitemap_priority`
+  // (0.0-1.0): Of plus round(--sitemap-priority x (sitemap_priority - 0.5)
+  // x 2), clamped.
+  int32_t OfSitemapUrl(std::string_view url, std::string_view authority, int depth,
+                       double sitemap_priority) const;
+
  private:
   struct Rule {
     std::unique_ptr<re2::RE2> url;  // null: any URL
@@ -64,6 +71,7 @@ class LinkPriority {
 
   std::vector<Rule> rules_;
   int depth_priority_ = 0;
+  int sitemap_priority_ = 0;
   bool any_ = false;
 };
 

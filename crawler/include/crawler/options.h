@@ -121,6 +121,10 @@ struct CrawlOptions {
   std::vector<std::string> defer;
   int depth_priority = 0;
   std::vector<PriorityRule> priorities;
+  // A sitemap's <priority> p (0.0-1.0, default 0.5) adds
+  // round(sitemap_priority x (p - 0.5) x 2) to its URLs' priority: at 10, a
+  // page at 1.0 gets +10 (as --prefer), one at 0.0 -10. 0: ignored.
+  int sitemap_priority = 0;
   // Follow links marked rel=nofollow (and pages with meta robots nofollow).
   bool ignore_nofollow = false;
   // Who finds a page's links: "scanner" (the tokenizer-speed link scanner,

@@ -111,8 +111,10 @@ struct RobotsGateHooks {
   // Optional: every sitemap response, as above (for_url.url is the sitemap).
   std::function<void(const FetchResult& result, const CrawlUrl& for_url)> on_sitemap_fetched;
   // Optional (needed with sitemaps): page URLs listed by `sitemap_url`, raw
-  // as written in the file.
-  std::function<void(const std::vector<std::string>& urls, const std::string& sitemap_url)>
+  // as written in the file, and their <priority> values (one per URL;
+  // Sitemap::priorities).
+  std::function<void(const std::vector<std::string>& urls, const std::vector<double>& priorities,
+                     const std::string& sitemap_url)>
       on_sitemap_urls;
 };
 

@@ -49,7 +49,11 @@ struct SitemapLimits {
 };
 
 struct Sitemap {
-  std::vector<std::string> urls;      // pages, from a <urlset>
+  std::vector<std::string> urls;  // pages, from a <urlset>
+  // One per url: its <priority> (sitemaps.org: 0.0 to 1.0), or 0.5 (the
+  // protocol's default) when the entry has none or a value that is not a
+  // number in that range.
+  std::vector<double> priorities;
   std::vector<std::string> sitemaps;  // child sitemaps, from a <sitemapindex>
   bool gzipped = false;               // the body was gzip data
   bool truncated = false;             // a limit cut the file short

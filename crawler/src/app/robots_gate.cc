@@ -292,7 +292,7 @@ void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) 
     return;
   }
   if (!map->urls.empty() && hooks_.on_sitemap_urls) {
-    hooks_.on_sitemap_urls(map->urls, pending.for_url.url);
+    hooks_.on_sitemap_urls(map->urls, map->priorities, pending.for_url.url);
   }
   std::vector<std::string> children;
   {

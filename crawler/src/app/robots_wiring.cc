@@ -7,6 +7,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/clock.h"
 #include "crawler/url.h"
 #include "spdlog/spdlog.h"
@@ -33,24 +34,36 @@ RobotsGateOptions GateOptionsOf(const CrawlOptions& options) {
 }
 
 // A sitemap's <loc> values, normalized, filtered as links of depth 1 and
-// offered to the Frontier with the sitemap as their parent.
+// offered to the Frontier with the sitemap as their parent, each with its
+// <priority>.
 void OfferSitemapUrls(const RobotsWiring& wiring, const NormalizeOptions& normalize,
-                      const std::vector<std::string>& urls, const std::string& sitemap) {
+                      const std::vector<std::string>& urls, const std::vector<double>& priorities,
+                      const std::string& sitemap) {
   LinkCounts counts;
   std::vector<std::string> candidates;
   candidates.reserve(urls.size());
-  for (const std::string& raw : urls) {
-    absl::StatusOr<Url> url = Url::Parse(raw);
+  // The filter keeps a subset in order; a URL listed twice keeps its first
+  // <priority>.
+  absl::flat_hash_map<std::string, double> priority_of;
+  for (size_t i = 0; i < urls.size(); ++i) {
+    absl::StatusOr<Url> url = Url::Parse(urls[i]);
     absl::StatusOr<std::string> normalized =
         url.ok() ? NormalizeForSeen(*url, normalize) : url.status();
     if (normalized.ok()) {
+      if (i < priorities.size()) priority_of.emplace(*normalized, priorities[i]);
       candidates.push_back(std::move(*normalized));
     } else {
       ++counts.rejected;
     }
   }
   const std::vector<std::string> follow = wiring.processor->Filter(candidates, 1, &counts);
-  if (!follow.empty()) wiring.frontier->OfferLinks(follow, 1, sitemap);
+  std::vector<double> follow_priorities;
+  follow_priorities.reserve(follow.size());
+  for (const std::string& url : follow) {
+    const auto it = priority_of.find(url);
+    follow_priorities.push_back(it == priority_of.end() ? 0.5 : it->second);
+  }
+  if (!follow.empty()) wiring.frontier->OfferLinks(follow, 1, sitemap, follow_priorities);
   wiring.stats->AddLinks(counts);
 }
 
@@ -90,8 +103,9 @@ RobotsGateHooks HooksOf(const CrawlOptions& options, const RobotsWiring& wiring)
   NormalizeOptions normalize;
   normalize.max_length = options.max_url_length;
   hooks.on_sitemap_urls = [wiring, normalize](const std::vector<std::string>& urls,
+                                              const std::vector<double>& priorities,
                                               const std::string& sitemap) {
-    OfferSitemapUrls(wiring, normalize, urls, sitemap);
+    OfferSitemapUrls(wiring, normalize, urls, priorities, sitemap);
   };
   return hooks;
 }

@@ -116,6 +116,11 @@ const std::array kRows = {
         Row<&O::depth_priority>("crawl", "depth_priority", "depth-priority", "N", Kind::kInteger,
                                 "priority -= N x depth (0 = none; negative: deeper first)"),
         -100, 100),
+    Bounded(Row<&O::sitemap_priority>("crawl", "sitemap_priority", "sitemap-priority", "N",
+                                      Kind::kInteger,
+                                      "a sitemap's <priority> 1.0 adds N, 0.0 takes N away (0 = "
+                                      "ignored)"),
+            0, 100),
     Row<&O::ignore_nofollow>("crawl", "ignore_nofollow", "ignore-nofollow", "", Kind::kSwitch,
                              "follow rel=nofollow links too"),
     OneOf(Row<&O::parser>("crawl", "parser", "parser", "scanner|gumbo", Kind::kChoice,

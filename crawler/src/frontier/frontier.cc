@@ -88,12 +88,18 @@ bool Frontier::Offer(const CrawlUrl& url) {
 }
 
 size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
-                            const std::string& parent) {
+                            const std::string& parent,
+                            const std::vector<double>& sitemap_priorities) {
   const std::string payload = EncodeUrlPayload(depth, 0, parent);
   std::vector<int32_t> priorities;  // empty: all at 0
   if (options_.priority != nullptr && options_.priority->any()) {
     priorities.reserve(urls.size());
-    for (const std::string& url : urls) priorities.push_back(PriorityOf(url, depth));
+    for (size_t i = 0; i < urls.size(); ++i) {
+      priorities.push_back(i < sitemap_priorities.size()
+                               ? options_.priority->OfSitemapUrl(urls[i], AuthorityOf(urls[i]),
+                                                                 depth, sitemap_priorities[i])
+                               : PriorityOf(urls[i], depth));
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (per_host_ != nullptr) {  // per-URL check; the batch cannot know the counts

@@ -1,6 +1,7 @@
 #include "crawler/link_priority.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -53,7 +54,9 @@ absl::StatusOr<LinkPriority> LinkPriority::Create(const CrawlOptions& options) {
     if (absl::Status s = add(rule.url, rule.host, rule.delta, where); !s.ok()) return s;
   }
   priority.depth_priority_ = options.depth_priority;
-  priority.any_ = !priority.rules_.empty() || priority.depth_priority_ != 0;
+  priority.sitemap_priority_ = options.sitemap_priority;
+  priority.any_ =
+      !priority.rules_.empty() || priority.depth_priority_ != 0 || priority.sitemap_priority_ != 0;
   return priority;
 }
 
@@ -65,6 +68,15 @@ int32_t LinkPriority::Of(std::string_view url, std::string_view authority, int d
     if (rule.url != nullptr && !re2::RE2::PartialMatch(url, *rule.url)) continue;
     sum += rule.delta;
   }
+  return static_cast<int32_t>(std::clamp<int64_t>(sum, kMinPriority, kMaxPriority));
+}
+
+int32_t LinkPriority::OfSitemapUrl(std::string_view url, std::string_view authority, int depth,
+                                   double sitemap_priority) const {
+  if (!any_) return 0;
+  const double clamped = std::clamp(sitemap_priority, 0.0, 1.0);
+  const int64_t delta = std::llround(sitemap_priority_ * (clamped - 0.5) * 2);
+  const int64_t sum = int64_t{Of(url, authority, depth)} + delta;
   return static_cast<int32_t>(std::clamp<int64_t>(sum, kMinPriority, kMaxPriority));
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace crawler::robots_internal {
@@ -92,8 +93,17 @@ void SitemapXml::OnEnd(void* self, const XML_Char*) { static_cast<SitemapXml*>(s
 
 void SitemapXml::OnText(void* self, const XML_Char* text, int length) {
   auto* reader = static_cast<SitemapXml*>(self);
-  // Only the <loc>'s own text: a child element's text is not part of the URL.
-  if (!reader->in_loc_ || reader->depth_ != 3 || reader->loc_too_long_) return;
+  if (reader->depth_ != 3) return;  // a child element's text is not the value
+  if (reader->in_priority_) {
+    // A priority is a few bytes ("0.8"); a longer text is not one.
+    if (reader->priority_.size() + static_cast<size_t>(length) <= kMaxPriorityBytes) {
+      reader->priority_.append(text, static_cast<size_t>(length));
+    } else {
+      reader->priority_ = "x";  // unparsable: the default
+    }
+    return;
+  }
+  if (!reader->in_loc_ || reader->loc_too_long_) return;
   if (reader->loc_.size() + static_cast<size_t>(length) > kMaxLocBytes) {
     reader->loc_too_long_ = true;
     return;
@@ -120,31 +130,58 @@ void SitemapXml::Start(std::string_view name) {
     return;
   }
   if (xml_name.space != namespace_) return;  // <image:image>, <xhtml:link>, <video:...>
-  const std::string_view entry = root_name_ == "urlset" ? "url" : "sitemap";
-  if (depth_ == 2 && xml_name.local == entry) entry_depth_ = 2;
-  if (depth_ == 3 && entry_depth_ == 2 && xml_name.local == "loc") {
+  const bool urlset = root_name_ == "urlset";
+  if (depth_ == 2 && xml_name.local == (urlset ? "url" : "sitemap")) {
+    entry_depth_ = 2;
+    entry_has_url_ = false;
+    entry_priority_ = kDefaultPriority;
+  }
+  if (depth_ != 3 || entry_depth_ != 2) return;
+  if (xml_name.local == "loc") {
     in_loc_ = true;
     loc_too_long_ = false;
     loc_.clear();
+  } else if (urlset && xml_name.local == "priority") {
+    in_priority_ = true;
+    priority_.clear();
   }
 }
 
 void SitemapXml::End() {
-  if (depth_ == 3 && in_loc_) {
-    in_loc_ = false;
-    std::string loc = TrimmedLoc(loc_);
-    std::vector<std::string>* into = root_name_ == "urlset" ? &out_->urls : &out_->sitemaps;
-    if (!loc.empty() && !loc_too_long_) {
-      if (into->size() >= max_urls_) {
-        out_->truncated = true;
-        Stop("URL cap reached");
-      } else {
-        into->push_back(std::move(loc));
-      }
-    }
-  }
+  if (depth_ == 3 && in_loc_) EndLoc();
+  if (depth_ == 3 && in_priority_) EndPriority();
   if (depth_ == 2) entry_depth_ = 0;
   --depth_;
+}
+
+void SitemapXml::EndLoc() {
+  in_loc_ = false;
+  std::string loc = TrimmedLoc(loc_);
+  const bool urlset = root_name_ == "urlset";
+  std::vector<std::string>* into = urlset ? &out_->urls : &out_->sitemaps;
+  if (loc.empty() || loc_too_long_) return;
+  if (into->size() >= max_urls_) {
+    out_->truncated = true;
+    Stop("URL cap reached");
+    return;
+  }
+  into->push_back(std::move(loc));
+  if (!urlset) return;
+  // The <priority> may come before or after the <loc>: whichever is read
+  // second completes the entry.
+  out_->priorities.push_back(entry_priority_);
+  entry_has_url_ = true;
+}
+
+void SitemapXml::EndPriority() {
+  in_priority_ = false;
+  double value = 0;
+  const std::string text = TrimmedLoc(priority_);
+  if (!absl::SimpleAtod(text, &value) || !(value >= 0.0 && value <= 1.0)) {
+    value = kDefaultPriority;
+  }
+  entry_priority_ = value;
+  if (entry_has_url_) out_->priorities.back() = value;
 }
 
 void SitemapXml::Stop(std::string reason) {

@@ -58,6 +58,10 @@ class SitemapXml {
   // The longest <loc> text kept (bytes); a longer one is skipped. Far above
   // any URL the crawl would queue (--max-url-length is at most 1 MiB).
   static constexpr size_t kMaxLocBytes = size_t{1} << 20;
+  // The longest <priority> text read as a number; longer is the default.
+  static constexpr size_t kMaxPriorityBytes = 32;
+  // sitemaps.org's default <priority>.
+  static constexpr double kDefaultPriority = 0.5;
 
  private:
   static void OnStart(void* self, const XML_Char* name, const XML_Char** attributes);
@@ -69,17 +73,23 @@ class SitemapXml {
                            const XML_Char* notation);
   void Start(std::string_view name);
   void End();
+  void EndLoc();
+  void EndPriority();
   void Stop(std::string reason);
 
   XML_Parser parser_;
   Sitemap* const out_;
   const size_t max_urls_;
-  int depth_ = 0;           // elements open now
-  bool have_root_ = false;  // the root was urlset or sitemapindex
-  std::string root_name_;   // the root's local name, for the error message
-  std::string namespace_;   // the root's namespace ("" = none)
-  int entry_depth_ = 0;     // 2 while inside <url>/<sitemap> at depth 2, else 0
-  bool in_loc_ = false;     // inside a counted <loc>
+  int depth_ = 0;                // elements open now
+  bool have_root_ = false;       // the root was urlset or sitemapindex
+  std::string root_name_;        // the root's local name, for the error message
+  std::string namespace_;        // the root's namespace ("" = none)
+  int entry_depth_ = 0;          // 2 while inside <url>/<sitemap> at depth 2, else 0
+  bool in_loc_ = false;          // inside a counted <loc>
+  bool in_priority_ = false;     // inside a <url>'s <priority>
+  std::string priority_;         // its text so far (a few bytes are kept)
+  bool entry_has_url_ = false;   // this <url>'s <loc> is already in out_->urls
+  double entry_priority_ = 0.5;  // this <url>'s <priority>, once read
   bool loc_too_long_ = false;
   std::string loc_;         // the current <loc>'s text so far
   std::string stopped_;     // why reading stopped early; empty while it goes on

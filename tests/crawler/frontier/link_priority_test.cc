@@ -33,6 +33,24 @@ TEST(LinkPriority, RulesAddUp) {
   EXPECT_EQ(rules->Of("https://www.b.example/", "https://www.b.example", 0), 7);
 }
 
+TEST(LinkPriority, SitemapPriorityIsScaledByTheFlag) {
+  absl::StatusOr<LinkPriority> off = LinkPriority::Create(CrawlOptions{});
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->OfSitemapUrl("https://a.example/x", "https://a.example", 1, 1.0), 0);
+  CrawlOptions options;
+  options.sitemap_priority = 10;
+  options.prefer = {"/docs/"};
+  absl::StatusOr<LinkPriority> rules = LinkPriority::Create(options);
+  ASSERT_TRUE(rules.ok());
+  const char* a = "https://a.example";
+  EXPECT_EQ(rules->OfSitemapUrl("https://a.example/x", a, 1, 1.0), 10);
+  EXPECT_EQ(rules->OfSitemapUrl("https://a.example/x", a, 1, 0.5), 0);
+  EXPECT_EQ(rules->OfSitemapUrl("https://a.example/x", a, 1, 0.8), 6);
+  EXPECT_EQ(rules->OfSitemapUrl("https://a.example/x", a, 1, 0.0), -10);
+  EXPECT_EQ(rules->OfSitemapUrl("https://a.example/docs/y", a, 1, 0.0), 0);  // +10 - 10
+  EXPECT_EQ(rules->Of("https://a.example/x", a, 1), 0);  // links of pages: no sitemap term
+}
+
 TEST(LinkPriority, ClampedToTheLaneRange) {
   CrawlOptions options;
   options.depth_priority = -100;  // deeper first

@@ -42,6 +42,24 @@ TEST(SitemapTest, UrlsetListsPageLocsWithEntitiesAndCdata) {
   EXPECT_FALSE(map->truncated);
 }
 
+// One <priority> per URL, before or after its <loc>; 0.5 (the protocol's
+// default) when absent, not a number, or out of [0, 1].
+TEST(SitemapTest, PrioritiesComeOnePerUrlWithTheDefaultWhenMissingOrBad) {
+  absl::StatusOr<Sitemap> map = ParseSitemap(R"(<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>http://a.test/after</loc><priority>0.8</priority></url>
+  <url><priority> 1.0 </priority><loc>http://a.test/before</loc></url>
+  <url><loc>http://a.test/none</loc></url>
+  <url><loc>http://a.test/word</loc><priority>high</priority></url>
+  <url><loc>http://a.test/over</loc><priority>1.5</priority></url>
+  <url><loc>http://a.test/zero</loc><priority>0.0</priority></url>
+  <url><priority>0.9</priority></url>
+</urlset>)");
+  ASSERT_TRUE(map.ok()) << map.status();
+  ASSERT_EQ(map->urls.size(), 6u);
+  EXPECT_THAT(map->priorities, ElementsAre(0.8, 1.0, 0.5, 0.5, 0.5, 0.0));
+}
+
 TEST(SitemapTest, IndexListsChildSitemaps) {
   const std::string index = R"(<?xml version="1.0"?>
 <!-- generated -->
