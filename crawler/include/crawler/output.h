@@ -55,6 +55,12 @@ struct PageRecord {
   bool truncated = false;
   int64_t parsed_bytes = 0;
   std::string truncated_reason;  // "max_body", or the parse cap (PageLinks::truncated_reason)
+  // The response's validators, for a later --recrawl's conditional GET, and
+  // the body's digest ("sha1:" + base32, as WARC-Payload-Digest): set for
+  // every 2xx page whose body arrived whole; absent from the JSON when empty.
+  std::string etag;           // the ETag header's value, quotes and W/ kept
+  std::string last_modified;  // the Last-Modified header's value, as sent
+  std::string digest;
   // With --warc: the file holding this fetch's response (or revisit) record
   // and the offset of its gzip member. Absent from the JSON when empty.
   std::string warc_file;

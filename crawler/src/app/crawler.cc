@@ -36,6 +36,7 @@
 #include "app/dir_lock.h"
 #include "app/filter_report.h"
 #include "app/page_processor.h"
+#include "app/page_validators.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
 #include "app/robots_wiring.h"
@@ -400,9 +401,12 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // Archived here, on the parser threads, not in the fetchers' curl loops:
   // ~30 us of CPU a page there delayed every transfer of the loop, which
   // then polled and woke more per page (bench/warc-crawl).
+  // The body's digest once, for the record and the archive (issue 32).
+  const PageValidators validators = ValidatorsOf(job.result);
   std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(&job.result);
+    absl::StatusOr<std::optional<WarcLocation>> at =
+        warc_->ArchiveBorrowing(&job.result, validators.sha1);
     if (at.ok()) {
       archived = std::move(*at);
     } else {
@@ -412,6 +416,7 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   LinkCounts counts;
   PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
   NoteWarcLocation(archived, &record);
+  NoteValidators(validators, &record);
   record.attempts = job.attempts;
   const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);

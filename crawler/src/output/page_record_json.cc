@@ -33,6 +33,15 @@ bool NeedsNoEscape(const std::string& s) {
   return true;
 }
 
+// An ETag is a quoted string ("\"v1\"", W/"x"): printable ASCII whose only
+// character to escape is usually '"'. Written directly, not through the tree.
+bool NeedsOnlyQuotesEscaped(const std::string& s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '\\') return false;
+  }
+  return true;
+}
+
 void AppendKey(std::string& out, std::string_view key) {
   out += out.size() == 1 ? "\"" : ",\"";
   out += key;
@@ -43,6 +52,17 @@ void AppendString(std::string& out, std::string_view key, const std::string& val
   AppendKey(out, key);
   out += '"';
   out += value;
+  out += '"';
+}
+
+// `value` passes NeedsOnlyQuotesEscaped.
+void AppendQuotedString(std::string& out, std::string_view key, const std::string& value) {
+  AppendKey(out, key);
+  out += '"';
+  for (const char c : value) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
   out += '"';
 }
 
@@ -109,6 +129,9 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
     j["parsed_bytes"] = r.parsed_bytes;
     j["truncated_reason"] = NullIfEmpty(r.truncated_reason);
   }
+  if (!r.etag.empty()) j["etag"] = r.etag;
+  if (!r.last_modified.empty()) j["last_modified"] = r.last_modified;
+  if (!r.digest.empty()) j["digest"] = r.digest;
   if (!r.warc_file.empty()) {
     j["warc_file"] = r.warc_file;
     j["warc_offset"] = r.warc_offset;
@@ -120,9 +143,11 @@ std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
   const int64_t thousandths = FetchThousandths(r);
   if (thousandths < 0 || thousandths >= int64_t{1'000'000'000'000'000}) return std::nullopt;
   for (const std::string* s : {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to,
-                               &r.error, &r.truncated_reason, &r.warc_file}) {
+                               &r.error, &r.truncated_reason, &r.last_modified, &r.digest,
+                               &r.warc_file}) {
     if (!NeedsNoEscape(*s)) return std::nullopt;
   }
+  if (!NeedsOnlyQuotesEscaped(r.etag)) return std::nullopt;
   std::string out = "{";
   out.reserve(256 + r.url.size() * 2 + r.parent.size());
   AppendString(out, "url", r.url);
@@ -150,6 +175,9 @@ std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
     AppendInt(out, "parsed_bytes", r.parsed_bytes);
     AppendStringOrNull(out, "truncated_reason", r.truncated_reason);
   }
+  if (!r.etag.empty()) AppendQuotedString(out, "etag", r.etag);
+  if (!r.last_modified.empty()) AppendString(out, "last_modified", r.last_modified);
+  if (!r.digest.empty()) AppendString(out, "digest", r.digest);
   if (!r.warc_file.empty()) {
     AppendString(out, "warc_file", r.warc_file);
     AppendKey(out, "warc_offset");
