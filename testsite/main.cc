@@ -160,7 +160,7 @@ class FlagParser {
 
   static bool IsSwitch(std::string_view flag, std::optional<std::string_view> inline_value) {
     static constexpr std::string_view kSwitches[] = {
-        "--redirects", "--non-html", "--slow", "--stalled",       "--nofollow",
+        "--redirects", "--non-html", "--slow", "--stalled",        "--nofollow",
         "--base-href", "--compress", "--list", "--no-request-log", "--validators"};
     for (std::string_view s : kSwitches) {
       if (flag == s && !inline_value) return true;

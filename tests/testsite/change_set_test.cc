@@ -27,8 +27,8 @@ SiteOptions ChangingSite() {
 TEST(ChangeSet, EpochCountsAreNearTheirFractionsAndDisjoint) {
   const ChangeSet changes(ChangingSite());
   const EpochChanges e1 = changes.Between(1);
-  EXPECT_EQ(e1.added.size(), 8u);                                  // floor(0.02 * 400)
-  EXPECT_EQ(e1.edited.front(), 0u);                                // the root links to them
+  EXPECT_EQ(e1.added.size(), 8u);    // floor(0.02 * 400)
+  EXPECT_EQ(e1.edited.front(), 0u);  // the root links to them
   EXPECT_NEAR(static_cast<double>(e1.edited.size()), 40, 3 * std::sqrt(40.0));  // 0.1 * 399
   EXPECT_NEAR(static_cast<double>(e1.removed.size()), 20, 3 * std::sqrt(20.0));
   for (const uint64_t page : e1.removed) {

@@ -148,7 +148,8 @@ std::string SiteRouter::PageBody(uint64_t page, int epoch) const {
   }
   if (page == 0) {
     for (const uint64_t added : epochs_.changes.AddedUpTo(epoch)) {
-      absl::StrAppend(&extra, "<p><a href=\"", PagePath(added), "\">New page ", added, "</a></p>\n");
+      absl::StrAppend(&extra, "<p><a href=\"", PagePath(added), "\">New page ", added,
+                      "</a></p>\n");
     }
   }
   if (!extra.empty()) body.insert(body.rfind("</body>"), extra);

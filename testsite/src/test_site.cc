@@ -1,10 +1,10 @@
 #include "testsite/test_site.h"
 
-#include <atomic>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
