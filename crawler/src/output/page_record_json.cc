@@ -96,6 +96,26 @@ void AppendThousandths(std::string& out, std::string_view key, int64_t thousandt
   out.append(fraction, static_cast<size_t>(digits));
 }
 
+// The JSON key of a recrawl verdict; "" for none.
+std::string_view RevisitKey(Revisit revisit) {
+  switch (revisit) {
+    case Revisit::kNotModified:
+      return "not_modified";
+    case Revisit::kUnchanged:
+      return "unchanged";
+    case Revisit::kChanged:
+      return "changed";
+    case Revisit::kGone:
+      return "gone";
+    case Revisit::kCarried:
+      return "carried";
+    case Revisit::kNone:
+    case Revisit::kNew:
+      return "";
+  }
+  return "";
+}
+
 // Milliseconds with microsecond resolution is plenty and keeps lines short.
 int64_t FetchThousandths(const PageRecord& r) { return static_cast<int64_t>(r.fetch_ms * 1000); }
 
@@ -132,6 +152,8 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
   if (!r.etag.empty()) j["etag"] = r.etag;
   if (!r.last_modified.empty()) j["last_modified"] = r.last_modified;
   if (!r.digest.empty()) j["digest"] = r.digest;
+  if (r.revisit_s > 0) j["revisit_s"] = r.revisit_s;
+  if (const std::string_view key = RevisitKey(r.revisit); !key.empty()) j[std::string(key)] = true;
   if (!r.warc_file.empty()) {
     j["warc_file"] = r.warc_file;
     j["warc_offset"] = r.warc_offset;
@@ -142,9 +164,9 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
 std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
   const int64_t thousandths = FetchThousandths(r);
   if (thousandths < 0 || thousandths >= int64_t{1'000'000'000'000'000}) return std::nullopt;
-  for (const std::string* s : {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to,
-                               &r.error, &r.truncated_reason, &r.last_modified, &r.digest,
-                               &r.warc_file}) {
+  for (const std::string* s :
+       {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to, &r.error,
+        &r.truncated_reason, &r.last_modified, &r.digest, &r.warc_file}) {
     if (!NeedsNoEscape(*s)) return std::nullopt;
   }
   if (!NeedsOnlyQuotesEscaped(r.etag)) return std::nullopt;
@@ -178,6 +200,11 @@ std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
   if (!r.etag.empty()) AppendQuotedString(out, "etag", r.etag);
   if (!r.last_modified.empty()) AppendString(out, "last_modified", r.last_modified);
   if (!r.digest.empty()) AppendString(out, "digest", r.digest);
+  if (r.revisit_s > 0) AppendInt(out, "revisit_s", r.revisit_s);
+  if (const std::string_view key = RevisitKey(r.revisit); !key.empty()) {
+    AppendKey(out, key);
+    out += "true";
+  }
   if (!r.warc_file.empty()) {
     AppendString(out, "warc_file", r.warc_file);
     AppendKey(out, "warc_offset");
