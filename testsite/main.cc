@@ -31,6 +31,8 @@ constexpr char kUsage[] =
     "                [--base-href] [--compress] [--robots-txt TEXT] [--list]\n"
     "                [--fault-rate F] [--fault-stall-ms MS] [--fault-retry-after S]\n"
     "                [--no-request-log] [--counts-file PATH]\n"
+    "                [--epoch N] [--changed-fraction F] [--removed-fraction F]\n"
+    "                [--added-fraction F] [--validators]\n"
     "Serves a deterministic generated site on ADDR (127.0.0.1) until SIGINT/SIGTERM.\n"
     "testsite --hosts N --help: the simulated web of N loopback hosts instead.\n"
     "--list prints the URLs a complete crawl fetches and exits (with --port 0 the\n"
@@ -39,7 +41,11 @@ constexpr char kUsage[] =
     "reset, truncated body) or stalls --fault-stall-ms (300) mid-body; a 503 says\n"
     "Retry-After 0 or --fault-retry-after (1).\n"
     "--counts-file PATH: on SIGUSR1 and at exit, writes one line per requested path:\n"
-    "'<path> TAB <requests> TAB <failures injected>'.\n";
+    "'<path> TAB <requests> TAB <failures injected>'.\n"
+    "--epoch N: serve the site as changed N times: each epoch edits --changed-fraction\n"
+    "(0.05) of the pages, removes --removed-fraction (0.01) and adds --added-fraction\n"
+    "(0.01), linked from the root; the same seed gives the same changes.\n"
+    "--validators: ETag and Last-Modified on pages, 304 to a matching conditional GET.\n";
 
 struct Command {
   testsite::SiteOptions options;
@@ -79,6 +85,7 @@ class FlagParser {
       if (flag == "--compress") o.compress = true;
       if (flag == "--list") command.list = true;
       if (flag == "--no-request-log") o.keep_request_log = false;
+      if (flag == "--validators") o.validators = true;
       return "";
     }
     if (!IsValueFlag(flag)) return "unknown flag " + std::string(flag);
@@ -111,6 +118,14 @@ class FlagParser {
       ok = absl::SimpleAtoi(text, &o.fault_stall_ms);
     else if (flag == "--counts-file")
       ok = !(command.counts_file = std::string(*value)).empty();
+    else if (flag == "--epoch")
+      ok = absl::SimpleAtoi(text, &o.epoch);
+    else if (flag == "--changed-fraction")
+      ok = absl::SimpleAtod(text, &o.changed_fraction);
+    else if (flag == "--removed-fraction")
+      ok = absl::SimpleAtod(text, &o.removed_fraction);
+    else if (flag == "--added-fraction")
+      ok = absl::SimpleAtod(text, &o.added_fraction);
     else if (flag == "--robots-txt")
       ok = !(o.robots_txt = std::string(*value)).empty();
     else
@@ -132,7 +147,11 @@ class FlagParser {
                                                        "--fault-rate",
                                                        "--fault-stall-ms",
                                                        "--counts-file",
-                                                       "--fault-retry-after"};
+                                                       "--fault-retry-after",
+                                                       "--epoch",
+                                                       "--changed-fraction",
+                                                       "--removed-fraction",
+                                                       "--added-fraction"};
     for (std::string_view f : kValueFlags) {
       if (flag == f) return true;
     }
@@ -141,8 +160,8 @@ class FlagParser {
 
   static bool IsSwitch(std::string_view flag, std::optional<std::string_view> inline_value) {
     static constexpr std::string_view kSwitches[] = {
-        "--redirects", "--non-html", "--slow", "--stalled",       "--nofollow",
-        "--base-href", "--compress", "--list", "--no-request-log"};
+        "--redirects", "--non-html", "--slow", "--stalled",        "--nofollow",
+        "--base-href", "--compress", "--list", "--no-request-log", "--validators"};
     for (std::string_view s : kSwitches) {
       if (flag == s && !inline_value) return true;
     }

@@ -20,6 +20,8 @@ uint64_t RequestTracker::Begin(const httplib::Request& request) {
                   .path = request.path,
                   .target = request.target,
                   .user_agent = request.get_header_value("User-Agent"),
+                  .if_none_match = request.get_header_value("If-None-Match"),
+                  .if_modified_since = request.get_header_value("If-Modified-Since"),
                   .remote_port = request.remote_port,
                   .start_time = now,
                   .end_time = now});

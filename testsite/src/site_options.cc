@@ -1,5 +1,7 @@
 #include "testsite/site_options.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace testsite {
@@ -40,6 +42,15 @@ absl::Status ValidateSiteOptions(const SiteOptions& options) {
   if (options.fault_stall_ms < 0) return Invalid("fault_stall_ms", "must not be negative");
   if (options.fault_retry_after_s < 0) {
     return Invalid("fault_retry_after_s", "must not be negative");
+  }
+  if (options.epoch < 0 || options.epoch > 1000) return Invalid("epoch", "must be in [0, 1000]");
+  for (const auto& [field, value] : {std::pair{"changed_fraction", options.changed_fraction},
+                                     std::pair{"removed_fraction", options.removed_fraction},
+                                     std::pair{"added_fraction", options.added_fraction}}) {
+    if (!(value >= 0 && value <= 1)) return Invalid(field, "must be in [0, 1]");
+  }
+  if (options.changed_fraction + options.removed_fraction > 1) {
+    return Invalid("changed_fraction", "plus removed_fraction must be at most 1");
   }
   if (options.nesting_depth < 1) return Invalid("nesting_depth", "must be at least 1");
   return absl::OkStatus();

@@ -4,7 +4,10 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
 #include "content_types.h"
 #include "site_paths.h"
 
@@ -20,14 +23,16 @@ constexpr size_t kStallBodyPrefix = 1024;
 
 SiteRouter::SiteRouter(const SiteOptions& options, const SiteGraph& graph,
                        const PageRenderer& renderer, const HostileRoutes& hostile,
-                       FaultInjector& faults, std::string base_url, const StopSignal& stop)
+                       FaultInjector& faults, std::string base_url, const StopSignal& stop,
+                       Epochs epochs)
     : options_(options),
       graph_(graph),
       renderer_(renderer),
       hostile_(hostile),
       faults_(faults),
       base_url_(std::move(base_url)),
-      stop_(stop) {}
+      stop_(stop),
+      epochs_(epochs) {}
 
 void SiteRouter::Serve(const httplib::Request& request, httplib::Response& response) const {
   if (options_.latency_ms > 0) stop_.WaitFor(std::chrono::milliseconds(options_.latency_ms));
@@ -48,11 +53,14 @@ void SiteRouter::Serve(const httplib::Request& request, httplib::Response& respo
 bool SiteRouter::ServePage(const httplib::Request& request, httplib::Response& response) const {
   const std::string& path = request.path;
   std::optional<uint64_t> page = path == "/" ? 0 : ParseNumberedPath(path, "/p/", ".html");
+  const int epoch = epochs_.current.load();
   // Page 0 lives at "/" only, so that every page has exactly one URL.
-  if (!page || *page >= graph_.pages() || (*page == 0 && path != "/")) return false;
-  if (graph_.IsSlow(*page)) stop_.WaitFor(std::chrono::milliseconds(options_.slow_ms));
-  std::string body = renderer_.Page(*page);
-  if (faults_.MaybeFault(*page, body, request, response)) return true;
+  if (!page || !epochs_.changes.Exists(*page, epoch) || (*page == 0 && path != "/")) return false;
+  const bool base = *page < graph_.pages();
+  if (base && graph_.IsSlow(*page)) stop_.WaitFor(std::chrono::milliseconds(options_.slow_ms));
+  if (NotModified(*page, epoch, request, response)) return true;
+  std::string body = PageBody(*page, epoch);
+  if (base && faults_.MaybeFault(*page, body, request, response)) return true;
   response.status = 200;
   SetBody(response, std::move(body), kHtml);
   return true;
@@ -122,6 +130,56 @@ bool SiteRouter::ServeRobots(const std::string& path, httplib::Response& respons
   response.status = 200;
   SetBody(response, options_.robots_txt, kText);
   return true;
+}
+
+std::string SiteRouter::PageBody(uint64_t page, int epoch) const {
+  if (page >= graph_.pages()) {
+    // An added page: a base page's links (never the root's, whose relative
+    // links resolve against "/"), so it brings no URL the site did not have.
+    const uint64_t like = graph_.pages() > 1 ? 1 + page % (graph_.pages() - 1) : 0;
+    std::string body = renderer_.Page(like);
+    body.insert(body.rfind("</body>"), absl::StrCat("<p>Added page ", page, "</p>\n"));
+    return body;
+  }
+  std::string body = renderer_.Page(page);
+  std::string extra;
+  if (const int revision = epochs_.changes.Revision(page, epoch); revision > 0) {
+    absl::StrAppend(&extra, "<p>Revision ", revision, "</p>\n");
+  }
+  if (page == 0) {
+    for (const uint64_t added : epochs_.changes.AddedUpTo(epoch)) {
+      absl::StrAppend(&extra, "<p><a href=\"", PagePath(added), "\">New page ", added,
+                      "</a></p>\n");
+    }
+  }
+  if (!extra.empty()) body.insert(body.rfind("</body>"), extra);
+  return body;
+}
+
+bool SiteRouter::NotModified(uint64_t page, int epoch, const httplib::Request& request,
+                             httplib::Response& response) const {
+  if (!options_.validators) return false;
+  const std::string etag =
+      absl::StrCat("\"", page, "-", epochs_.changes.Revision(page, epoch), "\"");
+  const absl::Time modified = absl::FromCivil(absl::CivilDay(2020, 1, 1), absl::UTCTimeZone()) +
+                              absl::Hours(24) * epochs_.changes.LastChange(page, epoch);
+  constexpr char kHttpDate[] = "%a, %d %b %Y %H:%M:%S GMT";
+  response.set_header("ETag", etag);
+  response.set_header("Last-Modified", absl::FormatTime(kHttpDate, modified, absl::UTCTimeZone()));
+  bool not_modified = false;
+  if (request.has_header("If-None-Match")) {
+    // A list of tags; weak comparison (RFC 9110, 13.1.2), so W/ is ignored.
+    const std::string tags = request.get_header_value("If-None-Match");
+    not_modified = tags.find(etag) != std::string::npos || absl::StripAsciiWhitespace(tags) == "*";
+  } else if (request.has_header("If-Modified-Since")) {
+    absl::Time since;
+    std::string error;
+    not_modified = absl::ParseTime(kHttpDate, request.get_header_value("If-Modified-Since"),
+                                   absl::UTCTimeZone(), &since, &error) &&
+                   since >= modified;
+  }
+  if (not_modified) response.status = 304;
+  return not_modified;
 }
 
 void SiteRouter::ServeNotFound(httplib::Response& response) const {

@@ -9,6 +9,8 @@
 
 #include <httplib.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "fault_injector.h"
@@ -16,16 +18,23 @@
 #include "page_renderer.h"
 #include "site_graph.h"
 #include "stop_signal.h"
+#include "testsite/change_set.h"
 #include "testsite/site_options.h"
 
 namespace testsite {
 
 class SiteRouter {
  public:
+  // The epoch served now and the rules of change (testsite/change_set.h).
+  struct Epochs {
+    const ChangeSet& changes;
+    const std::atomic<int>& current;
+  };
+
   // All references must outlive the router.
   SiteRouter(const SiteOptions& options, const SiteGraph& graph, const PageRenderer& renderer,
              const HostileRoutes& hostile, FaultInjector& faults, std::string base_url,
-             const StopSignal& stop);
+             const StopSignal& stop, Epochs epochs);
 
   void Serve(const httplib::Request& request, httplib::Response& response) const;
 
@@ -38,6 +47,13 @@ class SiteRouter {
   bool ServeStall(const std::string& path, httplib::Response& response) const;
   bool ServeRobots(const std::string& path, httplib::Response& response) const;
   void ServeNotFound(httplib::Response& response) const;
+  // Page `page`'s body at `epoch`: the base page with its revision and, for
+  // the root, links to the pages added so far; an added page's own body.
+  std::string PageBody(uint64_t page, int epoch) const;
+  // With options.validators: sets ETag and Last-Modified; true (and a 304)
+  // when the request's conditional headers say the client has this version.
+  bool NotModified(uint64_t page, int epoch, const httplib::Request& request,
+                   httplib::Response& response) const;
 
   // Sets the body; unless options.compress, through a content provider,
   // because cpp-httplib compresses only plain bodies.
@@ -50,6 +66,7 @@ class SiteRouter {
   FaultInjector& faults_;
   const std::string base_url_;
   const StopSignal& stop_;
+  const Epochs epochs_;
 };
 
 }  // namespace testsite

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -59,7 +60,11 @@ class ListeningServer : public httplib::Server {
 class TestSite::Impl {
  public:
   explicit Impl(const SiteOptions& options)
-      : options_(options), graph_(options), tracker_(options.keep_request_log) {}
+      : options_(options),
+        graph_(options),
+        changes_(options),
+        epoch_(options.epoch),
+        tracker_(options.keep_request_log) {}
   ~Impl() { Stop(); }
 
   absl::Status Start();
@@ -68,6 +73,8 @@ class TestSite::Impl {
 
   const SiteOptions options_;
   const SiteGraph graph_;
+  const ChangeSet changes_;
+  std::atomic<int> epoch_;
   RequestTracker tracker_;
   std::optional<FaultInjector> faults_;  // set by Start, before serving
   int port_ = 0;
@@ -143,7 +150,8 @@ absl::Status TestSite::Impl::Start() {
   if (raw_ != nullptr) raw_->Start();  // after hostile_: the thread start orders them
   renderer_.emplace(options_, graph_, base_url_, hostile_->RootLinksHtml());
   faults_.emplace(options_, stop_);
-  router_.emplace(options_, graph_, *renderer_, *hostile_, *faults_, base_url_, stop_);
+  router_.emplace(options_, graph_, *renderer_, *hostile_, *faults_, base_url_, stop_,
+                  SiteRouter::Epochs{changes_, epoch_});
   listen_thread_ = std::thread([this] {
     BlockSigpipeInThisThread();  // the worker threads are created below and inherit it
     server_.listen_after_bind();
@@ -285,6 +293,10 @@ void TestSite::ResetCounts() { impl_->tracker_.Reset(); }
 void TestSite::Handle(const std::string& path, Handler handler) {
   impl_->Handle(path, std::move(handler));
 }
+
+void TestSite::SetEpoch(int epoch) { impl_->epoch_.store(epoch); }
+int TestSite::epoch() const { return impl_->epoch_.load(); }
+const ChangeSet& TestSite::changes() const { return impl_->changes_; }
 
 void TestSite::Stop() { impl_->Stop(); }
 

@@ -32,7 +32,8 @@ absl::StatusOr<uint64_t> ParseCount(std::string_view text);
 absl::StatusOr<uint64_t> ParseBytes(std::string_view text);
 
 // A duration in seconds: a non-negative decimal, optionally followed by a
-// unit: us, ms, s, m (minutes), h. No unit means seconds ("1.5" = 1.5 s).
+// unit: us, ms, s, m (minutes), h, d (days: revisit intervals). No unit means seconds ("1.5" = 1.5
+// s).
 absl::StatusOr<double> ParseDuration(std::string_view text);
 
 }  // namespace crawler

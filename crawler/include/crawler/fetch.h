@@ -150,6 +150,9 @@ struct FetchRequest {
   // Not subject to FetchOptions::accept_type: robots.txt and sitemaps, which
   // the crawl reads whatever the type filter says about pages.
   bool any_type = false;
+  // This request's own headers, "Name: value", after FetchOptions::headers
+  // and the extras: a recrawl's If-None-Match / If-Modified-Since.
+  std::vector<std::string> headers = {};
 };
 
 // Error kinds in FetchResult::error. Anything else is "other: <curl message>".

@@ -39,6 +39,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -253,6 +254,10 @@ class Frontier {
 
   std::mutex mu_;
   HostQueues queues_;  // guarded by mu_
+  // URLs of the previous crawl (--recrawl) not due yet: Next hands them out
+  // first, with `carried` set, outside the host queues (no request, so no
+  // slot and no delay). At most max_buffered: Refill stops there.
+  std::deque<CrawlUrl> carried_;  // guarded by mu_
   // Accepted URLs per authority (only with max_pages_per_host; bounded, see
   // there); guarded by mu_.
   std::unique_ptr<HostLimitCounts> per_host_;

@@ -43,6 +43,20 @@
 
 namespace crawler {
 
+// What the previous crawl recorded of a URL (--recrawl, issue 32): sent back
+// as If-None-Match / If-Modified-Since, compared with the new body, and the
+// interval the URL is revisited at. Travels in the Sieve payload (version 2,
+// frontier/url_payload.h): ~100 bytes a URL with a typical ETag.
+struct PreviousFetch {
+  absl::Time fetched_at;  // its last fetch (millisecond resolution, as pages.jsonl)
+  int64_t revisit_s = 0;  // its revisit interval, seconds
+  int status = 0;         // the status recorded then
+  int64_t bytes = 0;      // body bytes it had (what a 304 or a carried record saves)
+  std::string etag;       // "" when the server sent none
+  std::string last_modified;
+  std::string digest;  // "sha1:" + base32 of the body
+};
+
 // A URL on its way to a fetcher, with what the crawl knows about it.
 struct CrawlUrl {
   std::string url;        // normalized (the Sieve's key)
@@ -60,6 +74,11 @@ struct CrawlUrl {
   // not a page: it waits for its host's slot and delay like a page, but is not
   // a page of the crawl (no Sieve entry, no page count, no Done).
   bool sitemap = false;
+  // Set for a URL of the previous crawl (--recrawl); nullopt for any other.
+  std::optional<PreviousFetch> previous;
+  // Set by the Frontier for a previous URL not due yet (fetched_at +
+  // revisit_s > now): record it as carried, do not fetch it.
+  bool carried = false;
 };
 
 // How one fetch of an authority ended; what a HostPolicy may react to.

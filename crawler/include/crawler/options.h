@@ -292,6 +292,18 @@ struct CrawlOptions {
   // Seconds between checkpoints; shorter loses less on a crash, costs more I/O.
   double checkpoint_every_s = 60;
 
+  // ---- [recrawl] (issue 32; docs/crawler.md, "Recrawling") ----
+  // An earlier crawl's --out: its pages.jsonl is streamed (never loaded
+  // whole) and every page it fetched is a seed with its validators, digest
+  // and revisit interval; pages not due are carried into this crawl's
+  // pages.jsonl without a request. Empty = a first crawl. Must not be out_dir.
+  std::string recrawl;
+  // A URL's revisit interval (its records' revisit_s) starts at revisit_min_s,
+  // halves when the page changed and doubles when it did not, within these
+  // bounds. Shorter finds changes sooner and costs more requests.
+  double revisit_min_s = 3600;
+  double revisit_max_s = 30 * 86400;
+
   // ---- [log] ----
   // "trace", "debug", "info", "warn", "error" or "off".
   std::string log_level = "info";

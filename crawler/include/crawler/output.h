@@ -33,6 +33,19 @@
 
 namespace crawler {
 
+// How a recrawl's record compares with the previous crawl (--recrawl, issue
+// 32). In JSON, one `<name>: true` (not_modified, unchanged, changed, gone,
+// carried); kNone and kNew write nothing.
+enum class Revisit {
+  kNone,         // not a recrawl's page, or one with no verdict (an error, a redirect)
+  kNew,          // a 2xx page the previous crawl did not have
+  kNotModified,  // a 304 to the conditional GET
+  kUnchanged,    // a 200 whose digest is the previous one
+  kChanged,      // a 200 with another digest: parsed, its links followed
+  kGone,         // a 404 or 410 of a page the previous crawl fetched
+  kCarried,      // not due yet: copied from the previous record, no request
+};
+
 // One fetch, as recorded in pages.jsonl. Field names are the JSON keys.
 struct PageRecord {
   std::string url;           // the URL we asked for
@@ -55,6 +68,16 @@ struct PageRecord {
   bool truncated = false;
   int64_t parsed_bytes = 0;
   std::string truncated_reason;  // "max_body", or the parse cap (PageLinks::truncated_reason)
+  // The response's validators, for a later --recrawl's conditional GET, and
+  // the body's digest ("sha1:" + base32, as WARC-Payload-Digest): set for
+  // every 2xx page whose body arrived whole; absent from the JSON when empty.
+  std::string etag;           // the ETag header's value, quotes and W/ kept
+  std::string last_modified;  // the Last-Modified header's value, as sent
+  std::string digest;
+  // The URL's revisit interval after this fetch, seconds (issue 32); 0 (absent
+  // in JSON) for records that are not 2xx pages or 304s.
+  int64_t revisit_s = 0;
+  Revisit revisit = Revisit::kNone;
   // With --warc: the file holding this fetch's response (or revisit) record
   // and the offset of its gzip member. Absent from the JSON when empty.
   std::string warc_file;
@@ -201,6 +224,19 @@ struct CrawlSummary {
   // hosts_not_listed counts the others.
   std::vector<HostSummary> hosts;
   int64_t hosts_not_listed = 0;
+  // --recrawl (issue 32): records of each Revisit kind, body bytes not
+  // downloaded (304s and carried records: the previous body's size), and
+  // damaged lines of the previous pages.jsonl skipped. summary.json's
+  // "recrawl" object, null unless `recrawl`.
+  bool recrawl = false;
+  int64_t not_modified = 0;
+  int64_t unchanged = 0;
+  int64_t changed = 0;
+  int64_t new_pages = 0;
+  int64_t gone = 0;
+  int64_t carried = 0;
+  int64_t bytes_saved = 0;
+  int64_t previous_lines_skipped = 0;
 };
 
 std::string CrawlSummaryToJson(const CrawlSummary& summary);

@@ -64,6 +64,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -114,6 +115,10 @@ struct WarcExchange {
   // The body was cut by --max-body, or not downloaded (a type refused by
   // --accept-type/--reject-type): WARC-Truncated: length.
   bool truncated = false;
+  // PayloadSha1(body) when the caller computed it already (the crawl does,
+  // for pages.jsonl's `digest`): Write then hashes the body once less. Empty:
+  // Write computes it. Anything but 20 bytes is ignored.
+  std::string payload_sha1;
 };
 
 // Where a response (or revisit) record starts: the gzip member at `offset` of
@@ -156,6 +161,14 @@ class WarcWriter {
   // Returns the first disk error, if any. Idempotent; the destructor calls it.
   virtual absl::Status Close() = 0;
 };
+
+// The SHA-1 of `body` as 20 raw bytes, for WarcExchange::payload_sha1.
+// Thread-safe. ~3 us for a 5 KB body.
+std::string PayloadSha1(std::string_view body);
+
+// "sha1:" + RFC 4648 base32 of a 20-byte SHA-1 (32 letters, no padding): the
+// form of WARC-Payload-Digest, which pages.jsonl's `digest` also uses.
+std::string DigestText(std::string_view sha1);
 
 // For --resume after a crash (kill -9 mid-write): cuts `path` after its last
 // complete gzip member, removing a torn last record. A file with no complete

@@ -55,13 +55,20 @@ class CrawlStats {
     if (record.status >= 200 && record.status < 300 && (record.error.empty() || record.truncated)) {
       ++s_.pages_ok;
     }
-    s_.bytes += record.bytes;
+    AddRevisitLocked(record);
     if (!record.error.empty()) ++s_.errors_by_kind[ErrorKind(record.error)];
     ++s_.status_counts[record.status];
     s_.links_found += record.links_found;
     s_.links_new += record.links_new;
     if (!record.redirect_to.empty()) ++s_.redirects;
     AddLinksLocked(links);
+  }
+  // A recrawl began: its counts go into summary.json, with the previous
+  // log's damaged lines skipped.
+  void StartRecrawl(int64_t skipped_lines) {
+    std::lock_guard<std::mutex> lock(mu_);
+    s_.recrawl = true;
+    s_.previous_lines_skipped += skipped_lines;
   }
   // For links not tied to a written page (the seeds).
   void AddLinks(const LinkCounts& links) {
@@ -87,6 +94,36 @@ class CrawlStats {
   HostStats& hosts() { return hosts_; }
 
  private:
+  // A recrawl's counts (summary.json "recrawl"): each verdict, and the body
+  // bytes a 304 or a carried record did not download (their `bytes` is the
+  // previous body's size), which are not in `bytes`.
+  void AddRevisitLocked(const PageRecord& record) {
+    const bool saved =
+        record.revisit == Revisit::kNotModified || record.revisit == Revisit::kCarried;
+    (saved ? s_.bytes_saved : s_.bytes) += record.bytes;
+    switch (record.revisit) {
+      case Revisit::kNone:
+        return;
+      case Revisit::kNew:
+        ++s_.new_pages;
+        return;
+      case Revisit::kNotModified:
+        ++s_.not_modified;
+        return;
+      case Revisit::kUnchanged:
+        ++s_.unchanged;
+        return;
+      case Revisit::kChanged:
+        ++s_.changed;
+        return;
+      case Revisit::kGone:
+        ++s_.gone;
+        return;
+      case Revisit::kCarried:
+        ++s_.carried;
+        return;
+    }
+  }
   void AddLinksLocked(const LinkCounts& links) {
     s_.off_scope += links.off_scope;
     s_.over_depth += links.over_depth;

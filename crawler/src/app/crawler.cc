@@ -37,8 +37,11 @@
 #include "app/duplicate_content_guard.h"
 #include "app/filter_report.h"
 #include "app/page_processor.h"
+#include "app/page_validators.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
+#include "app/previous_crawl.h"
+#include "app/revisit.h"
 #include "app/robots_wiring.h"
 #include "app/warc_sink.h"
 #include "crawler/crawl.h"
@@ -143,6 +146,14 @@ class Crawler::Impl {
   // The Sieve's Health, asked at most once a second (OK in between).
   absl::Status SieveHealthIfDue();
   void RecordDropped(const CrawlUrl& url);  // host dropped: record, do not fetch
+  // --recrawl: every page of the previous crawl goes into the Sieve with its
+  // PreviousFetch, before this crawl's own seeds (which it then holds).
+  absl::Status QueuePreviousPages();
+  void RecordCarried(const CrawlUrl& url);  // not due: record, do not fetch
+  RevisitBounds revisit_bounds() const {
+    return {static_cast<int64_t>(options_.revisit_min_s),
+            static_cast<int64_t>(options_.revisit_max_s)};
+  }
   absl::Status SyncArchive() { return warc_ != nullptr ? warc_->Sync() : absl::OkStatus(); }
   double CrawlSeconds() const {
     return checkpointer_->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
@@ -291,6 +302,9 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   if (!warc.ok()) return warc.status();
   warc_ = std::move(*warc);
 
+  if (!options_.recrawl.empty() && !start->resumed) {
+    if (absl::Status queued = QueuePreviousPages(); !queued.ok()) return queued;
+  }
   LinkCounts seed_counts;
   const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
   for (const std::string& seed :
@@ -404,18 +418,27 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // Archived here, on the parser threads, not in the fetchers' curl loops:
   // ~30 us of CPU a page there delayed every transfer of the loop, which
   // then polled and woke more per page (bench/warc-crawl).
+  // The body's digest once, for the record and the archive (issue 32).
+  const PageValidators validators = ValidatorsOf(job.result);
   std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(&job.result);
+    absl::StatusOr<std::optional<WarcLocation>> at =
+        warc_->ArchiveBorrowing(&job.result, validators.sha1);
     if (at.ok()) {
       archived = std::move(*at);
     } else {
       RequestStop();  // the sink logged why
     }
   }
+  const Revisit verdict =
+      RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
+                validators.sha1.empty() ? "" : DigestText(validators.sha1));
   LinkCounts counts;
-  PageRecord record = processor_->Process(job.url, std::move(job.result), &counts);
+  PageRecord record =
+      processor_->Process(job.url, std::move(job.result), &counts, ParsesLinks(verdict));
   NoteWarcLocation(archived, &record);
+  NoteValidators(validators, &record);
+  NoteRevisit(job.url.previous, verdict, revisit_bounds(), &record);
   record.attempts = job.attempts;
   const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);
@@ -502,10 +525,17 @@ bool Crawler::Impl::SubmitReady() {
       RecordDropped(*url);
       continue;
     }
+    if (url->carried) {
+      RecordCarried(*url);
+      continue;
+    }
     if (url = robots_.Admit(std::move(*url), now); !url.has_value()) continue;
     stats_.hosts().Started(url->authority, now);
     const uint64_t tag = next_tag_.fetch_add(1);
-    FetchRequest request{url->url, tag};
+    FetchRequest request;
+    request.url = url->url;
+    request.tag = tag;
+    if (url->previous.has_value()) request.headers = ConditionalHeaders(*url->previous);
     {
       std::lock_guard<std::mutex> lock(mu_);
       in_flight_.emplace(tag, std::move(*url));
@@ -780,6 +810,32 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
 
 void Crawler::Impl::RecordDropped(const CrawlUrl& url) {
   const PageRecord record = HostDroppedRecord(url, absl::Now());
+  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
+  absl::Status written = log_->Append(record);
+  if (!written.ok()) {
+    spdlog::error("{}", std::string(written.message()));
+    RequestStop();
+  }
+  stats_.Add(record, LinkCounts{});
+  frontier_->Done(url);
+}
+
+absl::Status Crawler::Impl::QueuePreviousPages() {
+  absl::StatusOr<PreviousCrawlReport> read =
+      ForEachPreviousPage(options_.recrawl, revisit_bounds(), options_.strict,
+                          [this](CrawlUrl url) { frontier_->Offer(url); });
+  if (!read.ok()) return read.status();
+  stats_.StartRecrawl(read->skipped_lines);
+  spdlog::info("--recrawl {}: {} pages to revisit from {} lines{}", options_.recrawl, read->pages,
+               read->lines,
+               read->skipped_lines > 0
+                   ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
+                   : std::string());
+  return absl::OkStatus();
+}
+
+void Crawler::Impl::RecordCarried(const CrawlUrl& url) {
+  const PageRecord record = CarriedRecord(url);
   const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);
   if (!written.ok()) {

@@ -72,8 +72,8 @@ std::vector<std::string> PageProcessor::AvoidTraps(std::vector<std::string> link
   return kept;
 }
 
-PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
-                                  LinkCounts* counts) const {
+PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts,
+                                  bool parse) const {
   PageRecord record;
   record.url = url.url;
   record.final_url = result.final_url.empty() ? url.url : result.final_url;
@@ -95,7 +95,7 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result,
   if (result.status >= 300 && result.status < 400 && !result.location.empty()) {
     record.redirect_to = WithoutUserinfo(result.location);
     FollowRedirect(url, &record, counts);
-  } else if (result.status >= 200 && result.status < 300 &&
+  } else if (parse && result.status >= 200 && result.status < 300 &&
              IsHtmlContentType(result.content_type)) {
     FollowLinks(url, result, &record, counts);
   }

@@ -40,8 +40,10 @@ class PageProcessor {
         traps_(traps),
         duplicates_(duplicates) {}
 
-  // The record of `result` (fetched for `url`); adds to `counts`.
-  PageRecord Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts) const;
+  // The record of `result` (fetched for `url`); adds to `counts`. Without
+  // `parse`, a 2xx page is recorded but not parsed (a recrawl's unchanged page).
+  PageRecord Process(const CrawlUrl& url, FetchResult&& result, LinkCounts* counts,
+                     bool parse = true) const;
 
   // Filters `candidates` (normalized URLs to be crawled at `depth`) and keeps
   // those to follow; counts the others.

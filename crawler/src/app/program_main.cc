@@ -12,6 +12,7 @@
 #include "app/debug_commands.h"
 #include "app/exit_status.h"
 #include "app/log_setup.h"
+#include "app/previous_crawl.h"
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
@@ -34,6 +35,20 @@ absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) 
     urls = std::move(seeds->urls);
   }
   urls.insert(urls.end(), options.seed_urls.begin(), options.seed_urls.end());
+  // --recrawl alone: the previous crawl's seeds (its depth-0 pages) set the
+  // scope; its pages are queued by the crawl itself (Crawler::Impl::Init).
+  if (urls.empty() && !options.recrawl.empty()) {
+    absl::StatusOr<PreviousCrawlReport> read =
+        ForEachPreviousPage(options.recrawl, {}, options.strict, [&urls](CrawlUrl url) {
+          if (url.depth == 0) urls.push_back(std::move(url.url));
+        });
+    if (!read.ok()) return read.status();
+    if (urls.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--recrawl ", options.recrawl, ": the previous crawl fetched no seed page"));
+    }
+    return urls;
+  }
   // --sitemap alone: the sitemaps give the URLs (Crawler::Impl::Init).
   if (urls.empty() && (!options.seeds_file.empty() || options.sitemap_urls.empty())) {
     const std::string file = options.seeds_file == "-" ? "stdin" : options.seeds_file;
@@ -59,6 +74,12 @@ void LogSummary(const CrawlSummary& s, const std::string& out_dir) {
       s.stop_reason, s.pages, s.pages_ok, s.redirects, errors, s.duration_s,
       s.duration_s > 0 ? s.pages / s.duration_s : 0.0, seen, s.filter_bytes, s.filter_fp_rate,
       loss.empty() ? "" : "; ", loss);
+  if (s.recrawl) {
+    spdlog::info(
+        "recrawl: {} not modified, {} unchanged, {} changed, {} new, {} gone, {} carried; {} body "
+        "bytes not downloaded",
+        s.not_modified, s.unchanged, s.changed, s.new_pages, s.gone, s.carried, s.bytes_saved);
+  }
   spdlog::info("output: {}/pages.jsonl, {}/summary.json", out_dir, out_dir);
 }
 

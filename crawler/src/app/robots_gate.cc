@@ -148,7 +148,9 @@ bool RobotsGate::Submit(const std::string& url, Pending pending) {
     }
     pending_.emplace(tag, std::move(pending));
   }
-  FetchRequest request{url, tag};
+  FetchRequest request;
+  request.url = url;
+  request.tag = tag;
   request.any_type = true;  // robots.txt and sitemaps are read whatever --accept-type says
   // robots.txt has its own cap, above what the parser keeps (RobotsCache's
   // max_bytes, >= 500 KiB): a file larger than --max-body is parsed from what

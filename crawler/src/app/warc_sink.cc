@@ -84,7 +84,8 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::Archive(const FetchResult&
   return Write(ExchangeOf(result));
 }
 
-absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResult* result) {
+absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResult* result,
+                                                                       std::string payload_sha1) {
   if (result->status == 0) return std::nullopt;
   WarcExchange exchange;
   exchange.request_headers = std::move(result->request_headers);
@@ -95,6 +96,7 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResu
   exchange.remote_ip = result->remote_ip;
   exchange.date = result->started_at;
   exchange.truncated = BodyWasCut(*result);
+  exchange.payload_sha1 = std::move(payload_sha1);
   absl::StatusOr<std::optional<WarcLocation>> at = Write(exchange);
   result->request_headers = std::move(exchange.request_headers);
   result->headers = std::move(exchange.response_headers);

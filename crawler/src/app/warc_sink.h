@@ -61,7 +61,9 @@ class WarcSink {
   // into the exchange for the call and moved back, unchanged, before it
   // returns. Pages go this way; a copy of a 5 KB body per page cost an
   // allocation through glibc's large-chunk bins, a memcpy and a free.
-  absl::StatusOr<std::optional<WarcLocation>> ArchiveBorrowing(FetchResult* result);
+  // `payload_sha1`: PayloadSha1 of the body if the caller has it ("": computed).
+  absl::StatusOr<std::optional<WarcLocation>> ArchiveBorrowing(FetchResult* result,
+                                                               std::string payload_sha1 = "");
 
   WarcStats Stats() const { return writer_->Stats(); }
 

@@ -45,8 +45,13 @@ constexpr std::array<ByteUnit, 10> kByteUnits = {{{"KiB", kKiB},
                                                   {"TB", 1'000'000'000'000},
                                                   {"B", 1}}};
 // "ms" and "min" before "m" and "s".
-constexpr std::array<TimeUnit, 6> kTimeUnits = {
-    {{"min", 60, 1}, {"us", 1, 1e6}, {"ms", 1, 1e3}, {"s", 1, 1}, {"m", 60, 1}, {"h", 3600, 1}}};
+constexpr std::array<TimeUnit, 7> kTimeUnits = {{{"min", 60, 1},
+                                                 {"us", 1, 1e6},
+                                                 {"ms", 1, 1e3},
+                                                 {"s", 1, 1},
+                                                 {"m", 60, 1},
+                                                 {"h", 3600, 1},
+                                                 {"d", 86400, 1}}};
 
 // Splits "64 MiB" into the number "64" and the matching unit (null if none).
 template <typename UnitT, size_t N>

@@ -250,6 +250,13 @@ const std::array kRows = {
                    "discard an existing checkpoint and pages.jsonl, and start over"),
     Positive(Row<&O::checkpoint_every_s>("state", "checkpoint_every", "checkpoint-every",
                                          "DURATION", Kind::kSeconds, "time between checkpoints")),
+    Row<&O::recrawl>("recrawl", "previous", "recrawl", "PREV_OUT", Kind::kText,
+                     "revisit the pages of the crawl in PREV_OUT (conditional GET; not-due "
+                     "pages carried)"),
+    Positive(Row<&O::revisit_min_s>("recrawl", "revisit_min", "revisit-min", "DURATION",
+                                    Kind::kSeconds, "shortest revisit interval (1h)")),
+    Positive(Row<&O::revisit_max_s>("recrawl", "revisit_max", "revisit-max", "DURATION",
+                                    Kind::kSeconds, "longest revisit interval (30d)")),
     OneOf(Row<&O::log_level>("log", "level", "log-level", "LEVEL", Kind::kChoice,
                              "trace, debug, info, warn, error or off"),
           "trace|debug|info|warn|error|off"),

@@ -192,6 +192,8 @@ std::string FormatBytes(uint64_t bytes) {
 }
 
 std::string FormatSeconds(double seconds) {
+  // Whole days as days: --revisit-max's 30 days read "30d", not "2.592e+06s".
+  if (seconds >= 86400 && std::fmod(seconds, 86400) == 0) return Cat(seconds / 86400, "d");
   double milliseconds = seconds * 1000;
   if (seconds != std::floor(seconds) && milliseconds == std::floor(milliseconds)) {
     return Cat(milliseconds, "ms");

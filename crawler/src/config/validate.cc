@@ -48,8 +48,17 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
     return absl::InvalidArgumentError(
         "--resume and --fresh contradict each other (continue the checkpoint, or discard it)");
   }
+  if (options.revisit_min_s > options.revisit_max_s) {
+    return absl::InvalidArgumentError(Cat("--revisit-min (", options.revisit_min_s,
+                                          "s) is above --revisit-max (", options.revisit_max_s,
+                                          "s)"));
+  }
+  if (!options.recrawl.empty() && options.recrawl == options.out_dir) {
+    return absl::InvalidArgumentError(
+        Cat("--recrawl ", options.recrawl, " is --out too: a recrawl writes a new directory"));
+  }
   if (options.seeds_file.empty() && options.seed_urls.empty() && options.sitemap_urls.empty() &&
-      !options.resume) {
+      !options.resume && options.recrawl.empty()) {
     return absl::InvalidArgumentError(
         "--seeds: missing (a file of start URLs, '-' for stdin, [seeds] file in the config, "
         "URLs as arguments, or --sitemap URL)");

@@ -75,7 +75,8 @@ Transfer* Transfer::FromEasy(CURL* easy) {
 // costs one CURLOPT_URL. Kept only when no state of libcurl 7.88 that the
 // reset would clear can differ for the next request:
 // - the handle holds no request's own options (FetchOptions::extras:
-//   headers and credentials per host, hence also digest state: reset);
+//   headers and credentials per host, hence also digest state: reset;
+//   FetchRequest::headers, a recrawl's conditional GET);
 // - the last transfer ended without error over HTTP/1.x: an error may have
 //   left anything behind, and an HTTP/2 stream's retry closes its
 //   connection only when the connection's last stream ends;
@@ -92,6 +93,7 @@ bool Transfer::Prepare(FetchRequest request) {
   result_.tag = request.tag;
   result_.url = std::move(request.url);
   max_body_ = request.max_body != 0 ? request.max_body : context_.options->max_body;
+  request_headers_ = std::move(request.headers);
   check_type_ = !request.any_type && context_.options->accept_type != nullptr;
   result_.started_at = std::chrono::system_clock::now();
   cause_ = AbortCause{};
@@ -122,7 +124,7 @@ bool Transfer::Prepare(FetchRequest request) {
 }
 
 bool Transfer::CanKeepOptions() const {
-  return options_kept_ && ended_cleanly_ &&
+  return options_kept_ && ended_cleanly_ && request_headers_.empty() &&
          context_.connections_closed->load(std::memory_order_relaxed) == closed_before_ &&
          !MayMultiplex(*context_.options, result_.url);
 }
@@ -131,7 +133,7 @@ CURLcode Transfer::ConfigureAfresh() {
   ForgetOptions();
   const CURLcode code = Configure();
   // Kept only as a plain HTTP/1.1 request's (CURLOPT_PIPEWAIT 0, no extras).
-  options_kept_ = code == CURLE_OK && !context_.options->extras &&
+  options_kept_ = code == CURLE_OK && !context_.options->extras && request_headers_.empty() &&
                   !MayMultiplex(*context_.options, result_.url);
   return code;
 }
@@ -225,7 +227,7 @@ bool ProxyInEnvironment() {
 CURLcode Transfer::ConfigureRequestExtras() {
   const FetchOptions& o = *context_.options;
   extras_ = o.extras ? o.extras(result_.url) : RequestExtras{};
-  const std::vector<std::string>* lists[] = {&o.headers, &extras_.headers};
+  const std::vector<std::string>* lists[] = {&o.headers, &extras_.headers, &request_headers_};
   for (const std::vector<std::string>* list : lists) {
     for (const std::string& header : *list) {
       curl_slist* grown = curl_slist_append(header_list_, header.c_str());

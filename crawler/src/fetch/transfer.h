@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "crawler/fetch.h"
@@ -100,6 +102,7 @@ class Transfer {
   RequestExtras extras_;  // the current request's; curl keeps pointers into it
   FetchResult result_;
   AbortCause cause_;
+  std::vector<std::string> request_headers_;  // FetchRequest::headers of this request
   uint64_t max_body_ = 0;    // this request's body cap (FetchRequest::max_body or the options')
   bool check_type_ = false;  // the type filter applies and has not yet been asked
   // The handle holds every option of the crawl and none of one request's

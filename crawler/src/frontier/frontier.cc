@@ -81,7 +81,8 @@ bool Frontier::OfferLocked(const std::string& url, std::string_view payload, int
 }
 
 bool Frontier::Offer(const CrawlUrl& url) {
-  const std::string payload = EncodeUrlPayload(url.depth, url.redirect_hops, url.parent);
+  const std::string payload =
+      EncodeUrlPayload({url.depth, url.redirect_hops, url.parent, url.previous});
   const int32_t priority = PriorityOf(url.url, url.depth);
   std::lock_guard<std::mutex> lock(mu_);
   return OfferLocked(url.url, payload, priority);
@@ -130,7 +131,8 @@ void Frontier::RefillLocked(absl::Time now) {
   pass_over_waiting_ = false;
   bool may_pass_over = false;
   bool asked = false;
-  while (queues_.queued() - queues_.over_cap() < options_.max_buffered) {
+  while (queues_.queued() - queues_.over_cap() < options_.max_buffered &&
+         carried_.size() < options_.max_buffered) {
     const bool overflow_full = queues_.over_cap() >= max_over_cap;
     if (overflow_full && !asked) {
       may_pass_over = MayPassOverLocked(now);
@@ -155,6 +157,12 @@ void Frontier::RefillLocked(absl::Time now) {
     sieve_hosts_->Remove(url.authority);
     unfinished_hosts_->Add(url.authority);
     DecodePayloadLocked(popped->payload, &url);
+    if (url.previous.has_value() &&
+        url.previous->fetched_at + absl::Seconds(url.previous->revisit_s) > now) {
+      url.carried = true;  // not due: recorded, not fetched (issue 32)
+      carried_.push_back(std::move(url));
+      continue;
+    }
     queues_.Add(std::move(url), now);
     asked = false;  // that host may be at its cap now: ask again
   }
@@ -174,6 +182,7 @@ void Frontier::DecodePayloadLocked(const std::string& payload, CrawlUrl* url) {
   url->depth = decoded->depth;
   url->redirect_hops = decoded->redirect_hops;
   url->parent = std::move(decoded->parent);
+  url->previous = std::move(decoded->previous);
 }
 
 bool Frontier::MayPassOverLocked(absl::Time now) {
@@ -224,6 +233,12 @@ std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
   std::lock_guard<std::mutex> lock(mu_);
   if (PageLimitReachedLocked()) return std::nullopt;
   RefillLocked(now);
+  if (!carried_.empty()) {
+    CrawlUrl carried = std::move(carried_.front());
+    carried_.pop_front();
+    ++stats_.handed_out;
+    return carried;
+  }
   if (!HoldSharedPageLocked(now)) return std::nullopt;
   std::optional<CrawlUrl> url = queues_.TakeReady(now);
   if (!url.has_value()) return url;

@@ -33,6 +33,15 @@ bool NeedsNoEscape(const std::string& s) {
   return true;
 }
 
+// An ETag is a quoted string ("\"v1\"", W/"x"): printable ASCII whose only
+// character to escape is usually '"'. Written directly, not through the tree.
+bool NeedsOnlyQuotesEscaped(const std::string& s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '\\') return false;
+  }
+  return true;
+}
+
 void AppendKey(std::string& out, std::string_view key) {
   out += out.size() == 1 ? "\"" : ",\"";
   out += key;
@@ -43,6 +52,17 @@ void AppendString(std::string& out, std::string_view key, const std::string& val
   AppendKey(out, key);
   out += '"';
   out += value;
+  out += '"';
+}
+
+// `value` passes NeedsOnlyQuotesEscaped.
+void AppendQuotedString(std::string& out, std::string_view key, const std::string& value) {
+  AppendKey(out, key);
+  out += '"';
+  for (const char c : value) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
   out += '"';
 }
 
@@ -74,6 +94,26 @@ void AppendThousandths(std::string& out, std::string_view key, int64_t thousandt
   while (digits > 1 && fraction[digits - 1] == '0') --digits;
   out += '.';
   out.append(fraction, static_cast<size_t>(digits));
+}
+
+// The JSON key of a recrawl verdict; "" for none.
+std::string_view RevisitKey(Revisit revisit) {
+  switch (revisit) {
+    case Revisit::kNotModified:
+      return "not_modified";
+    case Revisit::kUnchanged:
+      return "unchanged";
+    case Revisit::kChanged:
+      return "changed";
+    case Revisit::kGone:
+      return "gone";
+    case Revisit::kCarried:
+      return "carried";
+    case Revisit::kNone:
+    case Revisit::kNew:
+      return "";
+  }
+  return "";
 }
 
 // Milliseconds with microsecond resolution is plenty and keeps lines short.
@@ -109,6 +149,11 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
     j["parsed_bytes"] = r.parsed_bytes;
     j["truncated_reason"] = NullIfEmpty(r.truncated_reason);
   }
+  if (!r.etag.empty()) j["etag"] = r.etag;
+  if (!r.last_modified.empty()) j["last_modified"] = r.last_modified;
+  if (!r.digest.empty()) j["digest"] = r.digest;
+  if (r.revisit_s > 0) j["revisit_s"] = r.revisit_s;
+  if (const std::string_view key = RevisitKey(r.revisit); !key.empty()) j[std::string(key)] = true;
   if (!r.warc_file.empty()) {
     j["warc_file"] = r.warc_file;
     j["warc_offset"] = r.warc_offset;
@@ -119,10 +164,12 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
 std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
   const int64_t thousandths = FetchThousandths(r);
   if (thousandths < 0 || thousandths >= int64_t{1'000'000'000'000'000}) return std::nullopt;
-  for (const std::string* s : {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to,
-                               &r.error, &r.truncated_reason, &r.warc_file}) {
+  for (const std::string* s :
+       {&r.url, &r.final_url, &r.content_type, &r.parent, &r.redirect_to, &r.error,
+        &r.truncated_reason, &r.last_modified, &r.digest, &r.warc_file}) {
     if (!NeedsNoEscape(*s)) return std::nullopt;
   }
+  if (!NeedsOnlyQuotesEscaped(r.etag)) return std::nullopt;
   std::string out = "{";
   out.reserve(256 + r.url.size() * 2 + r.parent.size());
   AppendString(out, "url", r.url);
@@ -149,6 +196,14 @@ std::optional<std::string> PageRecordToJsonDirect(const PageRecord& r) {
     out += "true";
     AppendInt(out, "parsed_bytes", r.parsed_bytes);
     AppendStringOrNull(out, "truncated_reason", r.truncated_reason);
+  }
+  if (!r.etag.empty()) AppendQuotedString(out, "etag", r.etag);
+  if (!r.last_modified.empty()) AppendString(out, "last_modified", r.last_modified);
+  if (!r.digest.empty()) AppendString(out, "digest", r.digest);
+  if (r.revisit_s > 0) AppendInt(out, "revisit_s", r.revisit_s);
+  if (const std::string_view key = RevisitKey(r.revisit); !key.empty()) {
+    AppendKey(out, key);
+    out += "true";
   }
   if (!r.warc_file.empty()) {
     AppendString(out, "warc_file", r.warc_file);

@@ -99,6 +99,18 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
   j["interrupted"] = s.interrupted;
   j["stop_reason"] = s.stop_reason;
   j["hosts"] = HostsToJson(s.hosts);
+  if (s.recrawl) {
+    j["recrawl"] = {{"not_modified", s.not_modified},
+                    {"unchanged", s.unchanged},
+                    {"changed", s.changed},
+                    {"new", s.new_pages},
+                    {"gone", s.gone},
+                    {"carried", s.carried},
+                    {"bytes_saved", s.bytes_saved},
+                    {"previous_lines_skipped", s.previous_lines_skipped}};
+  } else {
+    j["recrawl"] = nullptr;
+  }
   j["hosts_not_listed"] = s.hosts_not_listed;
   nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
   for (const auto& [field, reason] : s.null_reasons) reasons[field] = reason;

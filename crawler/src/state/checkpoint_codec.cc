@@ -182,6 +182,12 @@ std::string EncodeCounters(const CrawlSummary& c) {
   json with_hosts = body;
   with_hosts["hosts"] = std::move(hosts);
   with_hosts["hosts_not_listed"] = c.hosts_not_listed;
+  // A recrawl's counts (issue 32): [not_modified, unchanged, changed, new,
+  // gone, carried, bytes_saved, previous_lines_skipped].
+  if (c.recrawl) {
+    with_hosts["recrawl"] = {c.not_modified, c.unchanged, c.changed,     c.new_pages,
+                             c.gone,         c.carried,   c.bytes_saved, c.previous_lines_skipped};
+  }
   return with_hosts.dump() + "\n";
 }
 
@@ -226,6 +232,18 @@ absl::StatusOr<CrawlSummary> DecodeCounters(std::string_view bytes, const std::s
         c.hosts.push_back(std::move(h));
       }
       c.hosts_not_listed = b.at("hosts_not_listed").get<int64_t>();
+    }
+    if (b.contains("recrawl")) {  // absent before issue 32 and in first crawls
+      const json& r = b.at("recrawl");
+      c.recrawl = true;
+      c.not_modified = r.at(0).get<int64_t>();
+      c.unchanged = r.at(1).get<int64_t>();
+      c.changed = r.at(2).get<int64_t>();
+      c.new_pages = r.at(3).get<int64_t>();
+      c.gone = r.at(4).get<int64_t>();
+      c.carried = r.at(5).get<int64_t>();
+      c.bytes_saved = r.at(6).get<int64_t>();
+      c.previous_lines_skipped = r.at(7).get<int64_t>();
     }
   } catch (const json::exception& e) {
     return Damaged(path, e.what());

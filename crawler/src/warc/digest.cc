@@ -4,6 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
+
+#include "crawler/warc.h"
 
 namespace crawler::warc_internal {
 
@@ -54,3 +58,17 @@ std::string WarcSha1(std::initializer_list<absl::string_view> pieces) {
 }
 
 }  // namespace crawler::warc_internal
+
+namespace crawler {
+
+std::string PayloadSha1(std::string_view body) {
+  const warc_internal::Sha1Bytes digest =
+      warc_internal::Sha1Of({absl::string_view(body.data(), body.size())});
+  return std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
+}
+
+std::string DigestText(std::string_view sha1) {
+  return "sha1:" + warc_internal::Base32(absl::string_view(sha1.data(), sha1.size()));
+}
+
+}  // namespace crawler

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -138,7 +139,12 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange)
       exchange.response_headers, exchange.body.size(), exchange.content_decoded);
   // One SHA-1 of the body: its bytes key the revisit table, its text is the
   // payload digest.
-  const warc_internal::Sha1Bytes payload = warc_internal::Sha1Of({exchange.body});
+  warc_internal::Sha1Bytes payload;
+  if (exchange.payload_sha1.size() == payload.size()) {
+    std::memcpy(payload.data(), exchange.payload_sha1.data(), payload.size());
+  } else {
+    payload = warc_internal::Sha1Of({exchange.body});
+  }
   const std::string payload_digest = warc_internal::WarcDigestText(payload);
   const warc_internal::ExchangeIds ids = {warc_internal::FormatWarcDate(exchange.date),
                                           warc_internal::NewRecordId(),

@@ -106,14 +106,20 @@ TEST(ParseDuration, AcceptsEveryUnitAndBareSeconds) {
 }
 
 TEST(ParseDuration, RejectsNegativeJunkAndUnknownUnits) {
-  for (const char* text : {"", "s", "-1s", "-0.5", "1d", "1 sec", "1ss", "1.s", "abc", "1e400",
+  for (const char* text : {"", "s", "-1s", "-0.5", "1w", "1 sec", "1ss", "1.s", "abc", "1e400",
                            "inf", "nan", "1,5", " 1s", "1s "}) {
     absl::StatusOr<double> seconds = ParseDuration(text);
     EXPECT_FALSE(seconds.ok()) << "'" << text << "' gave " << seconds.value_or(-1);
   }
   EXPECT_EQ(ParseDuration("-1s").status().message(), "-1s is negative");
-  EXPECT_EQ(ParseDuration("1d").status().message(),
-            "'1d' is not a duration (e.g. 200ms, 1s, 1.5, 2m)");
+  EXPECT_EQ(ParseDuration("1w").status().message(),
+            "'1w' is not a duration (e.g. 200ms, 1s, 1.5, 2m)");
+}
+
+// Days, for --revisit-max (issue 32).
+TEST(ParseDuration, DaysAreADayOfSeconds) {
+  EXPECT_EQ(*ParseDuration("30d"), 30 * 86400.0);
+  EXPECT_EQ(*ParseDuration("0.5d"), 43200.0);
 }
 
 // Inserts "_" every three digits from the right: 1234567 -> 1_234_567.

@@ -102,7 +102,9 @@ TEST_F(FetchTypeTest, AnyTypeRequestsAreNotJudged) {
   ResultCollector results;
   auto fetcher = Fetcher::Create(HtmlOnly(), results.Callback());
   ASSERT_TRUE(fetcher.ok()) << fetcher.status();
-  FetchRequest request{server_.Url("/empty.pdf"), 7};
+  FetchRequest request;
+  request.url = server_.Url("/empty.pdf");
+  request.tag = 7;
   request.any_type = true;  // as robots.txt and sitemaps are fetched
   ASSERT_TRUE((*fetcher)->Submit(std::move(request)));
   const std::vector<FetchResult> done = results.WaitFor(1, std::chrono::seconds(20));

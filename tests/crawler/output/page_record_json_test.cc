@@ -56,6 +56,11 @@ PageRecord RandomRecord(std::mt19937_64& rng) {
   r.truncated = rng() % 5 == 0;
   r.parsed_bytes = static_cast<int64_t>(rng() % 10'000'000);
   r.truncated_reason = rng() % 2 ? "max_body" : "";
+  if (rng() % 3 == 0) {
+    r.etag = rng() % 2 ? "\"v" + RandomString(rng, plain) + "\"" : "W/\"x\"";
+    r.last_modified = "Sat, 01 Feb 2020 00:00:00 GMT";
+    r.digest = "sha1:" + RandomString(rng, plain);
+  }
   if (rng() % 5 == 0) {
     r.warc_file = "crawl-00001.warc.gz";
     r.warc_offset = rng();
@@ -101,6 +106,29 @@ TEST(PageRecordJson, RecordsWithOddBytesStayValidJson) {
   EXPECT_FALSE(output_internal::PageRecordToJsonDirect(r).has_value());
   const nlohmann::json parsed = nlohmann::json::parse(PageRecordToJson(r));
   EXPECT_EQ(parsed["url"], "http://a.test/\"quoted\"\\\n\x01\xc3\xa9\xef\xbf\xbd");
+}
+
+// Issue 32: the validators a recrawl sends back. An ETag's quotes are
+// escaped by the direct writer, not a reason to take the tree's path.
+TEST(PageRecordJson, ValidatorsAreWrittenWhenPresent) {
+  PageRecord r;
+  r.url = "http://a.test/";
+  r.status = 200;
+  r.etag = "W/\"7-2\"";
+  r.last_modified = "Wed, 01 Jan 2020 00:00:00 GMT";
+  r.digest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+  const std::optional<std::string> direct = output_internal::PageRecordToJsonDirect(r);
+  ASSERT_TRUE(direct.has_value());
+  const nlohmann::json parsed = nlohmann::json::parse(*direct);
+  EXPECT_EQ(parsed["etag"], "W/\"7-2\"");
+  EXPECT_EQ(parsed["last_modified"], "Wed, 01 Jan 2020 00:00:00 GMT");
+  EXPECT_EQ(parsed["digest"], "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+  r.etag.clear();
+  r.last_modified.clear();
+  r.digest.clear();
+  const nlohmann::json bare = nlohmann::json::parse(PageRecordToJson(r));
+  EXPECT_FALSE(bare.contains("etag"));
+  EXPECT_FALSE(bare.contains("digest"));
 }
 
 }  // namespace

@@ -176,6 +176,21 @@ struct SiteOptions {
 
   // Body of /robots.txt (text/plain); empty serves 404.
   std::string robots_txt = "";
+
+  // --- Change over time (issue 32; testsite/change_set.h has the rules).
+  // The epoch served first (TestSite::SetEpoch changes it while serving);
+  // 0 is the site above, unchanged.
+  int epoch = 0;
+  // Per epoch: the fraction of the base pages edited, removed (404 from then
+  // on), and floor(added_fraction * pages) pages added, linked from the root.
+  double changed_fraction = 0.05;
+  double removed_fraction = 0.01;
+  double added_fraction = 0.01;
+  // Pages carry ETag ("<page>-<revision>") and Last-Modified (a day per
+  // epoch of last change after 2020-01-01) and answer 304 to an
+  // If-None-Match naming their ETag (or "*") or, without If-None-Match, to
+  // an If-Modified-Since at or after Last-Modified (RFC 9110, 13.1-13.2).
+  bool validators = false;
 };
 
 // Returns InvalidArgument naming the first bad field.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "testsite/change_set.h"
 #include "testsite/site_options.h"
 
 namespace testsite {
@@ -38,6 +39,9 @@ struct RequestRecord {
   std::string path;    // decoded path, no query: "/p/7.html"
   std::string target;  // as sent, with query: "/p/7.html?x=1"
   std::string user_agent;
+  // The conditional request headers, "" when absent (issue 32).
+  std::string if_none_match;
+  std::string if_modified_since;
   int status = 0;        // status code, set when the handler returns (0 before)
   int remote_port = -1;  // the client's port: one value per client connection
   // start: the request line and headers were read, before routing.
@@ -131,6 +135,13 @@ class TestSite {
   // set_content() body of a text type when the client's Accept-Encoding asks
   // (brotli at its slowest quality); set_content_provider() sends bytes as is.
   void Handle(const std::string& path, Handler handler);
+
+  // Serves epoch `epoch` from now on (SiteOptions::epoch, testsite/change_set.h):
+  // pages edited, removed and added as the ChangeSet says. Safe while serving.
+  void SetEpoch(int epoch);
+  int epoch() const;
+  // The rules behind the epochs, for a test's expected counts.
+  const ChangeSet& changes() const;
 
   // Stops accepting, wakes stalled and delayed handlers, and waits for the
   // worker threads. Returns within about keep_alive_timeout_s even if a client

@@ -1,0 +1,51 @@
+// PreviousCrawl: an earlier crawl's pages.jsonl read for --recrawl (issue 32),
+// one line at a time: the file may hold 1e8 records, so it is streamed, never
+// loaded. Every page it fetched (a 2xx, a 304 or a carried record) comes out
+// as a CrawlUrl carrying its PreviousFetch: validators, digest, last fetch
+// and revisit interval. Redirects, errors and gone pages are not revisited
+// (a redirect's target is a page of its own).
+//
+//   RevisitBounds bounds{3600, 30 * 86400};
+//   absl::StatusOr<PreviousCrawlReport> read = ForEachPreviousPage(
+//       "crawl-1", bounds, /*strict=*/false, [&](CrawlUrl url) { frontier.Offer(url); });
+//
+// A damaged line (not JSON, no "url", a field of the wrong type) is an
+// InvalidArgument error naming the file and line with `strict`; otherwise it
+// is skipped, counted, and the first few are logged with the same words.
+//
+// Threading: a free function; `each` runs on the calling thread.
+#ifndef CRAWLER_APP_PREVIOUS_CRAWL_H_
+#define CRAWLER_APP_PREVIOUS_CRAWL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crawler/host_queues.h"
+
+namespace crawler {
+
+// --revisit-min / --revisit-max, seconds.
+struct RevisitBounds {
+  int64_t min_s = 3600;
+  int64_t max_s = 30 * 86400;
+};
+
+struct PreviousCrawlReport {
+  int64_t lines = 0;          // lines read
+  int64_t pages = 0;          // handed to `each`
+  int64_t skipped_lines = 0;  // damaged (only without strict)
+};
+
+// Calls `each` for every page `previous_out`/pages.jsonl fetched, in file
+// order. A record without revisit_s (a crawl before issue 32) gets
+// bounds.min_s; any is clamped into the bounds. InvalidArgument (a usage
+// error) when the file is missing, or for a damaged line with `strict`.
+absl::StatusOr<PreviousCrawlReport> ForEachPreviousPage(
+    const std::string& previous_out, const RevisitBounds& bounds, bool strict,
+    const std::function<void(CrawlUrl url)>& each);
+
+}  // namespace crawler
+
+#endif  // CRAWLER_APP_PREVIOUS_CRAWL_H_
