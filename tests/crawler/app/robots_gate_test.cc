@@ -50,8 +50,8 @@ class GateTest : public ::testing::Test {
       blocked_under_commit_scope_.push_back(!checkpoint_could_run);
     };
     hooks.commit_scope = [this] { return std::shared_lock<std::shared_mutex>(commit_mu_); };
-    hooks.on_sitemap_urls = [this](const std::vector<std::string>& urls,
-                                   const std::vector<double>&, const std::string&) {
+    hooks.on_sitemap_urls = [this](const std::vector<std::string>& urls, const std::vector<double>&,
+                                   const std::string&) {
       sitemap_urls_.insert(sitemap_urls_.end(), urls.begin(), urls.end());
     };
     gate_ = std::make_unique<RobotsGate>(cache_.get(), frontier_.get(), gate_options, hooks);
