@@ -1,4 +1,4 @@
-// Issue 33, items 3 to 11: what a new user met on a first crawl, through the
+// Issue 33, items 3 to 14: what a new user met on a first crawl, through the
 // binary as they run it. Each test is named after its item; each crawl that
 // used to hang is bounded (killed after kTimeLimitS: exit 142).
 #include <algorithm>
@@ -158,6 +158,31 @@ TEST(FirstContact, Issue33Item7AnUnwritableOutNamesTheDirectoryThatRefused) {
       << run.err;
   EXPECT_NE(run.err.find(" in /sys"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("No such file"), std::string::npos) << run.err;
+}
+
+// Item 9: one start line (seeds, --out, delay, expected), and a crawl
+// stopped by --max-pages says how to go on; the resumed crawl does go on.
+TEST(FirstContact, Issue33Item9AStartLineAndHowToGoOnAfterMaxPages) {
+  auto site = StartSite(40);
+  ASSERT_NE(site, nullptr);
+  const std::string dir = e2e::FreshDir("first-start-line");
+  std::vector<std::string> flags = e2e::LoopbackCrawlFlags(dir, {site->RootUrl()});
+  flags.erase(std::remove(flags.begin(), flags.end(), "--quiet"), flags.end());
+  flags.insert(flags.end(), {"--max-pages", "5"});
+  const e2e::CommandResult run = e2e::RunProgram("crawl", flags);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string out = dir + "/out";
+  EXPECT_NE(run.err.find("crawling 1 seed"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(" into " + out + ": --delay "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--expected "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--max-pages 5 reached; to go on: crawl --resume --out " + out +
+                         " --max-pages N (N > 5)"),
+            std::string::npos)
+      << run.err;
+  const e2e::CommandResult resumed =
+      e2e::RunProgram("crawl", {"--resume", "--out", out, "--max-pages", "40", "--quiet"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_GT(e2e::ReadPages(out).size(), 5u);
 }
 
 // Item 11: a page cut at --max-body is a page (status 200, `truncated`), and
