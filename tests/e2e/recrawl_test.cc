@@ -301,14 +301,15 @@ TEST_F(Recrawl, KilledWithSigkillAndResumedItStillCountsEveryKindExactly) {
   EXPECT_EQ(counts["gone"], truth.removed.size());
   EXPECT_EQ(counts["new"], truth.added.size());
   EXPECT_EQ(counts["not_modified"], total - truth.edited.size() - truth.removed.size());
-  // One record per URL, none lost; the pages fetched twice are those done
-  // after the last checkpoint (0.2 s of 2 connections at 20 ms a page, plus
-  // the 2 in flight: ~22), with room for a slow machine.
+  // Every URL recorded, none lost. Pages finished after the last checkpoint
+  // are fetched and recorded again (README, "Resume": their records may
+  // appear twice): 0.2 s of 2 connections at 20 ms a page, plus the 2 in
+  // flight, ~22, with room for a slow machine.
   const std::vector<nlohmann::json> records = e2e::ReadPages(Out(1));
   std::set<std::string> urls;
   for (const nlohmann::json& page : records) urls.insert(page["url"].get<std::string>());
-  EXPECT_EQ(urls.size(), records.size());
-  EXPECT_EQ(records.size(), total + truth.added.size());
+  EXPECT_EQ(urls.size(), total + truth.added.size());
+  EXPECT_LE(records.size() - urls.size(), 60u);
   EXPECT_LE(site_->TotalRequests(), total + truth.added.size() + 60);
 }
 
