@@ -145,11 +145,12 @@ class Crawler::Impl {
   CrawlSummary Summarize(const std::string& stop_reason);
   // The Sieve's Health, asked at most once a second (OK in between).
   absl::Status SieveHealthIfDue();
-  void RecordDropped(const CrawlUrl& url);  // host dropped: record, do not fetch
+  // A URL recorded without a request (its host dropped, or --recrawl's not
+  // due): the record, its counts and Done, as one step of the checkpoint.
+  void RecordUnfetched(const CrawlUrl& url, const PageRecord& record);
   // --recrawl: every page of the previous crawl goes into the Sieve with its
   // PreviousFetch, before this crawl's own seeds (which it then holds).
   absl::Status QueuePreviousPages();
-  void RecordCarried(const CrawlUrl& url);  // not due: record, do not fetch
   RevisitBounds revisit_bounds() const {
     return {static_cast<int64_t>(options_.revisit_min_s),
             static_cast<int64_t>(options_.revisit_max_s)};
@@ -522,11 +523,11 @@ bool Crawler::Impl::SubmitReady() {
       continue;
     }
     if (!url->drop_reason.empty()) {
-      RecordDropped(*url);
+      RecordUnfetched(*url, HostDroppedRecord(*url, absl::Now()));
       continue;
     }
     if (url->carried) {
-      RecordCarried(*url);
+      RecordUnfetched(*url, CarriedRecord(*url));
       continue;
     }
     if (url = robots_.Admit(std::move(*url), now); !url.has_value()) continue;
@@ -808,8 +809,7 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   return summary;
 }
 
-void Crawler::Impl::RecordDropped(const CrawlUrl& url) {
-  const PageRecord record = HostDroppedRecord(url, absl::Now());
+void Crawler::Impl::RecordUnfetched(const CrawlUrl& url, const PageRecord& record) {
   const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
   absl::Status written = log_->Append(record);
   if (!written.ok()) {
@@ -832,18 +832,6 @@ absl::Status Crawler::Impl::QueuePreviousPages() {
                    ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
                    : std::string());
   return absl::OkStatus();
-}
-
-void Crawler::Impl::RecordCarried(const CrawlUrl& url) {
-  const PageRecord record = CarriedRecord(url);
-  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
-  absl::Status written = log_->Append(record);
-  if (!written.ok()) {
-    spdlog::error("{}", std::string(written.message()));
-    RequestStop();
-  }
-  stats_.Add(record, LinkCounts{});
-  frontier_->Done(url);
 }
 
 // ---- Crawler ----
