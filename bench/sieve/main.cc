@@ -55,6 +55,9 @@ ABSL_FLAG(int, sample_cost_rounds, 5,
 ABSL_FLAG(int, lane_rounds, 0,
           "rounds of the lanes table (push and pop cost with 1, 16 and 1,024 priority lanes "
           "against no priorities, at the last --urls count); 0: no table");
+ABSL_FLAG(std::string, lane_counts, "0,1,16,1024",
+          "the lanes table's configurations: numbers of lanes the priorities are spread over "
+          "(0: no priorities given)");
 ABSL_FLAG(bool, fp_rows, true,
           "also print measured vs computed false-positive rate at p = 0.01 and 0.0001");
 
@@ -495,27 +498,26 @@ std::vector<Row> ReadJsonRows(const std::string& path) {
 // spread round-robin over 16 and 1,024 lanes, then popped (TryPopEntry +
 // MarkDone) to the end; the configurations alternate within each round so
 // the machine's noise falls on all of them. Medians over the rounds.
-void PrintLaneCost(uint64_t n, int rounds) {
-  struct Config {
-    const char* name;
-    int lanes;  // 0: no priorities given
+void PrintLaneCost(uint64_t n, int rounds, const std::vector<int>& lane_counts) {
+  const size_t kConfigs = lane_counts.size();
+  auto name = [&](size_t c) {
+    const int lanes = lane_counts[c];
+    if (lanes == 0) return std::string("no priorities");
+    return std::to_string(lanes) + (lanes == 1 ? " lane" : " lanes");
   };
-  const Config configs[] = {
-      {"no priorities", 0}, {"1 lane", 1}, {"16 lanes", 16}, {"1,024 lanes", 1024}};
-  constexpr size_t kConfigs = std::size(configs);
-  std::vector<double> push[kConfigs], pop[kConfigs], memory[kConfigs], disk[kConfigs];
+  std::vector<std::vector<double>> push(kConfigs), pop(kConfigs), memory(kConfigs), disk(kConfigs);
   for (int round = 0; round < rounds; ++round) {
     for (size_t c = 0; c < kConfigs; ++c) {
       auto sieve = MakeSieve(n);
       std::vector<int32_t> priorities(kChunk);
       uint64_t next = 0;
       push[c].push_back(TimedFeed(n, [&](const std::vector<std::string_view>& urls) {
-        if (configs[c].lanes == 0) {
+        if (lane_counts[c] == 0) {
           sieve->PushBatch(urls);
           return;
         }
         for (size_t i = 0; i < urls.size(); ++i) {
-          priorities[i] = static_cast<int32_t>((next + i) % configs[c].lanes);
+          priorities[i] = static_cast<int32_t>((next + i) % lane_counts[c]);
         }
         next += urls.size();
         sieve->PushBatch(urls, {}, absl::MakeConstSpan(priorities.data(), urls.size()), {});
@@ -542,12 +544,12 @@ void PrintLaneCost(uint64_t n, int rounds) {
   std::printf(
       "\nPriority lanes at N = %lu (queue budget 64 MiB; medians of %d rounds, configurations "
       "alternating within each round):\n\n"
-      "| lanes | push ns/URL | vs no priorities | pop ns/URL | vs no priorities | queue RAM "
+      "| lanes | push ns/URL | vs first row | pop ns/URL | vs first row | queue RAM "
       "MiB after the pushes | disk B/URL |\n"
       "|---|---|---|---|---|---|---|\n",
       static_cast<unsigned long>(n), rounds);
   for (size_t c = 0; c < kConfigs; ++c) {
-    std::printf("| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f |\n", configs[c].name,
+    std::printf("| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f |\n", name(c).c_str(),
                 median(push[c]), median(push[c]) / push0, median(pop[c]), median(pop[c]) / pop0,
                 median(memory[c]), median(disk[c]));
   }
@@ -597,7 +599,19 @@ int Main() {
   if (!json && rounds > 0) PrintSampleCost(counts.back(), rounds);
   if (!json && absl::GetFlag(FLAGS_fp_rows)) PrintFpRows(counts.back());
   const int lane_rounds = absl::GetFlag(FLAGS_lane_rounds);
-  if (!json && lane_rounds > 0) PrintLaneCost(counts.back(), lane_rounds);
+  if (!json && lane_rounds > 0) {
+    std::vector<int> lane_counts;
+    for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_lane_counts), ',')) {
+      int lanes = 0;
+      if (!absl::SimpleAtoi(part, &lanes) || lanes < 0 || lanes > 1024) {
+        std::fprintf(stderr, "--lane_counts: bad number of lanes '%s' (0 to 1024)\n",
+                     std::string(part).c_str());
+        return 2;
+      }
+      lane_counts.push_back(lanes);
+    }
+    PrintLaneCost(counts.back(), lane_rounds, lane_counts);
+  }
   return 0;
 }
 

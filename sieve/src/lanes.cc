@@ -8,7 +8,9 @@ namespace sieve::internal {
 namespace fs = std::filesystem;
 
 LaneSet::LaneSet(SpillQueueOptions options)
-    : options_(std::move(options)), store_(options_.spill_dir, options_.log) {}
+    : options_(std::move(options)),
+      store_(options_.spill_dir, options_.log, MaxUnwrittenBytesFor(options_.memory_budget_bytes)) {
+}
 
 SpillQueue& LaneSet::LaneFor(int32_t priority) {
   if (last_lane_ != nullptr && last_priority_ == priority) return *last_lane_;

@@ -213,16 +213,22 @@ bool AnyOversized(absl::Span<const std::string_view> payloads) {
                      [](std::string_view p) { return p.size() > kMaxPayloadBytes; });
 }
 
-// True if the batch's priorities might open lanes past kMaxLanes: its
-// distinct priorities could each be new. Counted only when the batch is
-// longer than the room left, and only up to one past it.
-bool MayPassLaneBound(const MemorySieve::State& s, absl::Span<const int32_t> priorities) {
+// True if the batch's priorities might open lanes past kMaxLanes: more of its
+// distinct priorities have no lane yet than there is room for. Looked at only
+// when the batch is longer than the room left (far from the bound, never);
+// then each distinct priority is looked up once, under the queue mutex. A
+// batch whose priorities all have lanes takes the batch path even with every
+// lane in use (it used to fall back to single pushes there, which made a
+// Sieve with 1,024 live priorities push ~3x slower than one without).
+bool MayPassLaneBound(MemorySieve::State& s, absl::Span<const int32_t> priorities) {
   const size_t room = kMaxLanes - std::min(kMaxLanes, s.lanes.load(std::memory_order_relaxed));
   if (priorities.size() <= room) return false;
-  absl::flat_hash_set<int32_t> distinct;
-  for (const int32_t priority : priorities) {
-    distinct.insert(priority);
-    if (distinct.size() > room) return true;
+  absl::flat_hash_set<int32_t> distinct(priorities.begin(), priorities.end());
+  if (distinct.size() <= room) return false;
+  size_t without_lane = 0;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const int32_t priority : distinct) {
+    if (!s.queue.HasLane(priority) && ++without_lane > room) return true;
   }
   return false;
 }

@@ -74,10 +74,16 @@ size_t SegmentBytesFor(size_t budget) {
   return std::clamp<size_t>(budget / 8, size_t{4} << 10, size_t{16} << 20);
 }
 
+size_t MaxUnwrittenBytesFor(size_t budget) {
+  return kMaxUnwrittenSegments * SegmentBytesFor(budget);
+}
+
 SpillQueue::SpillQueue(SpillQueueOptions options, SpillStore* store)
     : options_(std::move(options)),
       segment_bytes_(SegmentBytesFor(options_.memory_budget_bytes)),
-      own_store_(store == nullptr ? std::make_unique<SpillStore>(options_.spill_dir, options_.log)
+      own_store_(store == nullptr ? std::make_unique<SpillStore>(
+                                        options_.spill_dir, options_.log,
+                                        MaxUnwrittenBytesFor(options_.memory_budget_bytes))
                                   : nullptr),
       store_(store == nullptr ? own_store_.get() : store) {
   if (options_.order == LaneOrder::kLifo) tail_.EnableBackPops();

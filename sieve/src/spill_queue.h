@@ -24,7 +24,8 @@
 // Memory stays within the budget plus about three segments (1.4x the
 // budget): the tail being filled (its buffer may have doubled), the head
 // being drained, and rounding of the reserved tail buffer. Segments with the
-// writer (at most kMaxUnwrittenSegments, half the budget) count in
+// writer (kMaxUnwrittenSegments of them, or their bytes in smaller parts:
+// half the budget) count in
 // MemoryBytes and so inside that budget.
 //
 // A LIFO queue (order kLifo: one lane of a Sieve in Scrapy's order) is a
@@ -85,6 +86,9 @@ inline constexpr size_t kMinForcedSpillBytes = size_t{4} << 10;
 
 // The bytes of a spill segment for a budget: budget / 8 within [4 KiB, 16 MiB].
 size_t SegmentBytesFor(size_t budget);
+// The bytes a store lets wait for its writer: kMaxUnwrittenSegments full
+// segments, however many parts they come in (SpillStore's constructor).
+size_t MaxUnwrittenBytesFor(size_t budget);
 
 class SpillQueue {
  public:

@@ -17,8 +17,10 @@ namespace sieve::internal {
 
 namespace fs = std::filesystem;
 
-SpillStore::SpillStore(fs::path spill_dir, LogSink log)
-    : spill_dir_(std::move(spill_dir)), log_(std::move(log)) {}
+SpillStore::SpillStore(fs::path spill_dir, LogSink log, size_t max_unwritten_bytes)
+    : spill_dir_(std::move(spill_dir)),
+      log_(std::move(log)),
+      max_unwritten_bytes_(max_unwritten_bytes) {}
 
 SpillStore::~SpillStore() {
   {
@@ -48,10 +50,22 @@ void SpillStore::Submit(std::shared_ptr<SpillJob> job) {
   held_bytes_.fetch_add(job->bytes, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mutex_);
   if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
-  changed_.wait(lock, [&] { return jobs_.size() + writing_ < kMaxUnwrittenSegments; });
+  changed_.wait(lock, [&] { return HasRoomLocked(job->bytes); });
+  unwritten_bytes_ += job->bytes;
+  job->unwritten_bytes = job->bytes;
   jobs_.push_back(std::move(job));
   lock.unlock();
   changed_.notify_all();
+}
+
+bool SpillStore::HasRoomLocked(size_t job_bytes) const {
+  return jobs_.size() + writing_ < kMaxUnwrittenSegments ||
+         unwritten_bytes_ + job_bytes <= max_unwritten_bytes_;
+}
+
+bool SpillStore::HasRoomFor(size_t job_bytes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return HasRoomLocked(job_bytes);
 }
 
 SpillJob::State SpillStore::Settle(SpillJob& job, bool cancel) {
@@ -61,6 +75,7 @@ SpillJob::State SpillStore::Settle(SpillJob& job, bool cancel) {
         std::find_if(jobs_.begin(), jobs_.end(),
                      [&](const std::shared_ptr<SpillJob>& queued) { return queued.get() == &job; });
     if (it != jobs_.end()) jobs_.erase(it);
+    unwritten_bytes_ -= job.unwritten_bytes;
     job.state = SpillJob::State::kCancelled;
     lock.unlock();
     changed_.notify_all();  // a Submit may be waiting for room
@@ -133,6 +148,7 @@ void SpillStore::WriterLoop() {
     }
     lock.lock();
     writing_ = 0;
+    unwritten_bytes_ -= job->unwritten_bytes;
     std::string message;
     if (status.ok()) {
       job->info = info;

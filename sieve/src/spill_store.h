@@ -9,9 +9,10 @@
 // writes the file. It compresses at level 3 (kSegmentZstdLevel, ~0.5 us per
 // URL here) when it keeps up, and at level 1 (kSegmentBurstZstdLevel, about
 // twice as fast, ~2.5 B/URL more on disk) when other segments wait behind
-// the one it takes: a burst of pushes then waits half as long. At most
-// kMaxUnwrittenSegments jobs are queued or being written at once: Submit
-// waits while that many are (the only time a push waits for the disk). A
+// the one it takes: a burst of pushes then waits half as long. Jobs queued or
+// being written are bounded (kMaxUnwrittenSegments, or more if they are
+// small: see the constructor): Submit waits while the bound is reached (the
+// only time a push waits for the disk). A
 // job's segment stays in memory, counted in HeldBytes(), until its file is
 // written; a failed write keeps it there (the queue then pops it from
 // memory, in order, as before the writer existed). The store has two zstd
@@ -76,13 +77,20 @@ struct SpillJob {
   // Settle has returned (the mutex orders the two).
   State state = State::kQueued;
   SegmentFileInfo info;
+  size_t unwritten_bytes = 0;  // the store's: `bytes` at Submit, for its bound
 };
 
 class SpillStore {
  public:
   // `spill_dir` must exist; `log` (empty: StderrLogSink) hears about failed
-  // spills and their recovery (from the writer thread).
-  SpillStore(std::filesystem::path spill_dir, LogSink log);
+  // spills and their recovery (from the writer thread). Submit takes a job
+  // while fewer than kMaxUnwrittenSegments are unwritten, or while the
+  // unwritten jobs' bytes with it stay within `max_unwritten_bytes` (0: the
+  // count alone). The byte bound is for many lanes: their forced-out parts
+  // are small (~64 KiB each at 1,024 lanes of a 64 MiB budget), and four of
+  // them were too short a buffer to ride out the writer's file work: pushes
+  // waited on it every few parts (2.4x the push cost of no priorities).
+  SpillStore(std::filesystem::path spill_dir, LogSink log, size_t max_unwritten_bytes = 0);
   // Stops the writer (jobs still queued are dropped: their queues are gone),
   // joins it, and removes the private directory and what is left in it.
   ~SpillStore();
@@ -99,9 +107,11 @@ class SpillStore {
   const LogSink& log() const { return log_; }
 
   // Hands `job` (kQueued, file and segment set) to the writer; waits first
-  // while kMaxUnwrittenSegments jobs are unwritten. Starts the writer on
-  // first use.
+  // while the unwritten jobs are at their bound (the constructor). Starts
+  // the writer on first use.
   void Submit(std::shared_ptr<SpillJob> job);
+  // True if Submit would take a job of `job_bytes` now without waiting.
+  bool HasRoomFor(size_t job_bytes) const;
   // Waits until `job` is written or failed, and returns its state; with
   // `cancel`, a job the writer has not started is taken back instead
   // (kCancelled: no file is written). Its fields are then the queue's again.
@@ -146,6 +156,7 @@ class SpillStore {
 
  private:
   void WriterLoop();
+  bool HasRoomLocked(size_t job_bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Compresses and writes one job's segment (no lock held).
   absl::Status WriteJob(SpillJob& job, int level, SegmentFileInfo& info);
   // The totals and health after a spill; returns what to log (empty: nothing).
@@ -165,6 +176,9 @@ class SpillStore {
   mutable std::condition_variable changed_;  // a job queued, settled or cancelled; stop
   std::deque<std::shared_ptr<SpillJob>> jobs_ ABSL_GUARDED_BY(mutex_);
   size_t writing_ ABSL_GUARDED_BY(mutex_) = 0;  // 0 or 1
+  const size_t max_unwritten_bytes_;
+  // Bytes of the jobs queued or being written.
+  size_t unwritten_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   bool stop_ ABSL_GUARDED_BY(mutex_) = false;
   bool paused_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t disk_bytes_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -289,6 +289,61 @@ TEST_P(SpillWriterOrderTest, BacklogIsWrittenAtTheBurstLevel) {
   EXPECT_TRUE(queue.Health().ok()) << queue.Health();
 }
 
+// A job of `urls` small records, its file named by the store.
+std::shared_ptr<SpillJob> SmallJob(SpillStore& store, uint64_t first, int urls) {
+  auto job = std::make_shared<SpillJob>();
+  job->file = *store.NewFilePath();
+  for (int i = 0; i < urls; ++i) job->segment.Append(TestUrl(first + i), "");
+  job->bytes = job->segment.MemoryBytes();
+  return job;
+}
+
+// The writer's bound counts bytes as well as segments: small parts (many
+// lanes' forced-out parts) may wait for it past kMaxUnwrittenSegments while
+// their bytes stay within the bound, and not one byte past it; full-size
+// segments stay bounded by their count.
+TEST(SpillStoreBoundTest, SmallJobsWaitByBytesFullOnesByCount) {
+  ScratchDir dir;
+  const size_t max_bytes = 64 << 10;
+  SpillStore store(dir.path(), nullptr, max_bytes);
+  store.PauseWriterForTesting(true);
+  std::vector<std::shared_ptr<SpillJob>> jobs;
+  size_t unwritten = 0;
+  uint64_t next = 0;
+  while (true) {
+    std::shared_ptr<SpillJob> job = SmallJob(store, next, 20);
+    next += 20;
+    const bool fits = jobs.size() < kMaxUnwrittenSegments || unwritten + job->bytes <= max_bytes;
+    ASSERT_EQ(store.HasRoomFor(job->bytes), fits) << jobs.size() << " jobs, " << unwritten;
+    if (!fits) break;
+    unwritten += job->bytes;
+    store.Submit(job);  // returns at once: there is room
+    jobs.push_back(std::move(job));
+  }
+  EXPECT_GT(jobs.size(), 2 * kMaxUnwrittenSegments);
+  EXPECT_EQ(store.Unwritten(), jobs.size());
+  store.PauseWriterForTesting(false);
+  for (auto& job : jobs) EXPECT_EQ(store.Settle(*job, false), SpillJob::State::kWritten);
+  EXPECT_TRUE(store.HasRoomFor(max_bytes));  // all written: room again
+  EXPECT_EQ(store.SpilledFiles(), jobs.size());
+
+  // Jobs each over the byte bound: exactly kMaxUnwrittenSegments wait.
+  SpillStore by_count(dir.path(), nullptr, max_bytes);
+  by_count.PauseWriterForTesting(true);
+  std::vector<std::shared_ptr<SpillJob>> big;
+  while (true) {
+    std::shared_ptr<SpillJob> job = SmallJob(by_count, next, 2000);
+    next += 2000;
+    ASSERT_GT(job->bytes, max_bytes);
+    if (!by_count.HasRoomFor(job->bytes)) break;
+    by_count.Submit(job);
+    big.push_back(std::move(job));
+  }
+  EXPECT_EQ(big.size(), kMaxUnwrittenSegments);
+  by_count.PauseWriterForTesting(false);
+  for (auto& job : big) EXPECT_EQ(by_count.Settle(*job, false), SpillJob::State::kWritten);
+}
+
 // The level is applied: the same segment compresses to other bytes at the
 // burst level (smaller or larger depends on the URLs: on these synthetic
 // ones level 1 happens to win), and both files load back to the same records.
