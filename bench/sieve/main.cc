@@ -34,6 +34,7 @@
 #include "baseline_queue.h"
 #include "bloom/filter.h"
 #include "bloom/params.h"
+#include "headline.h"
 #include "memory_probe.h"
 #include "sieve/sieve.h"
 #include "url_generator.h"
@@ -58,6 +59,12 @@ ABSL_FLAG(int, lane_rounds, 0,
 ABSL_FLAG(std::string, lane_counts, "0,1,16,1024",
           "the lanes table's configurations: numbers of lanes the priorities are spread over "
           "(0: no priorities given)");
+ABSL_FLAG(bool, headline, false,
+          "instead of the tables: the headline run at the last --urls count (headline.h): "
+          "priority lanes, spill and checkpoints, pushed then drained");
+ABSL_FLAG(int, headline_lanes, 16, "the headline's priority lanes");
+ABSL_FLAG(double, checkpoint_every, 0,
+          "the headline's URLs between checkpoints (0: a tenth of the count)");
 ABSL_FLAG(bool, fp_rows, true,
           "also print measured vs computed false-positive rate at p = 0.01 and 0.0001");
 
@@ -555,6 +562,33 @@ void PrintLaneCost(uint64_t n, int rounds, const std::vector<int>& lane_counts) 
   }
 }
 
+int RunHeadlineAt(uint64_t n) {
+  HeadlineOptions options;
+  options.urls = n;
+  options.lanes = absl::GetFlag(FLAGS_headline_lanes);
+  const double every = absl::GetFlag(FLAGS_checkpoint_every);
+  options.checkpoint_every =
+      every > 0 ? static_cast<uint64_t>(every) : std::max<uint64_t>(n / 10, 1);
+  const sieve::SieveOptions sieve_options = SieveOptionsFor(n);
+  const std::filesystem::path spill_dir = sieve_options.spill_dir.empty()
+                                              ? std::filesystem::temp_directory_path()
+                                              : sieve_options.spill_dir;
+  options.checkpoint_dir = spill_dir / "sieve-headline-checkpoint";
+  if (options.lanes < 1 || options.lanes > 1024) {
+    std::fprintf(stderr, "--headline_lanes: %d is not in 1..1024\n", options.lanes);
+    return 2;
+  }
+#ifndef __OPTIMIZE__
+  std::printf("WARNING: built without optimization (%s): timings are meaningless\n",
+              CRAWL_BUILD_TYPE);
+#endif
+  std::printf("sieve-bench --headline (%s build): p = %g, expected %lu, queue budget %.0f MiB\n",
+              CRAWL_BUILD_TYPE, sieve_options.fp_rate,
+              static_cast<unsigned long>(sieve_options.expected_count),
+              static_cast<double>(sieve_options.queue_memory_budget_bytes) / (1 << 20));
+  return RunHeadline(sieve_options, options) ? 0 : 1;
+}
+
 int Main() {
   if (!absl::GetFlag(FLAGS_replot).empty()) {
     const std::vector<Row> rows = ReadJsonRows(absl::GetFlag(FLAGS_replot));
@@ -571,6 +605,7 @@ int Main() {
     }
     counts.push_back(static_cast<uint64_t>(value));
   }
+  if (absl::GetFlag(FLAGS_headline)) return RunHeadlineAt(counts.back());
   const bool json = absl::GetFlag(FLAGS_json);
   if (!json) PrintSetup(absl::GetFlag(FLAGS_p));
   std::vector<Row> rows;

@@ -12,13 +12,23 @@ int64_t HeapInUseBytes() {
   return static_cast<int64_t>(info.uordblks + info.hblkhd);
 }
 
-int64_t ResidentBytes() {
+namespace {
+
+// A "<field>: <n> kB" line of /proc/self/status, in bytes; -1 if absent.
+int64_t StatusKilobytes(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
+  const std::string prefix = field + ":";
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+    if (line.rfind(prefix, 0) == 0) return std::stoll(line.substr(prefix.size())) * 1024;
   }
   return -1;
 }
+
+}  // namespace
+
+int64_t ResidentBytes() { return StatusKilobytes("VmRSS"); }
+
+int64_t PeakResidentBytes() { return StatusKilobytes("VmHWM"); }
 
 }  // namespace sieve_bench

@@ -6,6 +6,7 @@
 //  - ResidentBytes: VmRSS from /proc/self/status. The Bloom filter is an
 //    anonymous mmap of its own (bloom/src/bit_storage.cc), invisible to malloc,
 //    and its pages become resident as bits are set; an RSS delta measures it.
+//  - PeakResidentBytes: VmHWM, the process's peak RSS (the headline's).
 //
 // Threading: free functions reading process-wide counters.
 #ifndef BENCH_SIEVE_MEMORY_PROBE_H_
@@ -17,6 +18,8 @@ namespace sieve_bench {
 
 int64_t HeapInUseBytes();
 int64_t ResidentBytes();
+// VmHWM: the most VmRSS has been since the process started.
+int64_t PeakResidentBytes();
 
 }  // namespace sieve_bench
 
