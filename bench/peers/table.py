@@ -15,7 +15,8 @@ fetched (GET 200) and HTML pages, duplicate fetches (same URI / same path),
 CPU, and the ratios of the targets: crawl / Gumbo one-core ceiling (>= 1.6),
 crawl / wget2, crawl / Scrapy and Crawlee (>= 10).  It also compares the URIs
 crawl requested with those of the best peer of this run (most HTML pages) and
-writes the difference to RESULTS/found-diff-crawl-SITE.md.
+writes the difference to RESULTS/found-diff-crawl-SITE.md (RESULTS: the raw
+folder, bench/results/raw/crawl-vs-peers by default; the table goes to --out).
 """
 import argparse
 import csv
@@ -139,6 +140,10 @@ def is_html(uri):
     return path.endswith("/") or base.endswith((".html", ".htm")) or "." not in base
 
 
+# The table names the lists relative to its own folder (set in main).
+LISTS_RELATIVE_TO = "."
+
+
 def found_diff(site, stats, work, results):
     """Compare crawl's requested URIs (first rep) with the best peer's of this run."""
     if "crawl" not in stats or stats["crawl"][1] != "this run":
@@ -165,11 +170,13 @@ def found_diff(site, stats, work, results):
         text.append("## %s: %d\n\n```\n%s%s\n```\n" % (
             title, len(lst), "\n".join(lst[:60]),
             "\n... (%d more)" % (len(lst) - 60) if len(lst) > 60 else ""))
-    with open(os.path.join(results, "found-diff-crawl-%s.md" % site), "w") as f:
+    path = os.path.join(results, "found-diff-crawl-%s.md" % site)
+    with open(path, "w") as f:
         f.write("\n".join(text))
     return ("crawl vs best peer (%s): %d of its %d URIs not requested by crawl (%d HTML-like), "
-            "%d requested only by crawl; list in found-diff-crawl-%s.md" % (
-                best, len(missing), len(theirs), len(miss_html), len(extra), site))
+            "%d requested only by crawl; list in %s" % (
+                best, len(missing), len(theirs), len(miss_html), len(extra),
+                os.path.relpath(path, LISTS_RELATIVE_TO)))
 
 
 def ratio(a, b):
@@ -239,6 +246,9 @@ def main():
     ap.add_argument("--crawl-bin", default="")
     ap.add_argument("--out")
     a = ap.parse_args()
+    global LISTS_RELATIVE_TO
+    if a.out:
+        LISTS_RELATIVE_TO = os.path.dirname(os.path.abspath(a.out))
     mine = read_rows(os.path.join(a.results, "runs.tsv"))
     harness = read_rows(os.path.join(a.harness, "runs.tsv"))
     ceilings = read_ceilings(os.path.join(a.results, "ceilings.txt"), a.since)
