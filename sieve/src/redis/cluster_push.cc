@@ -1,5 +1,5 @@
 // A push on a Redis Cluster: the journal, the filter step per shard, then
-// the enqueue (redis_sieve.h, "Redis Cluster"; scripts.cc, JOURNAL, FILTER
+// the enqueue (redis_sieve.h, "Redis Cluster"; lua/journal.lua, filter.lua
 // and ENQUEUE). The filter step goes through the crawlsieve module's
 // CRAWLSIEVE.FILTER when every primary has it (filter_command.h).
 #include <hiredis/hiredis.h>

@@ -1,5 +1,5 @@
 // A survivor finishes a dead client's push trip on a Redis Cluster, from
-// the journal record the pop script claimed for it (scripts.cc, POP and
+// the journal record the pop script claimed for it (lua/pop.lua and
 // JOURNAL; docs/redis.md, "What a crash costs").
 #include <hiredis/hiredis.h>
 

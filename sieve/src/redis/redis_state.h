@@ -30,7 +30,7 @@ struct RedisKeys {
   RedisKeys(const std::string& name, bool cluster);
   std::string ShardKey(uint64_t shard) const;
   // A key of shard's slot holding this client's last filter step there
-  // (cluster push, scripts.cc FILTER).
+  // (cluster push, lua/filter.lua).
   std::string ShardTripKey(uint64_t shard, const std::string& owner) const;
 
   std::string name;
@@ -61,7 +61,7 @@ struct RedisSieve::State {
   std::string release_sha;
   std::string renew_sha;
   std::string take_page_sha;
-  // A cluster's push steps (scripts.cc JOURNAL, FILTER, ENQUEUE) and the
+  // A cluster's push steps (lua/journal.lua, filter.lua, enqueue.lua) and the
   // number of this client's push trips, which names each trip so a resend
   // is known.
   std::string journal_sha;

@@ -23,7 +23,7 @@ constexpr size_t kPushPipelineDepth = 8;
 using internal::FilterLayout;
 
 // Appends a URL's shard and k offsets as the push script reads them
-// (scripts.cc, PUSH): one shard and its offsets, or '*' and "SHARD OFFSET"
+// (lua/push.lua): one shard and its offsets, or '*' and "SHARD OFFSET"
 // per probe when they span shards (classic layout, several shards).
 void AppendProbes(const FilterLayout& layout, const std::vector<uint64_t>& positions,
                   RedisCommand& command) {
@@ -185,7 +185,7 @@ namespace {
 
 // One pop script call on partition `part`, with that partition's pending
 // acks and idle hosts, asking `want` URLs; the other partitions' figures
-// give the fleet-wide fair share (scripts.cc, POP).
+// give the fleet-wide fair share (lua/pop.lua).
 RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
                         const std::vector<std::string>& acks, const std::vector<std::string>& idle)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
@@ -354,8 +354,8 @@ std::optional<bool> FleetIsFinished(State& s) {
   // that enqueued into a partition after the scan had read it ended (ENQUEUE,
   // which bumps NAME:moves) before the second read, or its journal is still
   // there then; a URL leased is in its partition's leases until acked, and
-  // the URLs its page pushed were enqueued before that ack (scripts.cc,
-  // ENQUEUE; docs/redis.md).
+  // the URLs its page pushed were enqueued before that ack
+  // (lua/enqueue.lua; docs/redis.md).
   if (!PopRound(s, {0}, 0).has_value()) return std::nullopt;
   const uint64_t moves = s.moves;
   if (!PopRound(s, AllPartitionsBut(s, 0), 0).has_value()) return std::nullopt;

@@ -1,5 +1,5 @@
 // RedisSieve's round trips, each a function of the state with its mutex held:
-// the script calls with their argument layout (scripts.cc) and the failure
+// the script calls with their argument layout (lua/*.lua) and the failure
 // rule (the first error is kept, logged once, and makes the client fail).
 #ifndef SIEVE_SRC_REDIS_ROUND_TRIPS_H_
 #define SIEVE_SRC_REDIS_ROUND_TRIPS_H_
@@ -43,14 +43,14 @@ bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
                      absl::Span<const std::string> elements, absl::Span<bool> is_new)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// How long a filter shard keeps a client's last trip record (scripts.cc,
-// FILTER): a resend, or a survivor's replay of a dead client's journal,
+// How long a filter shard keeps a client's last trip record
+// (lua/filter.lua): a resend, or a survivor's replay of a dead client's journal,
 // within this time gets the trip's first answer.
 inline constexpr std::chrono::milliseconds kTripRecordLife = std::chrono::hours(1);
 
 // A cluster push's filter step for `urls`, as client `owner`'s trip `trip`
 // (the caller's own: mode "run"; a dead client's journal: "replay" or
-// "all", scripts.cc FILTER), one call per shard: CRAWLSIEVE.FILTER if
+// "all", lua/filter.lua), one call per shard: CRAWLSIEVE.FILTER if
 // s.push_module (asked again of every primary after a re-read of the slot
 // map; dropped, and the step resent through the script, if a primary does
 // not know it), else the FILTER script. One character per URL, '1' new; "" if a

@@ -1,7 +1,9 @@
 // The Lua scripts RedisSieve runs in Redis. Each runs atomically (Redis runs
 // one script at a time), which is what makes the fleet's guarantees hold.
-// Their contracts (ARGV, reply) and the keys they share are written above
-// each source in scripts.cc.
+// Their sources are sieve/src/redis/lua/*.lua (embedded at build time,
+// lua_sources.h); each file's opening comment is its contract (ARGV, reply),
+// and prelude.lua's the keys they share. `scripts/lint` runs luacheck on
+// them.
 #ifndef SIEVE_SRC_REDIS_SCRIPTS_H_
 #define SIEVE_SRC_REDIS_SCRIPTS_H_
 

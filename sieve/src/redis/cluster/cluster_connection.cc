@@ -280,93 +280,114 @@ std::string ClusterConnection::AddressFor(const RedisCommand& command) const {
   return address;
 }
 
+namespace {
+
+// What one Run has learned so far: the replies it has, where each command
+// still pending goes next, and why the last round fell short.
+struct RunState {
+  explicit RunState(size_t n) : out(n), ask(n) {}
+  std::vector<RedisReply> out;
+  std::vector<std::string> ask;  // the ASK target of command i, "" if none
+  // MOVED's answers, applied over a re-read map that may not know yet.
+  std::vector<std::pair<int, std::string>> moved;
+  std::vector<size_t> again;  // the commands the next round sends
+  bool failed = false;        // a node or a reply failed: back off
+  bool reread = false;        // the slot map is stale: read it again
+  absl::Status last;
+};
+
+// One node's share of a round: sends the commands `indices` to `node` (an
+// ASKING before each one redirected there by ASK) and sorts each reply into
+// state.out, or, with what its redirection or error says, into state.again.
+void SendAndClassify(const std::string& address, absl::StatusOr<RedisConnection*> node,
+                     const std::vector<size_t>& indices, const std::vector<RedisCommand>& commands,
+                     RunState& state) {
+  std::vector<RedisCommand> batch;
+  for (size_t i : indices) {
+    if (!state.ask[i].empty()) batch.push_back({"ASKING"});
+    batch.push_back(commands[i]);
+  }
+  absl::StatusOr<std::vector<RedisReply>> replies =
+      node.ok() ? (*node)->Run(batch) : absl::StatusOr<std::vector<RedisReply>>(node.status());
+  if (!replies.ok()) {
+    state.last = absl::Status(replies.status().code(),
+                              absl::StrCat(address, ": ", replies.status().message()));
+    state.failed = state.reread = true;
+    for (size_t i : indices) state.ask[i].clear();
+    state.again.insert(state.again.end(), indices.begin(), indices.end());
+    return;
+  }
+  size_t r = 0;
+  for (size_t i : indices) {
+    if (!state.ask[i].empty()) ++r;  // ASKING's +OK
+    RedisReply& reply = (*replies)[r++];
+    const ClusterError e = ClassifyClusterError(reply.get());
+    state.ask[i].clear();
+    if (e.kind == ClusterError::kNone) {
+      state.out[i] = std::move(reply);
+      continue;
+    }
+    state.again.push_back(i);
+    if (e.kind == ClusterError::kAsk) {
+      state.ask[i] = e.address;
+      continue;
+    }
+    if (e.kind == ClusterError::kMoved) state.moved.emplace_back(e.slot, e.address);
+    state.reread = true;
+    if (e.kind == ClusterError::kRetry) {
+      state.failed = true;
+      state.last = absl::UnavailableError(
+          absl::StrCat(address, ": ", absl::string_view(reply->str, reply->len)));
+    }
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<RedisReply>> ClusterConnection::Run(
     const std::vector<RedisCommand>& commands) {
-  std::vector<RedisReply> out(commands.size());
-  std::vector<std::string> ask(commands.size());  // ASK target, "" if none
+  RunState state(commands.size());
   std::vector<size_t> pending(commands.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
   std::chrono::milliseconds backoff = retry_.first_backoff;
   int failures = 0;
   int redirections = 0;
-  bool reread = false;
-  // MOVED's answers, applied over a re-read map that may not know yet.
-  std::vector<std::pair<int, std::string>> moved;
-  absl::Status last;
   while (!pending.empty()) {
-    if (reread) {
-      if (absl::Status s = ReadSlotMap(); !s.ok()) last = s;
-      for (const auto& [slot, address] : moved) SetPrimary(slot, address);
-      moved.clear();
-      reread = false;
+    if (state.reread) {
+      if (absl::Status s = ReadSlotMap(); !s.ok()) state.last = s;
+      for (const auto& [slot, address] : state.moved) SetPrimary(slot, address);
+      state.moved.clear();
+      state.reread = false;
       if (absl::Status s = CheckRequired(); !s.ok()) return s;
     }
     std::map<std::string, std::vector<size_t>> by_node;
     for (size_t i : pending) {
-      by_node[ask[i].empty() ? AddressFor(commands[i]) : ask[i]].push_back(i);
+      by_node[state.ask[i].empty() ? AddressFor(commands[i]) : state.ask[i]].push_back(i);
     }
-    std::vector<size_t> again;
-    bool failed = false;
+    state.again.clear();
+    state.failed = false;
     for (const auto& [address, indices] : by_node) {
-      std::vector<RedisCommand> batch;
-      for (size_t i : indices) {
-        if (!ask[i].empty()) batch.push_back({"ASKING"});
-        batch.push_back(commands[i]);
-      }
-      absl::StatusOr<RedisConnection*> node = Node(address);
-      absl::StatusOr<std::vector<RedisReply>> replies =
-          node.ok() ? (*node)->Run(batch) : absl::StatusOr<std::vector<RedisReply>>(node.status());
-      if (!replies.ok()) {
-        last = absl::Status(replies.status().code(),
-                            absl::StrCat(address, ": ", replies.status().message()));
-        failed = reread = true;
-        for (size_t i : indices) ask[i].clear();
-        again.insert(again.end(), indices.begin(), indices.end());
-        continue;
-      }
-      size_t r = 0;
-      for (size_t i : indices) {
-        if (!ask[i].empty()) ++r;  // ASKING's +OK
-        RedisReply& reply = (*replies)[r++];
-        const ClusterError e = ClassifyClusterError(reply.get());
-        ask[i].clear();
-        if (e.kind == ClusterError::kNone) {
-          out[i] = std::move(reply);
-          continue;
-        }
-        again.push_back(i);
-        if (e.kind == ClusterError::kAsk) {
-          ask[i] = e.address;
-        } else {
-          if (e.kind == ClusterError::kMoved) moved.emplace_back(e.slot, e.address);
-          reread = true;
-          if (e.kind == ClusterError::kRetry) {
-            failed = true;
-            last = absl::UnavailableError(
-                absl::StrCat(address, ": ", absl::string_view(reply->str, reply->len)));
-          }
-        }
-      }
+      SendAndClassify(address, Node(address), indices, commands, state);
     }
-    pending = std::move(again);
+    pending = std::move(state.again);
     std::sort(pending.begin(), pending.end());
     if (pending.empty()) break;
-    if (failed) {
+    if (state.failed) {
       if (++failures >= retry_.max_attempts) break;
       Emit(node_options_.log_sink, LogLevel::kDebug,
-           absl::StrCat("redis cluster: attempt ", failures, " failed: ", last.message()));
+           absl::StrCat("redis cluster: attempt ", failures, " failed: ", state.last.message()));
       std::this_thread::sleep_for(backoff);
       backoff = std::min(backoff * 2, retry_.max_backoff);
     } else if (++redirections > kMaxRedirections) {
-      last = absl::UnavailableError("redis cluster: too many redirections");
+      state.last = absl::UnavailableError("redis cluster: too many redirections");
       break;
     }
   }
   if (!pending.empty()) {
     return absl::UnavailableError(
-        absl::StrCat("redis cluster failed ", failures, " attempts: ", last.message()));
+        absl::StrCat("redis cluster failed ", failures, " attempts: ", state.last.message()));
   }
-  return out;
+  return std::move(state.out);
 }
 
 }  // namespace sieve::internal
