@@ -150,7 +150,7 @@
 //    Redis's own AOF/RDB). Open/Create are the in-memory Sieve's.
 //  - Failures: each command is retried with exponential back-off (retry).
 //    When the retries are exhausted, or Redis restarted and lost the
-//    frontier, the client enters a sticky failed state: health() returns
+//    frontier, the client enters a sticky failed state: Health() returns
 //    the error, every call returns false / nullopt, and IsFinished returns
 //    true (so consumers stop), as if closed.
 //
@@ -323,10 +323,9 @@ class RedisSieve final : public Sieve {
   SieveStats Stats() const override;
   absl::Status Save(const std::filesystem::path& dir) const override;
 
-  // OK, or the error that put this client in its failed state.
-  absl::Status health() const;
-  // The same, as the Sieve interface's Health (an owner such as `crawl`
-  // stops with it instead of taking IsFinished's true for a drained queue).
+  // OK, or the error that put this client in its failed state (an owner
+  // such as `crawl` stops with it instead of taking IsFinished's true for a
+  // drained queue).
   absl::Status Health() const override;
   // The filter's bit count m and hash count k, as written in NAME:meta.
   uint64_t bit_count() const;
@@ -347,7 +346,7 @@ class RedisSieve final : public Sieve {
   // one page if fewer than `limit` were taken in total, counted in
   // NAME:pages (one script run, atomic, so the fleet's total never exceeds
   // `limit`). True if taken, false if the budget is spent or this client
-  // failed (health() says why). A resend after a network error may take a
+  // failed (Health() says why). A resend after a network error may take a
   // page twice: the budget can come out one page short, never over.
   //   if (sieve->TakePage(1000)) Fetch(url);  // else: stop fetching
   bool TakePage(uint64_t limit);

@@ -49,7 +49,7 @@ RedisSieve::~RedisSieve() {
   // after the leases expire.
   std::vector<internal::ElementOfHost> give_back;
   for (const auto& [url, flight] : s.in_flight) give_back.push_back({flight.element, flight.host});
-  for (const auto& [element, host] : s.leased) give_back.push_back({element, host});
+  for (const auto& [element, host] : s.prefetched) give_back.push_back({element, host});
   const bool hosts = static_cast<bool>(s.options.host_key);
   if ((!give_back.empty() || hosts) && s.failure.ok()) {
     internal::Release(s, "head", give_back, hosts);
@@ -133,12 +133,12 @@ std::optional<SieveEntry> RedisSieve::TryPopEntry() {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s)) return std::nullopt;
-  if (s.leased.empty() || AcksDue(s)) {
-    if (!AckAndLease(s, s.leased.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
+  if (s.prefetched.empty() || AcksDue(s)) {
+    if (!AckAndLease(s, s.prefetched.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
   }
-  if (s.leased.empty()) return std::nullopt;
-  auto [element, host] = std::move(s.leased.front());
-  s.leased.pop_front();
+  if (s.prefetched.empty()) return std::nullopt;
+  auto [element, host] = std::move(s.prefetched.front());
+  s.prefetched.pop_front();
   SieveEntry entry = internal::DecodeQueueElement(element);
   s.in_flight.insert_or_assign(entry.url, State::InFlight{std::move(host), std::move(element)});
   ++s.popped;
@@ -212,7 +212,7 @@ bool RedisSieve::IsFinished() const {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!Usable(s)) return true;
-  if (!s.leased.empty() || !s.in_flight.empty() || s.producers > 0) return false;
+  if (!s.prefetched.empty() || !s.in_flight.empty() || s.producers > 0) return false;
   std::optional<bool> finished = internal::FleetIsFinished(s);
   return !finished.has_value() || *finished;  // failed: as closed
 }
@@ -235,12 +235,10 @@ absl::Status RedisSieve::Save(const std::filesystem::path&) const {
       "a Redis frontier keeps its state in Redis: persist it with Redis (AOF or RDB), not Save");
 }
 
-absl::Status RedisSieve::health() const {
+absl::Status RedisSieve::Health() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->failure;
 }
-
-absl::Status RedisSieve::Health() const { return health(); }
 
 uint64_t RedisSieve::bit_count() const { return state_->layout.bits(); }
 uint32_t RedisSieve::hash_count() const { return state_->layout.hash_count(); }
@@ -258,9 +256,9 @@ SieveStats RedisSieve::Stats() const {
   SieveStats stats;
   // URLs leased into this client but not yet returned by a pop are queued
   // from the caller's point of view.
-  const uint64_t buffered = std::min<uint64_t>(s.leased.size(), s.leases);
+  const uint64_t buffered = std::min<uint64_t>(s.prefetched.size(), s.fleet_leases);
   stats.queued = s.queued + buffered;
-  stats.in_flight = s.leases - buffered;
+  stats.in_flight = s.fleet_leases - buffered;
   stats.accepted = s.accepted;
   stats.dropped = s.dropped;
   stats.popped = s.popped;

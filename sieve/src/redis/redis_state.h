@@ -92,10 +92,11 @@ struct RedisSieve::State {
   absl::Status failure ABSL_GUARDED_BY(mutex);
   bool closed ABSL_GUARDED_BY(mutex) = false;
   uint64_t producers ABSL_GUARDED_BY(mutex) = 0;  // this client's open producers
-  // Leased from Redis by a pop round trip, not yet returned by Pop: (queue
-  // element, host), the element as stored (queue_element.h: URL and
-  // payload), the host as the pop script named it ("" without host_key).
-  std::deque<std::pair<std::string, std::string>> leased ABSL_GUARDED_BY(mutex);
+  // Prefetched: leased from Redis by a pop round trip (a batch at a time),
+  // not yet returned by Pop: (queue element, host), the element as stored
+  // (queue_element.h: URL and payload), the host as the pop script named it
+  // ("" without host_key).
+  std::deque<std::pair<std::string, std::string>> prefetched ABSL_GUARDED_BY(mutex);
   // Returned by Pop, not yet done or deferred, by URL: its host and its
   // queue element (acks and give-backs name the element, as its lease does).
   struct InFlight {
@@ -103,7 +104,7 @@ struct RedisSieve::State {
     std::string element;
   };
   std::unordered_map<std::string, InFlight> in_flight ABSL_GUARDED_BY(mutex);
-  // Per host, this client's URLs of it in `leased` and `in_flight`; a host
+  // Per host, this client's URLs of it in `prefetched` and `in_flight`; a host
   // whose count drops to 0 goes to idle_hosts, sent with the next pop (the
   // script gives it back if its queue is empty too).
   std::unordered_map<std::string, size_t> host_urls ABSL_GUARDED_BY(mutex);
@@ -129,11 +130,11 @@ struct RedisSieve::State {
   // Fleet-wide figures: queue and lease counts from the last round trip that
   // returned them, the filter's bit count from the last refresh.
   uint64_t queued ABSL_GUARDED_BY(mutex) = 0;
-  uint64_t leases ABSL_GUARDED_BY(mutex) = 0;
-  uint64_t journals ABSL_GUARDED_BY(mutex) = 0;  // a cluster's pending push trips
+  uint64_t fleet_leases ABSL_GUARDED_BY(mutex) = 0;  // URLs leased to any client
+  uint64_t journals ABSL_GUARDED_BY(mutex) = 0;      // a cluster's pending push trips
   // Per queue partition, from its last pop reply: queued URLs, URL leases,
   // hosts with a holder or URLs, hosts this client holds there (`queued`
-  // and `leases` above are their sums; the host counts go into each pop's
+  // and `fleet_leases` above are their sums; the host counts go into each pop's
   // fair share). A pop wanting URLs starts at partition pop_cursor, which
   // moves on by one each time. `moves`: NAME:moves, the count of finished
   // push trips, as partition 0 last said (IsFinished's scan).

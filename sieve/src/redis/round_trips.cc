@@ -219,7 +219,7 @@ RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
   return command;
 }
 
-// A pop reply of partition `part` into the state: its URLs into s.leased,
+// A pop reply of partition `part` into the state: its URLs into s.prefetched,
 // its figures, the surplus hosts to report idle, and a claimed journal
 // (partition 0 holds them) replayed. URLs leased; nullopt (and failed) on
 // error.
@@ -238,8 +238,8 @@ std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
   for (size_t i = 0; i < urls->elements; ++i) {
     std::string host(hosts->element[i]->str, hosts->element[i]->len);
     if (!host.empty()) ++s.host_urls[host];
-    s.leased.emplace_back(std::string(urls->element[i]->str, urls->element[i]->len),
-                          std::move(host));
+    s.prefetched.emplace_back(std::string(urls->element[i]->str, urls->element[i]->len),
+                              std::move(host));
   }
   State::PartitionFigures& figures = s.part_figures[part];
   figures.queued = static_cast<uint64_t>(r->element[2]->integer);
@@ -251,10 +251,10 @@ std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
     s.moves = static_cast<uint64_t>(r->element[9]->integer);
   }
   s.queued = 0;
-  s.leases = 0;
+  s.fleet_leases = 0;
   for (const State::PartitionFigures& f : s.part_figures) {
     s.queued += f.queued;
-    s.leases += f.leases;
+    s.fleet_leases += f.leases;
   }
   ReportIdleSurplus(s, r->element[6]);
   if (r->element[5]->elements > 0) {
@@ -348,7 +348,7 @@ bool SweepPartitions(State& s) {
 std::optional<bool> FleetIsFinished(State& s) {
   if (s.partitions == 1) {
     if (!SweepPartitions(s)) return std::nullopt;
-    return s.queued == 0 && s.leases == 0 && s.journals == 0;
+    return s.queued == 0 && s.fleet_leases == 0 && s.journals == 0;
   }
   // Partition 0 (NAME:moves), the others, then partition 0 again: a trip
   // that enqueued into a partition after the scan had read it ended (ENQUEUE,
@@ -361,7 +361,7 @@ std::optional<bool> FleetIsFinished(State& s) {
   if (!PopRound(s, AllPartitionsBut(s, 0), 0).has_value()) return std::nullopt;
   if (!PopRound(s, {0}, 0).has_value()) return std::nullopt;
   s.last_round_trip = std::chrono::steady_clock::now();
-  return s.moves == moves && s.queued == 0 && s.leases == 0 && s.journals == 0;
+  return s.moves == moves && s.queued == 0 && s.fleet_leases == 0 && s.journals == 0;
 }
 
 void UrlLeftClient(State& s, const std::string& host) {
@@ -412,7 +412,7 @@ std::optional<long long> Release(State& s, std::string_view where,
 }
 
 bool RenewUrlLeases(State& s) {
-  if (s.leased.empty() && s.in_flight.empty()) return true;
+  if (s.prefetched.empty() && s.in_flight.empty()) return true;
   std::vector<RedisCommand> commands;
   std::vector<int> command_of(s.partitions, -1);
   auto add = [&](const std::string& host, const std::string& element) {
@@ -424,7 +424,7 @@ bool RenewUrlLeases(State& s) {
     }
     commands[command_of[part]].push_back(element);
   };
-  for (const auto& [element, host] : s.leased) add(host, element);
+  for (const auto& [element, host] : s.prefetched) add(host, element);
   for (const auto& [url, flight] : s.in_flight) add(flight.host, flight.element);
   absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
   if (!replies.ok()) {
@@ -471,10 +471,10 @@ void RefreshFleetFigures(State& s, bool force) {
     }
   }
   s.queued = 0;
-  s.leases = 0;
+  s.fleet_leases = 0;
   for (const State::PartitionFigures& f : s.part_figures) {
     s.queued += f.queued;
-    s.leases += f.leases;
+    s.fleet_leases += f.leases;
   }
   s.bits_set = bits_set;
   s.refreshed = now;

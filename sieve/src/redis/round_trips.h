@@ -80,7 +80,7 @@ void ReplayClaimedJournal(State& s, const redisReply* claimed)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // Sends the pending acks and idle hosts, and leases up to `want` more URLs
-// into s.leased (counted in s.host_urls); refreshes s.queued and s.leases.
+// into s.prefetched (counted in s.host_urls); refreshes s.queued and s.fleet_leases.
 // With several queue partitions: asks partition s.pop_cursor first (and
 // moves the cursor on; without host_key partition 0, the shared queue's),
 // the next ones in turn while short of `want`; acks
@@ -113,7 +113,7 @@ std::optional<long long> Release(State& s, std::string_view where,
                                  const std::vector<ElementOfHost>& elements, bool all_hosts)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
-// Extends the leases of the URLs this client holds (in s.leased and
+// Extends the leases of the URLs this client holds (in s.prefetched and
 // s.in_flight) to lease_time from now. False (and failed) on error.
 bool RenewUrlLeases(State& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 

@@ -489,7 +489,7 @@ TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   const long long module_calls = ModuleFilterCalls();
 
   std::map<std::string, std::string> popped = DrainWithPayloads(**survivor);
-  EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
+  EXPECT_TRUE((*survivor)->Health().ok()) << (*survivor)->Health();
   // The survivor's replay took the same path: every shard again.
   EXPECT_EQ(ModuleFilterCalls() - module_calls,
             GetParam() ? static_cast<long long>(filter_calls.size()) : 0);
@@ -557,7 +557,7 @@ TEST_P(ClusterTest, AClientDeadAmidItsPartitionsEnqueuesLosesNothing) {
   dying->reset();  // dead: the other partitions and {split}'s ENQUEUE never come
 
   std::map<std::string, std::string> popped = DrainWithPayloads(**survivor);
-  EXPECT_TRUE((*survivor)->health().ok()) << (*survivor)->health();
+  EXPECT_TRUE((*survivor)->Health().ok()) << (*survivor)->Health();
   EXPECT_EQ(popped.size(), fresh.size());
   for (const std::string& url : fresh) {
     ASSERT_EQ(popped.count(url), 1u) << url << " lost";
@@ -640,7 +640,7 @@ TEST_P(ClusterTest, SlotMigrationLosesAndDuplicatesNothing) {
   all.insert(all.end(), b.begin(), b.end());
   all.insert(all.end(), c.begin(), c.end());
   ExpectEachOnce(DrainAll(**sieve), all);
-  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
 }
 
 // A queue partition's slot moves while a client pops and pushes, all its
@@ -686,7 +686,7 @@ TEST_P(ClusterTest, AQueuePartitionsSlotMovedWholeLosesAndDuplicatesNothing) {
   all.insert(all.end(), b.begin(), b.end());
   all.insert(all.end(), c.begin(), c.end());
   ExpectEachOnce(popped, all);
-  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
 }
 
 // A slot that comes back empty (a replica promoted before it had synced,
@@ -707,7 +707,7 @@ TEST_P(ClusterTest, AFrontierGoneAfterAReconnectIsDataLoss) {
     cluster_->CommandOn(i, {"CLIENT", "KILL", "TYPE", "normal"});
   }
   EXPECT_EQ(PushAll(**sieve, ClusterUrls("lost-2", 100)), 0u);
-  EXPECT_EQ((*sieve)->health().code(), absl::StatusCode::kDataLoss) << (*sieve)->health();
+  EXPECT_EQ((*sieve)->Health().code(), absl::StatusCode::kDataLoss) << (*sieve)->Health();
   EXPECT_EQ((*sieve)->Health().code(), absl::StatusCode::kDataLoss);  // the Sieve interface's
   EXPECT_TRUE((*sieve)->IsFinished());                                // failed: consumers stop
 }
@@ -751,7 +751,7 @@ TEST_P(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   const std::vector<std::string> after = ClusterUrls("after", 1000);
   EXPECT_EQ(PushAll(**sieve, after), 1000u);  // blocks through the failover
   EXPECT_EQ(PushAll(**sieve, before), 0u);
-  ASSERT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  ASSERT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
   EXPECT_EQ((*sieve)->uses_push_module(), GetParam());
   EXPECT_NE(cluster.PrimaryOf(KeySlot("{fo}:meta")), primary);
   std::vector<std::string> rest = DrainAll(**sieve);
@@ -759,7 +759,7 @@ TEST_P(ClusterFailoverTest, APrimaryDiesAndItsReplicaTakesOver) {
   std::vector<std::string> all = before;
   all.insert(all.end(), after.begin(), after.end());
   ExpectEachOnce(popped, all);
-  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
 }
 
 INSTANTIATE_TEST_SUITE_P(PushPaths, ClusterTest, testing::Bool(), PushPathName);
@@ -857,7 +857,7 @@ TEST(ClusterModuleChoiceTest, APrimaryWithoutTheModuleKeepsTheFilterStepOnLua) {
   EXPECT_EQ(PushAll(**sieve, urls), 0u);
   EXPECT_EQ(cluster.CommandCalls("crawlsieve.filter"), 0);
   ExpectEachOnce(DrainAll(**sieve), urls);
-  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
 }
 
 // The module is unloaded from one primary mid-crawl: the next filter step
@@ -897,7 +897,7 @@ TEST(ClusterModuleChoiceTest, AModuleUnloadedFromAPrimaryFallsBackAndReturnsAfte
   all.insert(all.end(), b.begin(), b.end());
   all.insert(all.end(), c.begin(), c.end());
   ExpectEachOnce(DrainAll(**sieve), all);
-  EXPECT_TRUE((*sieve)->health().ok()) << (*sieve)->health();
+  EXPECT_TRUE((*sieve)->Health().ok()) << (*sieve)->Health();
 }
 
 // On a cluster whose nodes have the crawlsieve module, a new frontier is

@@ -225,7 +225,7 @@ TEST_F(PushModuleTest, AServerThatLostTheModuleGetsTheLuaScriptInstead) {
   for (bool a : PushAll(*sieve, second)) accepted += a;
   EXPECT_GT(accepted, 150u);
   for (bool seen_again : PushAll(*sieve, first)) EXPECT_FALSE(seen_again);
-  EXPECT_TRUE(sieve->health().ok()) << sieve->health();
+  EXPECT_TRUE(sieve->Health().ok()) << sieve->Health();
   EXPECT_FALSE(sieve->uses_push_module());
   EXPECT_NE(redis_.Command({"INFO", "commandstats"}).find("cmdstat_evalsha"), std::string::npos);
 }
@@ -241,7 +241,7 @@ TEST_F(PushModuleTest, APackedFrontierWhoseServerLostTheModuleStopsNamingIt) {
   const std::vector<std::string> before = List("lost:q:");
   ASSERT_EQ(redis_.Command({"MODULE", "UNLOAD", "crawlsieve"}), "OK");
   for (bool accepted : PushAll(*sieve, Urls(200, 100))) EXPECT_FALSE(accepted);
-  const absl::Status health = sieve->health();
+  const absl::Status health = sieve->Health();
   EXPECT_FALSE(health.ok());
   EXPECT_NE(health.message().find("lost:meta says the host queues hold packed batches"),
             std::string::npos)

@@ -235,7 +235,7 @@ TEST_P(QueueBatchTest, AQueueElementOfAnotherFormatIsRefusedNamingTheKey) {
   // A v3 element (a bare URL) where a v4 batch is expected.
   redis_.Command({"RPUSH", "foreign:q:https://c.example", "https://c.example/old"});
   EXPECT_FALSE(sieve->Push("https://c.example/new"));
-  const absl::Status health = sieve->health();
+  const absl::Status health = sieve->Health();
   EXPECT_FALSE(health.ok());
   EXPECT_NE(health.message().find("not of format v4"), std::string::npos) << health;
   if (!GetParam()) {  // the script names the key; the module's reply says NAME:q:HOST

@@ -306,7 +306,7 @@ TEST_P(RedisSieveTest, AKilledConnectionOrFlushedScriptsAreRecoveredTransparentl
   redis_.Command({"SCRIPT", "FLUSH"});
   EXPECT_TRUE(sieve->Push("https://c.example/"));
   EXPECT_FALSE(sieve->Push("https://a.example/"));
-  EXPECT_TRUE(sieve->health().ok()) << sieve->health();
+  EXPECT_TRUE(sieve->Health().ok()) << sieve->Health();
   EXPECT_EQ(sieve->Stats().queued, 3u);
 }
 
@@ -318,7 +318,7 @@ TEST_P(RedisSieveTest, RedisDownEndsInAClearErrorAfterBoundedRetries) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(sieve->Push("https://b.example/"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  absl::Status health = sieve->health();
+  absl::Status health = sieve->Health();
   EXPECT_EQ(health.code(), absl::StatusCode::kUnavailable) << health;
   EXPECT_NE(health.message().find("failed 3 attempts"), std::string::npos) << health;
   // Sticky: the client behaves as closed, so consumers stop.
@@ -335,7 +335,7 @@ TEST_P(RedisSieveTest, RedisRestartedWithoutItsDataIsDataLossNotAFreshStart) {
   redis_.Kill();
   ASSERT_TRUE(redis_.Start().ok());  // same port, empty: the frontier is gone
   EXPECT_FALSE(sieve->Push("https://a.example/"));
-  absl::Status health = sieve->health();
+  absl::Status health = sieve->Health();
   EXPECT_EQ(health.code(), absl::StatusCode::kDataLoss) << health;
   EXPECT_NE(health.message().find("restart:meta"), std::string::npos) << health;
   EXPECT_TRUE(sieve->IsFinished());
@@ -367,7 +367,7 @@ TEST_P(RedisSieveTest, ClientsRacingForThePageBudgetTakeExactlyTheLimit) {
   EXPECT_FALSE(a->TakePage(137));
   EXPECT_TRUE(a->TakePage(138));  // a larger limit (a process started with more) goes on
   EXPECT_EQ(redis_.Command({"GET", "budget:pages"}), "138");
-  EXPECT_TRUE(a->health().ok()) << a->health();
+  EXPECT_TRUE(a->Health().ok()) << a->Health();
 }
 
 TEST_P(RedisSieveTest, SaveIsUnimplementedBecauseTheStateIsInRedis) {
