@@ -187,7 +187,8 @@ class HostQueues {
   // would be over the cap); empty when there is no cap.
   const absl::flat_hash_set<std::string>& at_cap() const { return at_cap_; }
   bool AtCap(const std::string& authority) const { return at_cap_.contains(authority); }
-  size_t in_flight() const { return in_flight_; }
+  // URLs taken (Next) and not yet Released: the fetches under way.
+  size_t fetching() const { return fetching_; }
   size_t authorities() const { return hosts_.size(); }
 
  private:
@@ -230,7 +231,7 @@ class HostQueues {
   size_t queued_ = 0;
   size_t over_cap_ = 0;
   absl::flat_hash_set<std::string> at_cap_;
-  size_t in_flight_ = 0;
+  size_t fetching_ = 0;
   uint64_t releases_ = 0;
 };
 

@@ -198,10 +198,11 @@ class Crawler::Impl {
   std::atomic<int64_t> parse_jobs_{0};
   std::atomic<Waiting> waiting_for_{Waiting::kNothing};
   std::atomic<uint64_t> next_tag_{1};
-  std::mutex mu_;  // guards in_flight_ and wake_pending_, pairs with cv_
+  std::mutex mu_;  // guards fetches_by_tag_ and wake_pending_, pairs with cv_
   std::condition_variable cv_;
   bool wake_pending_ = false;  // a Wake not yet seen by WaitForEvent
-  absl::flat_hash_map<uint64_t, CrawlUrl> in_flight_;
+  // The URLs handed to the fetcher and not yet answered, by request tag.
+  absl::flat_hash_map<uint64_t, CrawlUrl> fetches_by_tag_;
   absl::Time last_progress_ = absl::Now();
   bool tty_ = false;
   // What the idle crawl waits for ("" while something is in flight), for the
@@ -380,10 +381,10 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   CrawlUrl url;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = in_flight_.find(result.tag);
-    if (it == in_flight_.end()) return;  // cannot happen: every tag is registered first
+    auto it = fetches_by_tag_.find(result.tag);
+    if (it == fetches_by_tag_.end()) return;  // cannot happen: every tag is registered first
     url = std::move(it->second);
-    in_flight_.erase(it);
+    fetches_by_tag_.erase(it);
   }
   frontier_->Release(url, FetchOutcomeOf(result, absl::Now()), absl::Now());
   if (checkpointer_->KeepForResume(stop_.load(), result)) {  // not Done: queued on resume
@@ -539,12 +540,12 @@ bool Crawler::Impl::SubmitReady() {
     if (url->previous.has_value()) request.headers = ConditionalHeaders(*url->previous);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      in_flight_.emplace(tag, std::move(*url));
+      fetches_by_tag_.emplace(tag, std::move(*url));
     }
     fetching_.fetch_add(1);
     if (!fetcher_->Submit(std::move(request))) {  // only after Shutdown: give it back
       std::lock_guard<std::mutex> lock(mu_);
-      in_flight_.erase(tag);
+      fetches_by_tag_.erase(tag);
       fetching_.fetch_sub(1);
       break;
     }

@@ -316,7 +316,7 @@ FrontierStats Frontier::Stats() {
   std::lock_guard<std::mutex> lock(mu_);
   FrontierStats stats = stats_;
   stats.buffered = queues_.queued();
-  stats.fetching = queues_.in_flight();
+  stats.fetching = queues_.fetching();
   stats.unfinished = stats_.handed_out - stats_.done;
   stats.authorities = queues_.authorities();
   stats.host_limit_bytes = per_host_ != nullptr ? per_host_->MemoryBytes() : 0;

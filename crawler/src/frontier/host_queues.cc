@@ -80,7 +80,7 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
     if (host.urls.empty() || host.in_flight >= policy_->MaxConnections(it->first)) continue;
     CrawlUrl url = PopFront(host);
     ++host.in_flight;
-    ++in_flight_;
+    ++fetching_;
     host.allowed_before_take = host.next_allowed;
     host.next_allowed = std::max(host.next_allowed, now + policy_->StartInterval(it->first));
     MaybeSchedule(it->first, host);
@@ -111,7 +111,7 @@ void HostQueues::Release(const std::string& authority, const FetchOutcome& outco
   if (it == hosts_.end() || it->second.in_flight == 0) return;  // not ours: ignore
   Host& host = it->second;
   --host.in_flight;
-  --in_flight_;
+  --fetching_;
   const bool unfetched = outcome.status == 0 && !outcome.failed && outcome.error_kind.empty();
   if (unfetched && host.allowed_before_take.has_value()) {
     host.next_allowed = *host.allowed_before_take;  // nothing was sent: no interval

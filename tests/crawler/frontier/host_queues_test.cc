@@ -51,7 +51,7 @@ TEST(HostQueues, FifoWithinAnAuthority) {
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->url, "http://a/2");
   EXPECT_EQ(q.queued(), 0u);
-  EXPECT_EQ(q.in_flight(), 1u);
+  EXPECT_EQ(q.fetching(), 1u);
 }
 
 TEST(HostQueues, HigherPriorityFirstWithinAnAuthorityThenArrivalOrder) {
@@ -197,7 +197,7 @@ TEST(HostQueues, ReleaseOfUnknownAuthorityIsIgnored) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
   q.Release("http://nowhere", {}, kQueuesT0);
-  EXPECT_EQ(q.in_flight(), 0u);
+  EXPECT_EQ(q.fetching(), 0u);
   EXPECT_EQ(q.authorities(), 0u);
 }
 
