@@ -79,8 +79,10 @@ class Sieve:
       spills to files in spill_dir (None: $TMPDIR or /tmp).
     overflow: "warn" (a warning past expected_count, fixed memory) or "grow"
       (the filter grows, the rate stays bounded).
-    log: callable(level, message) for the Sieve's messages, levels as the
-      logging module's; default: the "crawl_sieve" logger.
+    log: callable(level, message) for the Sieve's messages, level an int
+      0-3 (debug, info, warning, error: sieve/log.h's LogLevel, not the
+      logging module's numbers); default: the "crawl_sieve" logger, at the
+      matching logging level.
     lifo: within one priority, pop the newest URL first (Scrapy's default
       queues) instead of the oldest. Saved in checkpoints.
     """

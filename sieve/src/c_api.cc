@@ -23,7 +23,8 @@ static_assert(SIEVE_MAX_LANES == sieve::kMaxLanes);
 struct sieve_t {
   std::unique_ptr<sieve::Sieve> sieve;
   // Set by sieve_close, so that a push can tell "closed" from "seen" without
-  // a Stats() call (which reads the whole filter).
+  // a Stats() call (which takes the Sieve's locks and builds a whole
+  // SieveStats: far more than a push's answer needs).
   std::atomic<bool> closed{false};
 };
 

@@ -10,7 +10,8 @@
 //
 // The Sieve owns de-duplication and breadth-first order; the Frontier owns
 // "which host may be fetched now" (per-host connections and delay, through a
-// HostPolicy that politeness, #5, replaces) and the page limit.
+// HostPolicy: PolitePolicy in the crawler, polite_policy.h) and the page
+// limit.
 //
 // Depth, parent and redirect hops travel with the URL as its Sieve payload
 // (a version byte, varints and the parent URL: src/frontier/url_payload.h),

@@ -99,8 +99,10 @@ struct FetchOutcome {
 };
 
 // When an authority may be fetched, and how many at once. One interface, so
-// politeness (robots.txt crawl-delay, back-off on 429/503, #5) replaces the
-// fixed rule without touching the queues.
+// that the queues do not care which rule answers: FixedDelayPolicy (below:
+// --per-host and --delay as given) or PolitePolicy (polite_policy.h: the
+// crawler's, with robots.txt Crawl-delay, Retry-After and back-off on
+// 429/503 and failures).
 class HostPolicy {
  public:
   virtual ~HostPolicy() = default;

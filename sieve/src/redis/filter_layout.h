@@ -10,7 +10,8 @@
 //  - classic: position_i = FastRange(h.low + i * h.high, m), i = 0..k-1
 //  - blocked: block = FastRange(h.high, m / 512); bit_i = top 9 bits of
 //    h.low * C^i, C = 0x9E3779B97F4A7C15; position = block * 512 + bit_i
-// tests/sieve/redis_layout_test.cc checks these against bloom::BloomFilter.
+// tests/sieve/redis/redis_sieve_test.cc (BitsAreBlooms...) checks these
+// against a bloom::BloomFilter of the same shape, in both layouts.
 //
 // Threading: immutable after For; safe from any thread.
 #ifndef SIEVE_SRC_REDIS_FILTER_LAYOUT_H_
