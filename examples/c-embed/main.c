@@ -73,7 +73,7 @@ int main(void) {
   Crawl(sieve, 1 << 30, visits);
 
   sieve_stats stats;
-  sieve_get_stats(sieve, &stats);
+  sieve_get_stats(sieve, &stats, sizeof stats);
   sieve_free(sieve);
   char command[64];
   snprintf(command, sizeof command, "rm -rf %s", dir);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "sieve/sieve.h"
 #include "sieve/sieve_c.h"
 
@@ -126,6 +128,56 @@ sieve_status PopOutcome(const sieve_t* s, std::optional<sieve::SieveEntry> entry
   return s->sieve->IsFinished() ? SIEVE_FINISHED : none;
 }
 
+// The size of the first sieve_stats this API published (up to `lanes`):
+// a caller's struct is at least this big.
+constexpr size_t kFirstStatsSize = offsetof(sieve_stats, lanes) + sizeof(uint64_t);
+// The same for sieve_options (up to `lifo`, with struct_size first).
+constexpr size_t kFirstOptionsSize = offsetof(sieve_options, lifo) + sizeof(int);
+
+// Copies the struct_size bytes of `in` that this library knows over the
+// defaults into `known`; false (the error set, naming `call`) if
+// struct_size is not a size any version of the header had.
+bool ReadOptions(const char* call, const sieve_options& in, sieve_options& known) {
+  sieve_options_init(&known);
+  if (in.struct_size < kFirstOptionsSize) {
+    Fail(SIEVE_INVALID_ARGUMENT,
+         absl::StrCat(call, ": options.struct_size is ", in.struct_size,
+                      ": start from sieve_options_init (it sets struct_size)"));
+    return false;
+  }
+  std::memcpy(&known, &in, std::min(in.struct_size, sizeof known));
+  known.struct_size = sizeof known;
+  return true;
+}
+
+void FillStats(const sieve::SieveStats& s, sieve_stats& stats) {
+  sieve_stats* out = &stats;
+  *out = sieve_stats{};
+  out->queued = s.queued;
+  out->in_flight = s.in_flight;
+  out->accepted = s.accepted;
+  out->dropped = s.dropped;
+  out->popped = s.popped;
+  out->done = s.done;
+  out->deferred = s.deferred;
+  out->lost = s.lost;
+  out->refused = s.refused;
+  out->producers = s.producers;
+  out->closed = s.closed ? 1 : 0;
+  out->estimated_count = s.estimated_count.value_or(0.0);
+  out->filter_saturated = s.filter_saturated ? 1 : 0;
+  out->capacity = s.capacity;
+  out->target_fp_rate = s.target_fp_rate;
+  out->current_fp_rate = s.current_fp_rate;
+  out->fill_ratio = s.fill_ratio;
+  out->overflow_warnings = s.overflow_warnings;
+  out->filter_bytes = s.filter_bytes;
+  out->queue_memory_bytes = s.queue_memory_bytes;
+  out->queue_disk_bytes = s.queue_disk_bytes;
+  out->spilled_segments = s.spilled_segments;
+  out->lanes = s.lanes;
+}
+
 }  // namespace
 
 extern "C" {
@@ -165,6 +217,7 @@ const char* sieve_last_error(void) { return last_error.c_str(); }
 void sieve_options_init(sieve_options* options) {
   const sieve::SieveOptions defaults;
   *options = sieve_options{};
+  options->struct_size = sizeof(sieve_options);
   options->expected_count = defaults.expected_count;
   options->fp_rate = defaults.fp_rate;
   options->queue_memory_budget_bytes = defaults.queue_memory_budget_bytes;
@@ -175,18 +228,22 @@ sieve_status sieve_create(const sieve_options* options, sieve_t** out) {
   if (options == nullptr || out == nullptr) {
     return Fail(SIEVE_INVALID_ARGUMENT, "sieve_create: options and out must not be NULL");
   }
-  return Guarded([&] { return Wrap(sieve::Sieve::Create(ToOptions(*options)), out); });
+  sieve_options known;
+  if (!ReadOptions("sieve_create", *options, known)) return SIEVE_INVALID_ARGUMENT;
+  return Guarded([&] { return Wrap(sieve::Sieve::Create(ToOptions(known)), out); });
 }
 
 sieve_status sieve_open(const char* dir, const sieve_options* runtime, sieve_t** out) {
   if (dir == nullptr || out == nullptr) {
     return Fail(SIEVE_INVALID_ARGUMENT, "sieve_open: dir and out must not be NULL");
   }
-  return Guarded([&] {
-    sieve_options defaults;
-    sieve_options_init(&defaults);
-    return Wrap(sieve::Sieve::Open(dir, ToOptions(runtime != nullptr ? *runtime : defaults)), out);
-  });
+  sieve_options known;
+  if (runtime == nullptr) {
+    sieve_options_init(&known);
+  } else if (!ReadOptions("sieve_open", *runtime, known)) {
+    return SIEVE_INVALID_ARGUMENT;
+  }
+  return Guarded([&] { return Wrap(sieve::Sieve::Open(dir, ToOptions(known)), out); });
 }
 
 sieve_status sieve_save(sieve_t* sieve, const char* dir) {
@@ -314,32 +371,20 @@ void sieve_add_producer(sieve_t* sieve) { sieve->sieve->AddProducer(); }
 void sieve_producer_done(sieve_t* sieve) { sieve->sieve->ProducerDone(); }
 int sieve_is_finished(const sieve_t* sieve) { return sieve->sieve->IsFinished() ? 1 : 0; }
 
-void sieve_get_stats(const sieve_t* sieve, sieve_stats* out) {
-  const sieve::SieveStats s = sieve->sieve->Stats();
-  *out = sieve_stats{};
-  out->queued = s.queued;
-  out->in_flight = s.in_flight;
-  out->accepted = s.accepted;
-  out->dropped = s.dropped;
-  out->popped = s.popped;
-  out->done = s.done;
-  out->deferred = s.deferred;
-  out->lost = s.lost;
-  out->refused = s.refused;
-  out->producers = s.producers;
-  out->closed = s.closed ? 1 : 0;
-  out->estimated_count = s.estimated_count.value_or(0.0);
-  out->filter_saturated = s.filter_saturated ? 1 : 0;
-  out->capacity = s.capacity;
-  out->target_fp_rate = s.target_fp_rate;
-  out->current_fp_rate = s.current_fp_rate;
-  out->fill_ratio = s.fill_ratio;
-  out->overflow_warnings = s.overflow_warnings;
-  out->filter_bytes = s.filter_bytes;
-  out->queue_memory_bytes = s.queue_memory_bytes;
-  out->queue_disk_bytes = s.queue_disk_bytes;
-  out->spilled_segments = s.spilled_segments;
-  out->lanes = s.lanes;
+sieve_status sieve_get_stats(const sieve_t* sieve, sieve_stats* stats, size_t stats_size) {
+  if (stats == nullptr || stats_size < kFirstStatsSize) {
+    return Fail(SIEVE_INVALID_ARGUMENT,
+                absl::StrCat("sieve_get_stats: stats_size is ", stats_size,
+                             "; pass sizeof(sieve_stats) (at least ", kFirstStatsSize, ")"));
+  }
+  sieve_stats all;
+  FillStats(sieve->sieve->Stats(), all);
+  std::memcpy(stats, &all, std::min(stats_size, sizeof all));
+  return SIEVE_OK;
+}
+
+sieve_status sieve_health(const sieve_t* sieve) {
+  return Guarded([&] { return FromStatus(sieve->sieve->Health()); });
 }
 
 size_t sieve_get_lanes(const sieve_t* sieve, sieve_lane* lanes, size_t capacity) {

@@ -1,6 +1,7 @@
 // The C API (sieve/sieve_c.h), called as a C program would. Our own contract
 // (issue 18): codes plus messages, payloads as bytes, the three pops,
 // checkpoints, producers, the log callback.
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,6 +58,62 @@ TEST(CApiTest, InvalidOptionsAreACodeAndAMessageNamingTheField) {
   EXPECT_STREQ(sieve_status_name(SIEVE_INVALID_ARGUMENT), "SIEVE_INVALID_ARGUMENT");
 }
 
+// The structs can grow: options carry their size (set by init), stats are
+// filled to the size the caller gives; a size no header ever had is refused
+// with a message, and a struct cut after an older last field still works.
+TEST(CApiTest, OptionsAndStatsSayTheirSizeSoTheyCanGrow) {
+  sieve_options options;
+  sieve_options_init(&options);
+  EXPECT_EQ(options.struct_size, sizeof(sieve_options));
+  sieve_t* sieve = nullptr;
+  options.struct_size = 0;  // a struct not made by sieve_options_init
+  EXPECT_EQ(sieve_create(&options, &sieve), SIEVE_INVALID_ARGUMENT);
+  EXPECT_EQ(sieve, nullptr);
+  EXPECT_NE(std::string(sieve_last_error()).find("struct_size"), std::string::npos)
+      << sieve_last_error();
+
+  // A caller whose header ends before `lifo`'s successor fields (here: all
+  // it has) gets the rest at their defaults; one from a longer, later header
+  // is read as far as this library knows.
+  sieve_options_init(&options);
+  options.expected_count = 1000;
+  options.struct_size = sizeof(sieve_options) + 64;
+  ASSERT_EQ(sieve_create(&options, &sieve), SIEVE_OK) << sieve_last_error();
+  SieveHandle h{sieve};
+  EXPECT_EQ(sieve_health(h.sieve), SIEVE_OK);
+
+  sieve_stats stats;
+  EXPECT_EQ(sieve_get_stats(h.sieve, &stats, 8), SIEVE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sieve_last_error()).find("stats_size"), std::string::npos);
+  EXPECT_EQ(Push(h.sieve, "https://a.example/", ""), SIEVE_OK);
+  ASSERT_EQ(sieve_get_stats(h.sieve, &stats, sizeof stats), SIEVE_OK);
+  EXPECT_EQ(stats.queued, 1u);
+  EXPECT_EQ(stats.capacity >= 1000u, true);
+}
+
+// sieve_health reports a Sieve whose spills fail: its spill directory is
+// removed after creation, so the queue past its budget cannot be written.
+TEST(CApiTest, HealthSaysWhenSpillsFail) {
+  ScratchDir scratch;
+  const std::string dir = scratch.path().string() + "/spill";
+  std::filesystem::create_directories(dir);
+  sieve_options options = SmallOptions(dir);
+  sieve_t* sieve = nullptr;
+  ASSERT_EQ(sieve_create(&options, &sieve), SIEVE_OK) << sieve_last_error();
+  SieveHandle h{sieve};
+  EXPECT_EQ(sieve_health(h.sieve), SIEVE_OK);
+  std::filesystem::remove_all(dir);
+  for (int i = 0; i < 20000; ++i) Push(h.sieve, TestUrl(i), "payload");
+  sieve_stats stats;
+  ASSERT_EQ(sieve_get_stats(h.sieve, &stats, sizeof stats), SIEVE_OK);  // waits for the writer
+  const sieve_status health = sieve_health(h.sieve);
+  EXPECT_NE(health, SIEVE_OK);
+  EXPECT_NE(std::string(sieve_last_error()).find(dir), std::string::npos)
+      << sieve_status_name(health) << ": " << sieve_last_error();
+  EXPECT_EQ(stats.queued, stats.accepted);  // kept in memory: nothing lost
+  EXPECT_EQ(stats.lost, 0u);
+}
+
 TEST(CApiTest, PushesOnceAndPopsInOrderWithPayloads) {
   ScratchDir dir;
   const std::string spill = dir.path().string();
@@ -97,7 +154,7 @@ TEST(CApiTest, PushesOnceAndPopsInOrderWithPayloads) {
   EXPECT_EQ(sieve_is_finished(h.sieve), 1);
 
   sieve_stats stats;
-  sieve_get_stats(h.sieve, &stats);
+  sieve_get_stats(h.sieve, &stats, sizeof stats);
   EXPECT_EQ(stats.accepted, 2u);
   EXPECT_EQ(stats.dropped, 1u);
   EXPECT_EQ(stats.done, 2u);
@@ -118,7 +175,7 @@ TEST(CApiTest, AnOversizedPayloadIsRefusedAndAClosedSieveSaysSo) {
   EXPECT_EQ(accepted, 0);
   EXPECT_NE(std::string(sieve_last_error()).find("SIEVE_MAX_PAYLOAD_BYTES"), std::string::npos);
   sieve_stats stats;
-  sieve_get_stats(h.sieve, &stats);
+  sieve_get_stats(h.sieve, &stats, sizeof stats);
   EXPECT_EQ(stats.refused, 1u);
   sieve_close(h.sieve);
   EXPECT_EQ(Push(h.sieve, "https://a.test/late", "", &accepted), SIEVE_CLOSED);
@@ -144,7 +201,7 @@ TEST(CApiTest, PrioritiesPopHighestFirstAndLifoIsAnOption) {
       EXPECT_EQ(accepted, 1);
     }
     sieve_stats stats;
-    sieve_get_stats(h.sieve, &stats);
+    sieve_get_stats(h.sieve, &stats, sizeof stats);
     EXPECT_EQ(stats.lanes, 3u);
     sieve_lane lanes[4];
     ASSERT_EQ(sieve_get_lanes(h.sieve, lanes, 4), 3u);

@@ -82,8 +82,16 @@ enum { SIEVE_LOG_DEBUG = 0, SIEVE_LOG_INFO = 1, SIEVE_LOG_WARNING = 2, SIEVE_LOG
 typedef void (*sieve_log_fn)(void* context, int level, const char* message, size_t length);
 
 /* The options of sieve::SieveOptions (sieve/options.h gives each trade-off).
- * Always start from sieve_options_init, which sets the defaults. */
+ * Always start from sieve_options_init, which sets the defaults and
+ * struct_size. The struct may grow at its end in later versions: the
+ * library reads only struct_size bytes of it (the fields after them keep
+ * their defaults), so code built against this header keeps working with a
+ * later library. */
 typedef struct sieve_options {
+  /* sizeof(sieve_options) of the caller's header; set by init. New in the
+     release that added it: code built against an earlier header must be
+     rebuilt once (it passed no size). */
+  size_t struct_size;
   uint64_t expected_count;            /* distinct URLs the filter is sized for; 10,000,000 */
   double fp_rate;                     /* wanted false-positive rate, in (0, 1); 0.01 */
   uint64_t queue_memory_budget_bytes; /* queue bytes in RAM before spilling; 64 MiB */
@@ -92,12 +100,15 @@ typedef struct sieve_options {
   sieve_log_fn log;                   /* NULL: stderr, info and up */
   void* log_context;                  /* passed to log */
   int lifo; /* 0: oldest first within a priority (FIFO); 1: newest first (LIFO). Saved in
-               checkpoints. Added with priorities: code built against an older header
-               must be rebuilt (this struct grew). */
+               checkpoints. */
 } sieve_options;
 
 void sieve_options_init(sieve_options* options);
 
+/* The handle. Named with a _t, which POSIX reserves for its own types, as an
+ * exception: the C++ API's namespace is `sieve`, so a C type named `sieve`
+ * would clash for C++ code that includes both headers; POSIX has no type
+ * starting sieve_. Every other type here is sieve_<what> without _t. */
 typedef struct sieve_t sieve_t;
 
 /* A new, empty Sieve. Invalid options: SIEVE_INVALID_ARGUMENT naming the field. */
@@ -179,7 +190,9 @@ void sieve_producer_done(sieve_t* sieve);
 /* 1 once closed, or empty with nothing in flight and no producer open. */
 int sieve_is_finished(const sieve_t* sieve);
 
-/* sieve::SieveStats (sieve/stats.h gives each field's meaning). */
+/* sieve::SieveStats (sieve/stats.h gives each field's meaning). The struct
+ * may grow at its end in later versions: sieve_get_stats fills only the
+ * stats_size bytes the caller says it has. */
 typedef struct sieve_stats {
   uint64_t queued, in_flight, accepted, dropped, popped, done, deferred, lost, refused;
   uint64_t producers;
@@ -195,7 +208,17 @@ typedef struct sieve_stats {
   uint64_t filter_bytes, queue_memory_bytes, queue_disk_bytes, spilled_segments;
   uint64_t lanes; /* priorities with URLs queued (sieve_get_lanes lists them) */
 } sieve_stats;
-void sieve_get_stats(const sieve_t* sieve, sieve_stats* stats);
+/* Fills *stats; pass sizeof(*stats) (of your header) as stats_size.
+ * SIEVE_INVALID_ARGUMENT if stats_size is smaller than this API's first
+ * sieve_stats (nothing is written then). */
+sieve_status sieve_get_stats(const sieve_t* sieve, sieve_stats* stats, size_t stats_size);
+
+/* The Sieve's health: SIEVE_OK, or the error that makes it lose or keep in
+ * memory what it should have on disk (a spill that failed and still fails:
+ * SIEVE_IO_ERROR; a spilled segment that could not be read back:
+ * SIEVE_DATA_LOSS), with sieve_last_error naming the file. sieve::Sieve's
+ * Health(). */
+sieve_status sieve_health(const sieve_t* sieve);
 
 /* One priority's lane and its queued URLs. */
 typedef struct sieve_lane {
