@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python /usr/bin/python3 bench/scrapy-sieve/run.py \
         --testsite build/bin/testsite [--counts 1e6,1e7] [--pages 10000] [--rounds 2] \
-        [--scheduler-counts 1e6,1e7 --max-memory-queue 1e6]
+        [--scheduler-counts 1e6,1e7] [--max-memory-queue 1e6]
 
 1. Memory per request seen, the dupefilter alone (no network, no engine):
    each dupefilter in a fresh process is fed N distinct fingerprints through
@@ -222,8 +222,9 @@ def main():
     parser.add_argument("--scheduler-counts", default="1e6,1e7",
                         help="requests queued in the scheduler-memory table ('': skip it)")
     parser.add_argument("--schedulers", default="scrapy-memory,scrapy-jobdir,sieve")
-    parser.add_argument("--max-memory-queue", type=float, default=1e7,
-                        help="largest count run with Scrapy's memory queues (RAM: ~2 KB each)")
+    parser.add_argument("--max-memory-queue", type=float, default=1e6,
+                        help="largest count run with Scrapy's memory queues (~1.7 KB of RAM "
+                        "each: 17 GB at 1e7, too much for a 24 GiB machine others share)")
     args = parser.parse_args()
 
     import scrapy
