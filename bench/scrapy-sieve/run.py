@@ -2,7 +2,8 @@
 """bench/scrapy-sieve: Scrapy's default dupefilter and scheduler vs the Sieve's.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/scrapy-sieve/run.py \
-        --testsite build/bin/testsite [--counts 1e6,1e7] [--pages 10000] [--rounds 2]
+        --testsite build/bin/testsite [--counts 1e6,1e7] [--pages 10000] [--rounds 2] \
+        [--scheduler-counts 1e6,1e7] [--max-memory-queue 1e6]
 
 1. Memory per request seen, the dupefilter alone (no network, no engine):
    each dupefilter in a fresh process is fed N distinct fingerprints through
@@ -25,6 +26,19 @@
    the same order: the index of the first page fetched in another order;
    where the section's pages come (their mean rank in the fetch order, and
    how many of them are in the first tenth of the crawl).
+4. The scheduler's memory per request queued (--scheduler-counts, no
+   network): each scheduler in a fresh process, opened as Scrapy opens it,
+   is given N distinct Requests with mixed priorities (0..-5 as
+   DEPTH_PRIORITY 1 gives at depths 0-5, and one in 20 at +10) through
+   enqueue_request; RSS growth / N, the bytes left on disk, CPU per
+   enqueue; then 1000 pops, which must all be the priority-10 requests.
+   Scrapy's Scheduler with its memory queues (the default: the Request
+   objects themselves stay in RAM, ~1.7 KB each: 17 GB at 1e7, so
+   --max-memory-queue skips it past a count), with JOBDIR's disk queues
+   (the requests pickled to disk, the dupefilter's set of fingerprints
+   still in RAM), and SieveScheduler + SieveDupeFilter (the Bloom filter,
+   ~2 bytes/request at fp_rate 1e-3, and at most SIEVE_QUEUE_MEMORY = 64 MiB
+   of the queue in RAM, the rest spilled to disk).
 Prints the tables (markdown) to stdout.
 """
 import argparse
@@ -78,6 +92,80 @@ def dupefilter_child(kind, count, fp_rate):
                       "peak_mib": rss_kib("VmHWM") / 1024}))
 
 
+# Scheduler kinds of the scheduler-memory table: (label, Scrapy's own?, JOBDIR?).
+SCHEDULERS = {
+    "scrapy-memory": ("Scrapy's Scheduler, memory queues", True, False),
+    "scrapy-jobdir": ("Scrapy's Scheduler, JOBDIR disk queues", True, True),
+    "sieve": ("SieveScheduler + SieveDupeFilter", False, False),
+}
+
+
+def mixed_priority(i):
+    """The scheduler-memory table's priorities: depth-like 0..-5, and one
+    request in 20 at +10 (a preferred section)."""
+    return 10 if i % 20 == 0 else -(i % 6)
+
+
+def dir_bytes(path):
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
+def scheduler_child(kind, count, check):
+    """Runs in a child process: enqueues `count` distinct requests with
+    mixed priorities into a fresh scheduler, prints JSON. Then pops `check`
+    of them: all must be the priority-10 ones (the highest first)."""
+    from scrapy.http import Request
+    from scrapy.spiders import Spider
+    from scrapy.utils.misc import load_object
+    from scrapy.utils.test import get_crawler
+    from crawl_sieve.scrapy_sieve import SieveScheduler  # noqa: F401 (before the baseline)
+
+    _, scrapy_own, jobdir = SCHEDULERS[kind]
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        settings = {"REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", "LOG_LEVEL": "WARNING",
+                    "SIEVE_STATS_INTERVAL": 0, "SIEVE_EXPECTED_COUNT": count,
+                    "SIEVE_SPILL_DIR": tmp}
+        if jobdir:
+            settings["JOBDIR"] = tmp
+        if not scrapy_own:
+            settings.update(SCHEDULER="crawl_sieve.scrapy_sieve.SieveScheduler",
+                            DUPEFILTER_CLASS="crawl_sieve.scrapy_sieve.SieveDupeFilter")
+        crawler = get_crawler(Spider, settings)
+        spider = Spider.from_crawler(crawler, name="memory")
+        scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
+        scheduler.open(spider)
+        before = rss_kib()
+        # CPU time, not wall: a shared machine's load (or a SIGSTOP) does
+        # not count. Both the fingerprint and the queue are in it.
+        start = time.process_time()
+        accepted = 0
+        for i in range(count):
+            request = Request(f"http://site{i % 97}.example/s{i % 6}/page{i}.html",
+                              priority=mixed_priority(i))
+            accepted += bool(scheduler.enqueue_request(request))
+            del request
+        elapsed = time.process_time() - start
+        after = rss_kib()
+        queued = len(scheduler)
+        disk = dir_bytes(tmp)
+        popped = [scheduler.next_request() for _ in range(check)]
+        order_ok = all(r is not None and r.priority == 10 for r in popped)
+        scheduler.close("finished")
+    print(json.dumps({"kind": kind, "count": count, "accepted": accepted, "queued": queued,
+                      "bytes_per_request": (after - before) * 1024 / count,
+                      "disk_bytes_per_request": disk / count,
+                      "us_per_enqueue": elapsed * 1e6 / count, "order_ok": order_ok,
+                      "peak_mib": rss_kib("VmHWM") / 1024}))
+
+
+def run_scheduler(kind, count, check=1000):
+    out = subprocess.run([sys.executable, __file__, "--scheduler-child", kind, str(count),
+                          str(check)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kind} at {count}: exit {out.returncode}\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def run_dupefilter(kind, count, fp_rate):
     out = subprocess.run([sys.executable, __file__, "--child", kind, str(count), str(fp_rate)],
                          capture_output=True, text=True, check=True)
@@ -117,6 +205,9 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         dupefilter_child(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
         return 0
+    if len(sys.argv) > 1 and sys.argv[1] == "--scheduler-child":
+        scheduler_child(sys.argv[2], int(float(sys.argv[3])), int(sys.argv[4]))
+        return 0
     parser = argparse.ArgumentParser()
     parser.add_argument("--testsite", required=True)
     parser.add_argument("--counts", default="1e6,1e7")
@@ -128,6 +219,12 @@ def main():
     parser.add_argument("--priority-pages", type=int, default=2000,
                         help="pages of the crawl with priorities (0: skip it)")
     parser.add_argument("--prefer-every", type=int, default=10)
+    parser.add_argument("--scheduler-counts", default="1e6,1e7",
+                        help="requests queued in the scheduler-memory table ('': skip it)")
+    parser.add_argument("--schedulers", default="scrapy-memory,scrapy-jobdir,sieve")
+    parser.add_argument("--max-memory-queue", type=float, default=1e6,
+                        help="largest count run with Scrapy's memory queues (~1.7 KB of RAM "
+                        "each: 17 GB at 1e7, too much for a 24 GiB machine others share)")
     args = parser.parse_args()
 
     import scrapy
@@ -135,6 +232,8 @@ def main():
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n")
     if not args.skip_memory:
         memory_table(args)
+    if args.scheduler_counts:
+        scheduler_table(args)
     if args.priority_pages:
         priority_table(args)
     if args.skip_crawl:
@@ -241,6 +340,43 @@ def memory_table(args):
             print(f"| {count:.0e} | SieveDupeFilter | {p:g} | {r['bytes_per_request']:.2f} "
                   f"| {theory:.2f} | {base['bytes_per_request'] / r['bytes_per_request']:.0f}x "
                   f"| {r['ns_per_call']:.0f} | {r['peak_mib']:.0f} |", flush=True)
+
+
+def scheduler_table(args):
+    """The scheduler's memory with N requests queued (mixed priorities)."""
+    print("\n## Scheduler memory per request queued (mixed priorities, no network)\n")
+    print("| requests | scheduler | bytes/request in RAM | ratio vs memory queues "
+          "| disk bytes/request | dropped as seen | CPU us/enqueue | peak RSS MiB "
+          "| first 1000 pops at priority 10 |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+    kinds = args.schedulers.split(",")
+    # The memory queues' bytes/request (Request objects: constant per
+    # request), from the largest count they ran at; "(at 1e+06)" marks a
+    # ratio taken against a smaller count's.
+    base = base_count = None
+    for count in [int(float(c)) for c in args.scheduler_counts.split(",")]:
+        for kind in kinds:
+            if kind == "scrapy-memory" and count > args.max_memory_queue:
+                print(f"| {count:.0e} | {SCHEDULERS[kind][0]} | not run (over "
+                      f"--max-memory-queue) | | | | | | |", flush=True)
+                continue
+            r = run_scheduler(kind, count)
+            # The Sieve drops a new request as seen at its fp_rate (1e-3 at
+            # the end of the fill); Scrapy's set never does.
+            dropped = count - r["accepted"]
+            allowed = 0 if SCHEDULERS[kind][1] else 1e-3 * count
+            if r["queued"] != r["accepted"] or dropped > allowed:
+                raise RuntimeError(f"{kind}: {r['accepted']} accepted, {r['queued']} queued "
+                                   f"of {count} distinct requests")
+            if kind == "scrapy-memory":
+                base, base_count = r["bytes_per_request"], count
+            ratio = f"{base / r['bytes_per_request']:.0f}x" if base else "-"
+            if base and base_count != count:
+                ratio += f" (at {base_count:.0e})"
+            print(f"| {count:.0e} | {SCHEDULERS[kind][0]} | {r['bytes_per_request']:.1f} "
+                  f"| {ratio} | {r['disk_bytes_per_request']:.0f} | {dropped} "
+                  f"| {r['us_per_enqueue']:.0f} "
+                  f"| {r['peak_mib']:.0f} | {'yes' if r['order_ok'] else 'NO'} |", flush=True)
 
 
 def crawl_table(args):
