@@ -16,7 +16,7 @@
 
 #include "links/ascii.h"
 #include "links/char_refs.h"
-#include "links/html_tokens.h"
+#include "links/link_collector.h"
 
 namespace crawler::links_internal {
 namespace {
@@ -304,26 +304,11 @@ GumboTag TagOf(std::string_view lower_name) {
   return TagOfAlnum(lower_name);
 }
 
-// The attributes FindRawLinks reads.
-enum Attr { kHref, kSrc, kRel, kContent, kHttpEquiv, kName, kAttrCount };
-
-// `foreign`: in SVG, where Gumbo renames "xlink:href" to "href" (in the
-// xlink namespace), so the first of the two is the element's href.
-int AttrOf(std::string_view raw_name, bool foreign) {
-  static constexpr std::array<std::string_view, kAttrCount> kNames = {
-      "href", "src", "rel", "content", "http-equiv", "name"};
-  for (int i = 0; i < kAttrCount; ++i) {
-    if (EqualsIgnoreCase(raw_name, kNames[i])) return i;
-  }
-  if (foreign && EqualsIgnoreCase(raw_name, "xlink:href")) return kHref;
-  return -1;
-}
-
 struct StartTag {
   GumboTag tag = GUMBO_TAG_UNKNOWN;
   std::string_view name;  // lowercased
   bool self_closing = false;
-  std::array<std::optional<std::string_view>, kAttrCount> attrs;
+  std::array<std::optional<std::string_view>, kLinkAttrCount> attrs;
 };
 
 // How the tokenizer goes on after a start tag.
@@ -332,7 +317,7 @@ enum class Next { kData, kRcdata, kRawtext, kScript, kPlaintext, kFallBack };
 class Scanner {
  public:
   Scanner(std::string_view html, size_t max_links, std::deque<std::string>& storage)
-      : html_(html), storage_(storage), max_links_(max_links) {
+      : html_(html), storage_(storage), links_(max_links) {
     stack_.reserve(64);
     stack_.push_back(GUMBO_TAG_HTML);
   }
@@ -349,7 +334,7 @@ class Scanner {
     return true;
   }
 
-  RawPage Take() { return std::move(page_); }
+  RawPage Take() { return links_.Take(); }
   const std::string& why() const { return why_; }
 
  private:
@@ -505,20 +490,12 @@ class Scanner {
     return false;
   }
 
+  GumboNamespaceEnum Namespace() const {
+    return foreign_.empty() ? GUMBO_NAMESPACE_HTML : GUMBO_NAMESPACE_SVG;
+  }
+
   bool WantsAttributes(GumboTag tag) const {
-    if (!foreign_.empty()) return tag == GUMBO_TAG_A;
-    switch (tag) {
-      case GUMBO_TAG_A:
-      case GUMBO_TAG_AREA:
-      case GUMBO_TAG_LINK:
-      case GUMBO_TAG_IFRAME:
-      case GUMBO_TAG_FRAME:
-      case GUMBO_TAG_META:
-      case GUMBO_TAG_BASE:
-        return true;
-      default:
-        return false;
-    }
+    return LinkCollector::ReadsAttributes(tag, Namespace());
   }
 
   // The attribute states (Gumbo's tokenizer.c) from just after the tag name.
@@ -553,7 +530,7 @@ class Scanner {
       // buffer, not the name): "\0content" is "content".
       const size_t compared = html_[name_start] == '\0' ? name_start + 1 : name_start;
       const std::string_view raw_name = html_.substr(compared, i - compared);
-      const int attr = out == nullptr ? -1 : AttrOf(raw_name, !foreign_.empty());
+      const int attr = out == nullptr ? -1 : LinkAttrOf(raw_name, !foreign_.empty());
       const bool duplicate = out != nullptr && SeenBefore(raw_name, ok);
       // After attribute name.
       while (i < n && IsHtmlSpace(html_[i])) ++i;
@@ -1272,9 +1249,7 @@ class Scanner {
       case GUMBO_TAG_IMAGE:
         break;
       case GUMBO_TAG_A:
-        if (template_depth_ == 0) {
-          Add(t.attrs[kHref], LinkSource::kAnchor, t.attrs);
-        }
+        Collect(t);
         break;
       default:
         return Next::kFallBack;  // a breakout tag, or one not checked against the list
@@ -1515,66 +1490,13 @@ class Scanner {
 
   void Collect(const StartTag& t) {
     if (template_depth_ > 0) return;
-    const auto& a = t.attrs;
-    switch (t.tag) {
-      case GUMBO_TAG_A:
-        return Add(a[kHref], LinkSource::kAnchor, a);
-      case GUMBO_TAG_AREA:
-        return Add(a[kHref], LinkSource::kArea, a);
-      case GUMBO_TAG_LINK:
-        if (a[kRel] && IsNavigationalRel(*a[kRel])) Add(a[kHref], LinkSource::kLink, a);
-        return;
-      case GUMBO_TAG_IFRAME:
-        return Add(a[kSrc], LinkSource::kIframe, a);
-      case GUMBO_TAG_FRAME:
-        return Add(a[kSrc], LinkSource::kFrame, a);
-      case GUMBO_TAG_META:
-        return VisitMeta(a);
-      case GUMBO_TAG_BASE:
-        if (!page_.base) page_.base = a[kHref];
-        return;
-      default:
-        return;
-    }
-  }
-
-  static bool IsNavigationalRel(std::string_view rel) {
-    if (HasRelToken(rel, "stylesheet") || HasRelToken(rel, "icon")) return false;
-    return HasRelToken(rel, "canonical") || HasRelToken(rel, "alternate") ||
-           HasRelToken(rel, "next") || HasRelToken(rel, "prev");
-  }
-
-  using Attrs = std::array<std::optional<std::string_view>, kAttrCount>;
-
-  void Add(const std::optional<std::string_view>& href, LinkSource source, const Attrs& a) {
-    if (!href) return;
-    Keep(*href, source, a[kRel] && HasRelToken(*a[kRel], "nofollow"));
-  }
-
-  void Keep(std::string_view href, LinkSource source, bool nofollow) {
-    ++page_.links_found;
-    if (page_.links.size() < max_links_) page_.links.push_back({href, source, nofollow});
-  }
-
-  void VisitMeta(const Attrs& a) {
-    if (!a[kContent]) return;
-    if (a[kHttpEquiv] && EqualsIgnoreCase(TrimHtmlSpace(*a[kHttpEquiv]), "refresh")) {
-      if (std::optional<std::string_view> url = MetaRefreshUrl(*a[kContent])) {
-        Keep(*url, LinkSource::kMetaRefresh, false);
-      }
-      return;
-    }
-    if (a[kName] && EqualsIgnoreCase(TrimHtmlSpace(*a[kName]), "robots") &&
-        RobotsContentSaysNofollow(*a[kContent])) {
-      page_.page_nofollow = true;
-    }
+    links_.Visit(t.tag, Namespace(), [&t](LinkAttr a) { return t.attrs[a]; });
   }
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
   const std::string_view html_;
   std::deque<std::string>& storage_;
-  const size_t max_links_;
   size_t pos_ = 0;
   std::string_view name_;     // the tag name being read, lowercased
   std::string lowered_name_;  // name_'s bytes when the page's are not lowercase
@@ -1592,7 +1514,7 @@ class Scanner {
   bool head_noscript_ = false;  // inside a <noscript> of the head
   bool head_closed_ = false;    // after </head>
   bool form_pointer_ = false;   // Gumbo's form element pointer is set
-  RawPage page_;
+  LinkCollector links_;
   std::string why_;  // what made the scan give up
 };
 
