@@ -154,7 +154,7 @@ std::optional<std::string_view> TokenizerCore::DecodeValue(size_t begin, size_t 
       return std::nullopt;
     }
   }
-  return storage_.emplace_back(std::move(value));
+  return storage_->emplace_back(std::move(value));
 }
 
 // One UTF-8 sequence at *i (before `end`); the code points Gumbo's input
@@ -198,14 +198,15 @@ bool TokenizerCore::AppendUtf8Char(size_t end, size_t* i, std::string* out) cons
   return true;
 }
 
-// "<!-->" and "<!--->" are whole comments; others end at "-->" or "--!>",
-// or run to the end.
+// "<!-->" and "<!--->" are whole comments; others end at "-->" or "--!>".
 size_t TokenizerCore::CommentEnd(size_t body) const {
   if (html_.substr(body, 1) == ">") return body + 1;
   if (html_.substr(body, 2) == "->") return body + 2;
   const size_t dash = html_.find("-->", body);
   const size_t bang = html_.find("--!>", body);
-  if (dash == std::string_view::npos && bang == std::string_view::npos) return html_.size();
+  if (dash == std::string_view::npos && bang == std::string_view::npos) {
+    return std::string_view::npos;
+  }
   return dash <= bang ? dash + 3 : bang + 4;
 }
 

@@ -19,6 +19,7 @@
 #ifndef CRAWLER_SRC_LINKS_HTML_TOKENIZER_H_
 #define CRAWLER_SRC_LINKS_HTML_TOKENIZER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -43,7 +44,9 @@ class TokenizerCore {
   const std::string& why() const { return why_; }
 
  protected:
-  TokenizerCore(std::string_view html, std::deque<std::string>& storage)
+  // `storage`: where decoded attribute values are kept; null for a reader
+  // that never passes ReadAttributes a StartTag.
+  TokenizerCore(std::string_view html, std::deque<std::string>* storage)
       : html_(html), storage_(storage) {}
 
   // Reads a tag name from `i`, lowercased, into name_ (a view of the page or
@@ -70,7 +73,8 @@ class TokenizerCore {
   // an SVG one); *ok = false when a value cannot be decoded with certainty.
   size_t ReadAttributes(size_t i, StartTag* out, bool svg, bool* ok);
 
-  // Where a comment whose body starts at `body` ends (one past it).
+  // Where a comment whose body starts at `body` ends (one past it), or npos
+  // when nothing ends it (it runs to the end of the page).
   size_t CommentEnd(size_t body) const;
 
   // RCDATA and RAWTEXT from pos_: the '<' of the end tag named `name`, or
@@ -96,7 +100,7 @@ class TokenizerCore {
   bool IsScriptEndAt(size_t lt) const;
   bool LettersSayScript(size_t from, size_t* end) const;
 
-  std::deque<std::string>& storage_;
+  std::deque<std::string>* storage_;
   std::string lowered_name_;             // name_'s bytes when the page's are not lowercase
   bool name_alnum_ = false;              // name_ is only lowercase letters and digits
   std::vector<std::string_view> names_;  // attribute names of the tag being read
@@ -107,7 +111,7 @@ class HtmlTokenizer : public TokenizerCore {
  public:
   // `html` and `storage` must outlive the tokens the sink keeps.
   HtmlTokenizer(std::string_view html, std::deque<std::string>& storage, Sink& sink)
-      : TokenizerCore(html, storage), sink_(sink) {}
+      : TokenizerCore(html, &storage), sink_(sink) {}
 
   // Tokenizes the whole page; false when the tokenizer (why()) or the sink
   // gave up.
@@ -161,7 +165,7 @@ class HtmlTokenizer : public TokenizerCore {
   bool MarkupDeclaration() {
     const std::string_view rest = html_.substr(pos_ + 2);
     if (rest.substr(0, 2) == "--") {
-      pos_ = CommentEnd(pos_ + 4);
+      pos_ = std::min(CommentEnd(pos_ + 4), html_.size());
       return true;
     }
     // CDATA only in foreign content; elsewhere "<![CDATA[" is a bogus
