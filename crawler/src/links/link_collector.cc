@@ -12,9 +12,8 @@ bool IsNavigationalRel(std::string_view rel) {
          HasRelToken(rel, "next") || HasRelToken(rel, "prev");
 }
 
-void LinkCollector::Keep(const std::optional<std::string_view>& url, LinkSource source,
-                         const std::optional<std::string_view>& rel) {
-  if (url) Keep(*url, source, rel && HasRelToken(*rel, "nofollow"));
+bool LinkCollector::RelSaysNofollow(const std::optional<std::string_view>& rel) {
+  return rel && HasRelToken(*rel, "nofollow");
 }
 
 void LinkCollector::Keep(std::string_view url, LinkSource source, bool nofollow) {

@@ -8,8 +8,10 @@
 //
 // Example:
 //   LinkCollector links(1000);
-//   links.Visit(GUMBO_TAG_A, GUMBO_NAMESPACE_HTML,
-//               [&](LinkAttr a) { return a == kHref ? href : std::nullopt; });
+//   std::optional<std::string_view> href = "/next";
+//   links.Visit(GUMBO_TAG_A, GUMBO_NAMESPACE_HTML, [&](LinkAttr a) {
+//     return a == kHref ? href : std::optional<std::string_view>();
+//   });
 //   RawPage page = links.Take();
 //
 // Threading: one collector per page, used from one thread.
@@ -85,7 +87,7 @@ class LinkCollector {
         return Add(attr(kHref), LinkSource::kArea, attr);
       case GUMBO_TAG_LINK: {
         const std::optional<std::string_view> rel = attr(kRel);
-        if (rel && IsNavigationalRel(*rel)) Keep(attr(kHref), LinkSource::kLink, rel);
+        if (rel && IsNavigationalRel(*rel)) Add(attr(kHref), LinkSource::kLink, attr);
         return;
       }
       case GUMBO_TAG_IFRAME:
@@ -105,14 +107,14 @@ class LinkCollector {
   RawPage Take() { return std::move(page_); }
 
  private:
+  // The element's link, if it has the attribute; rel=nofollow on the
+  // element itself marks it.
   template <typename AttrFn>
   void Add(const std::optional<std::string_view>& url, LinkSource source, const AttrFn& attr) {
-    if (url) Keep(url, source, attr(kRel));
+    if (url) Keep(*url, source, RelSaysNofollow(attr(kRel)));
   }
 
-  // A link with the element's own rel (for rel=nofollow).
-  void Keep(const std::optional<std::string_view>& url, LinkSource source,
-            const std::optional<std::string_view>& rel);
+  static bool RelSaysNofollow(const std::optional<std::string_view>& rel);
   void Keep(std::string_view url, LinkSource source, bool nofollow);
   void VisitMeta(const std::optional<std::string_view>& content,
                  const std::optional<std::string_view>& http_equiv,

@@ -15,7 +15,8 @@
 //   HtmlTokenizer<TreeModel> tokenizer(html, storage, tree);
 //
 // Threading: one model per page, used from one thread. Bounded by the page:
-// one stack entry per open element, at most kMaxModelDepth of them.
+// one stack entry per open element, at most 1024 of them (kMaxModelDepth,
+// tree_model_start.cc; deeper pages go to Gumbo).
 #ifndef CRAWLER_SRC_LINKS_TREE_MODEL_H_
 #define CRAWLER_SRC_LINKS_TREE_MODEL_H_
 
