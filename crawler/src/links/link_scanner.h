@@ -11,8 +11,14 @@
 // and MathML, quirks-mode-dependent <table>, overflowing numeric character
 // references, attribute values of interest that are not valid UTF-8), it
 // returns nullopt and the caller parses with Gumbo. The differential test
-// (tests/crawler/links/scanner_diff_test.cc) and the fuzz target
-// crawler_links_diff hold it to that.
+// (tests/crawler/links/scanner_test.cc), the fuzz target crawler_links_diff
+// and links-scan-bench hold it to that.
+//
+// Its parts, each a rule of that contract stated once: the tokenizer
+// (html_tokenizer.h) emits tokens to the tree model (tree_model.h, a
+// TokenSink, html_token.h), which reads Gumbo's tag categories from one
+// table (tag_sets.h) and hands the link elements to the LinkCollector
+// (link_collector.h) that FindRawLinks uses too.
 //
 // Example:
 //   std::deque<std::string> storage;

@@ -1,12 +1,17 @@
 // WalkMarkup: the scan behind SafeChunkEnds and CollapseText. One class that
 // keeps the position and the open context-sensitive elements; each Markup()
 // consumes one item or a '<' that is text, and says when it cannot go on.
+// Tag names, the attribute states, comment ends and raw-text ends are the
+// scanner's tokenizer's own (TokenizerCore, html_tokenizer.h), so the two
+// cannot read a tag's extent differently; what is the walker's own is where
+// it stops rather than guess.
 #include "links/markup_walk.h"
 
 #include <array>
 #include <string>
 
 #include "links/ascii.h"
+#include "links/html_tokenizer.h"
 
 namespace crawler::links_internal {
 namespace {
@@ -21,11 +26,6 @@ constexpr std::array<std::string_view, 8> kRawTextElements = {
 constexpr std::array<std::string_view, 6> kContextElements = {"template", "svg",      "math",
                                                               "select",   "frameset", "noscript"};
 
-bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsTagNameEnd(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '/' || c == '>';
-}
-
 // Position of the first case-insensitive occurrence of `needle` (which
 // starts with '<') at or after `from`, or npos.
 size_t FindIgnoreCase(std::string_view text, std::string_view needle, size_t from) {
@@ -38,10 +38,10 @@ size_t FindIgnoreCase(std::string_view text, std::string_view needle, size_t fro
   return std::string_view::npos;
 }
 
-class Walker {
+class Walker : private TokenizerCore {
  public:
   Walker(std::string_view html, absl::FunctionRef<void(const MarkupItem&)> on_markup)
-      : html_(html), on_markup_(on_markup) {}
+      : TokenizerCore(html, /*storage=*/nullptr), on_markup_(on_markup) {}
 
   size_t Run() {
     while (pos_ < html_.size()) {
@@ -74,28 +74,23 @@ class Walker {
       if (foreign_depth_ > 0 && rest.substr(0, 9) == "<![CDATA[") return SkipPast("]]>");
       return SkipPast(">");  // doctype or bogus comment
     }
-    if (rest.size() > 2 && rest[1] == '/' && !IsAsciiAlpha(rest[2])) {
+    if (rest.size() > 2 && rest[1] == '/' && !IsAsciiLetter(rest[2])) {
       // "</>" is dropped; "</" before anything else but a letter opens a
       // bogus comment that runs to the next '>'.
       return rest[2] == '>' ? Advance(pos_ + 3) : SkipPast(">");
     }
     *kind = Kind::kTag;
-    if (rest.size() > 2 && rest[1] == '/' && IsAsciiAlpha(rest[2])) return Tag(/*end=*/true);
-    if (rest.size() > 1 && IsAsciiAlpha(rest[1])) return Tag(/*end=*/false);
+    if (rest.size() > 2 && rest[1] == '/' && IsAsciiLetter(rest[2])) return Tag(/*end=*/true);
+    if (rest.size() > 1 && IsAsciiLetter(rest[1])) return Tag(/*end=*/false);
     *kind = Kind::kText;
     ++pos_;  // a '<' that is text
     return true;
   }
 
-  // "<!-->" and "<!--->" are whole comments; others end at "-->" or "--!>".
+  // A comment that nothing ends runs to the end: stop.
   bool Comment() {
-    const size_t body = pos_ + 4;
-    if (html_.substr(body, 1) == ">") return Advance(body + 1);
-    if (html_.substr(body, 2) == "->") return Advance(body + 2);
-    const size_t dash = html_.find("-->", body);
-    const size_t bang = html_.find("--!>", body);
-    if (dash == std::string_view::npos && bang == std::string_view::npos) return false;
-    return Advance(dash <= bang ? dash + 3 : bang + 4);
+    const size_t end = CommentEnd(pos_ + 4);
+    return end != std::string_view::npos && Advance(end);
   }
 
   bool SkipPast(std::string_view terminator) {
@@ -112,15 +107,11 @@ class Walker {
   // A start or end tag: its name, then its attributes as the tokenizer reads
   // them (HTML 13.2.5.32-42), up to the '>' that ends the tag.
   bool Tag(bool end) {
-    size_t i = pos_ + (end ? 2 : 1);
-    const size_t name_start = i;
-    while (i < html_.size() && !IsTagNameEnd(html_[i])) ++i;
-    std::string name(html_.substr(name_start, i - name_start));
-    for (char& c : name) c = AsciiLower(c);
-    bool self_closing = false;
-    i = EndOfAttributes(i, &self_closing);
-    if (i >= html_.size()) return false;  // the tag runs to the end
-    pos_ = i + 1;
+    bool ok = true;
+    const size_t after = ReadAttributes(ReadTagName(pos_ + (end ? 2 : 1)), nullptr, false, &ok);
+    if (after == std::string_view::npos) return false;  // the tag runs to the end
+    pos_ = after;
+    const std::string_view name = name_;
     if (end) {
       CloseContext(name);
       return true;
@@ -129,111 +120,11 @@ class Walker {
     for (std::string_view raw : kRawTextElements) {
       if (name == raw) return RawText(raw);
     }
-    OpenContext(name, self_closing);
+    OpenContext(name, self_closing_);
     return true;
   }
 
-  // From just after a tag name: the position of the '>' that ends the tag,
-  // or html_.size() when the input ends first. The attribute states of the
-  // tokenizer, minus what they store: a quote opens a value only right after
-  // "name=" (spaces allowed between), anywhere else it is part of a name or
-  // an unquoted value; "/" directly before '>' makes the tag self-closing.
-  size_t EndOfAttributes(size_t i, bool* self_closing) {
-    enum class State {
-      kBeforeName,
-      kName,
-      kAfterName,
-      kBeforeValue,
-      kQuoted,
-      kUnquoted,
-      kAfterQuoted,
-      kSelfClosing
-    };
-    State state = State::kBeforeName;
-    char quote = 0;
-    for (; i < html_.size(); ++i) {
-      const char c = html_[i];
-      const bool space = IsHtmlSpace(c);
-      switch (state) {
-        case State::kBeforeName:
-          if (space) break;
-          if (c == '/') {
-            state = State::kSelfClosing;
-          } else if (c == '>') {
-            return i;
-          } else {
-            state = State::kName;  // '=' here starts a name too
-          }
-          break;
-        case State::kName:
-          if (space) {
-            state = State::kAfterName;
-          } else if (c == '/') {
-            state = State::kSelfClosing;
-          } else if (c == '>') {
-            return i;
-          } else if (c == '=') {
-            state = State::kBeforeValue;
-          }
-          break;
-        case State::kAfterName:
-          if (space) break;
-          if (c == '/') {
-            state = State::kSelfClosing;
-          } else if (c == '=') {
-            state = State::kBeforeValue;
-          } else if (c == '>') {
-            return i;
-          } else {
-            state = State::kName;
-          }
-          break;
-        case State::kBeforeValue:
-          if (space) break;
-          if (c == '"' || c == '\'') {
-            quote = c;
-            state = State::kQuoted;
-          } else if (c == '>') {
-            return i;
-          } else {
-            state = State::kUnquoted;
-          }
-          break;
-        case State::kQuoted:
-          if (c == quote) state = State::kAfterQuoted;
-          break;
-        case State::kUnquoted:
-          if (space) {
-            state = State::kBeforeName;
-          } else if (c == '>') {
-            return i;
-          }
-          break;
-        case State::kAfterQuoted:
-          if (space) {
-            state = State::kBeforeName;
-          } else if (c == '/') {
-            state = State::kSelfClosing;
-          } else if (c == '>') {
-            return i;
-          } else {
-            state = State::kName;  // missing space: a new attribute's name
-          }
-          break;
-        case State::kSelfClosing:
-          if (c == '>') {
-            *self_closing = true;
-            return i;
-          }
-          state = State::kBeforeName;
-          --i;  // reconsumed in the before-name state
-          break;
-      }
-    }
-    return i;
-  }
-
-  void OpenContext(const std::string& name, bool self_closing) {
+  void OpenContext(std::string_view name, bool self_closing) {
     for (std::string_view context : kContextElements) {
       if (name != context) continue;
       const bool foreign = name == "svg" || name == "math";
@@ -243,7 +134,7 @@ class Walker {
     }
   }
 
-  void CloseContext(const std::string& name) {
+  void CloseContext(std::string_view name) {
     for (std::string_view context : kContextElements) {
       if (name != context || context_depth_ == 0) continue;
       --context_depth_;
@@ -255,16 +146,8 @@ class Walker {
   // followed by "<script" may be "double escaped", where its "</script>"
   // does not end it: rather than follow those states, stop.
   bool RawText(std::string_view name) {
-    const std::string close = "</" + std::string(name);
-    size_t at = pos_;
-    for (;;) {
-      at = FindIgnoreCase(html_, close, at);
-      if (at == std::string_view::npos) return false;
-      const size_t after = at + close.size();
-      if (after >= html_.size()) return false;
-      if (IsTagNameEnd(html_[after])) break;
-      at = after;
-    }
+    const size_t at = RawTextEnd(name);
+    if (at == std::string_view::npos) return false;
     if (name == "script") {
       const std::string_view content = html_.substr(pos_, at - pos_);
       const size_t escape = content.find("<!--");
@@ -277,9 +160,7 @@ class Walker {
     return Tag(/*end=*/true);
   }
 
-  const std::string_view html_;
   const absl::FunctionRef<void(const MarkupItem&)> on_markup_;
-  size_t pos_ = 0;
   int context_depth_ = 0;
   int foreign_depth_ = 0;
 };
