@@ -25,16 +25,19 @@ callback runs in the thread that hit the event and must not call the Sieve.
 
 Errors: ValueError for bad options or arguments, FileNotFoundError for a
 missing checkpoint, SieveError for the rest; each carries the message.
+health() raises SieveError while the Sieve cannot keep its contract (its
+queue cannot spill to disk, or spilled URLs were lost) and returns None
+otherwise.
 """
 
 import contextlib
 import logging
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, TypedDict
 
 from crawl_sieve._errors import SieveError
 from crawl_sieve import _sieve
 
-__all__ = ["Sieve", "Entry", "SieveError", "MAX_PAYLOAD_BYTES", "MAX_LANES", "MIN_PRIORITY",
+__all__ = ["Sieve", "Entry", "SieveStats", "SieveError", "MAX_PAYLOAD_BYTES", "MAX_LANES", "MIN_PRIORITY",
            "MAX_PRIORITY"]
 
 MAX_PAYLOAD_BYTES: int = _sieve.MAX_PAYLOAD_BYTES
@@ -45,6 +48,36 @@ _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERR
 
 def _to_logging(level: int, message: str) -> None:
     _logger.log(_LEVELS.get(level, logging.ERROR), message)
+
+
+class SieveStats(TypedDict):
+    """What Sieve.stats() returns (C++ sieve::SieveStats, one key a field)."""
+
+    queued: int
+    in_flight: int
+    accepted: int
+    dropped: int
+    popped: int
+    done: int
+    deferred: int
+    lost: int
+    refused: int
+    producers: int
+    closed: bool
+    estimated_count: Optional[float]  # None when filter_saturated: no estimate
+    filter_saturated: bool
+    capacity: int
+    target_fp_rate: float
+    current_fp_rate: float
+    fill_ratio: float
+    overflow_warnings: int
+    filter_bytes: int
+    queue_memory_bytes: int
+    queue_disk_bytes: int
+    spilled_segments: int
+    spill_failures: int  # spills that failed since creation; health() says why
+    lanes: Dict[int, int]  # priority -> queued URLs, the highest 16, highest first
+    lane_count: int
 
 
 class Entry(NamedTuple):
@@ -91,11 +124,7 @@ class Sieve:
                  queue_memory_budget_bytes: int = 64 << 20, spill_dir: Optional[str] = None,
                  overflow: str = "warn",
                  log: Optional[Callable[[int, str], None]] = None,
-                 lifo: bool = False,
-                 _impl=None):
-        if _impl is not None:
-            self._impl = _impl
-            return
+                 lifo: bool = False):
         self._impl = _sieve._Sieve.create(int(expected_count), float(fp_rate),
                                           int(queue_memory_budget_bytes), str(spill_dir or ""),
                                           str(overflow), _sink(log), bool(lifo))
@@ -108,8 +137,11 @@ class Sieve:
         queue's lanes in order (URLs in flight at the save come first in
         theirs), lifo, the counters.
         FileNotFoundError without a checkpoint, SieveError if it is damaged."""
-        return cls(_impl=_sieve._Sieve.open(str(directory), int(queue_memory_budget_bytes),
-                                            str(spill_dir or ""), _sink(log)))
+        impl = _sieve._Sieve.open(str(directory), int(queue_memory_budget_bytes),
+                                  str(spill_dir or ""), _sink(log))
+        sieve = cls.__new__(cls)  # not __init__: it would build a second Sieve
+        sieve._impl = impl
+        return sieve
 
     def save(self, directory: str) -> None:
         """Writes a checkpoint into `directory` (created if missing), atomically."""
@@ -211,12 +243,25 @@ class Sieve:
         finally:
             self.producer_done()
 
-    def stats(self) -> dict:
-        """The counters and sizes (C++ sieve::SieveStats) as a dict:
-        queued, in_flight, accepted, dropped, estimated_count, filter_bytes,
-        queue_disk_bytes, ...; "lanes" maps the highest priorities (at most
-        16) to their queued URLs, highest first; "lane_count" counts them all."""
+    def stats(self) -> SieveStats:
+        """The counters and sizes (C++ sieve::SieveStats) as a dict typed by
+        SieveStats: queued, in_flight, accepted, dropped, estimated_count,
+        filter_bytes, queue_disk_bytes, ...; "lanes" maps the highest
+        priorities (at most 16) to their queued URLs, highest first;
+        "lane_count" counts them all. It waits for pending spill writes, so
+        health() after it sees their outcome."""
         return self._impl.stats()
+
+    def health(self) -> None:
+        """None while the Sieve keeps its contract; otherwise raises
+        SieveError naming why, for an owner that must stop rather than
+        degrade (C++ Sieve::Health()): the queue cannot spill to spill_dir
+        (the message names the directory and errno: a full disk, a quota;
+        the URLs stay in RAM past queue_memory_budget_bytes; cleared when a
+        later spill succeeds), or a spilled segment could not be read back
+        (the message names the file; its URLs are lost, stats()["lost"];
+        stays)."""
+        self._impl.health()
 
     # Python protocols.
 

@@ -112,6 +112,7 @@ py::dict StatsDict(const sieve::SieveStats& s) {
   d["queue_memory_bytes"] = s.queue_memory_bytes;
   d["queue_disk_bytes"] = s.queue_disk_bytes;
   d["spilled_segments"] = s.spilled_segments;
+  d["spill_failures"] = s.spill_failures;  // Health() says why
   // The highest lanes (at most sieve::kTopLanesInStats), highest first.
   py::dict lanes;
   for (const sieve::LaneStats& lane : s.top_lanes) lanes[py::int_(lane.priority)] = lane.queued;
@@ -312,6 +313,16 @@ class PySieve {
     }
     return StatsDict(stats);
   }
+  // Health(): None while the Sieve keeps its contract, else the failure
+  // raised as Raise maps it (SieveError: a spill that fails, data lost).
+  void Health() const {
+    absl::Status status;
+    {
+      py::gil_scoped_release nogil;
+      status = sieve_->Health();
+    }
+    if (!status.ok()) Raise(status);
+  }
   uint64_t Queued() const {
     py::gil_scoped_release nogil;
     return sieve_->Stats().queued;
@@ -356,6 +367,7 @@ PYBIND11_MODULE(_sieve, m) {
       .def("add_producer", &PySieve::AddProducer)
       .def("producer_done", &PySieve::ProducerDone)
       .def("stats", &PySieve::Stats)
+      .def("health", &PySieve::Health)
       .def("queued", &PySieve::Queued)
       .def("save", &PySieve::Save, py::arg("dir"));
 }

@@ -1,10 +1,13 @@
 """The Python API's contract (issue 18): exactly-once under threads, FIFO order,
 save/open, errors as exceptions with the message, the Pythonic protocols."""
+import inspect
+import shutil
 import threading
+import typing
 
 import pytest
 
-from crawl_sieve import MAX_PAYLOAD_BYTES, Entry, Sieve, SieveError
+from crawl_sieve import MAX_PAYLOAD_BYTES, Entry, Sieve, SieveError, SieveStats
 
 
 def small(tmp_path, **kw):
@@ -272,3 +275,40 @@ def test_defer_keeps_the_priority(tmp_path):
     assert sieve.defer(entry.url)
     assert [(e.url, e.priority) for e in iter(sieve.try_pop, None)] == [
         (url(2), 2), (url(1), 2), (url(3), 0)]
+
+
+def test_health_raises_the_spill_failure_naming_the_directory(tmp_path):
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    sieve = small(spill)
+    sieve.push_batch(url(i) for i in range(1000))
+    sieve.stats()  # waits for pending spill writes
+    assert sieve.health() is None
+    shutil.rmtree(spill)
+    sieve.push_batch(url(i) for i in range(1000, 21_000))  # far past the 64 KiB budget
+    sieve.stats()
+    with pytest.raises(SieveError, match=str(spill)):
+        sieve.health()
+    # The URLs stay in memory: none is lost.
+    assert len(sieve) == 21_000
+    assert sieve.stats()["spill_failures"] > 0
+    assert sieve.stats()["lost"] == 0
+
+
+def test_stats_returns_exactly_the_keys_of_its_typed_dict(tmp_path):
+    stats = small(tmp_path).stats()
+    assert set(stats) == set(SieveStats.__annotations__)
+    for key, kind in SieveStats.__annotations__.items():
+        if key == "estimated_count":
+            kind = float  # Optional[float]; None only when the filter is saturated
+        assert isinstance(stats[key], typing.get_origin(kind) or kind), key
+
+
+def test_open_builds_a_sieve_without_a_hidden_constructor_argument(tmp_path):
+    assert "_impl" not in inspect.signature(Sieve).parameters
+    sieve = small(tmp_path)
+    sieve.push(url(1), b"p")
+    sieve.save(str(tmp_path / "cp"))
+    reopened = Sieve.open(str(tmp_path / "cp"), spill_dir=str(tmp_path))
+    assert type(reopened) is Sieve
+    assert reopened.pop(timeout=0) == Entry(url(1), b"p", 0)
