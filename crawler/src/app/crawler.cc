@@ -438,19 +438,20 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // then polled and woke more per page (bench/warc-crawl).
   // The body's digest once, for the record and the archive (issue 32).
   const PageValidators validators = ValidatorsOf(job.result);
+  const Revisit verdict =
+      RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
+                validators.sha1.empty() ? "" : DigestText(validators.sha1));
   std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at =
-        warc_->ArchiveBorrowing(&job.result, validators.sha1);
+    // A 304 or an unchanged 200 is a `revisit` of the previous crawl's record.
+    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(
+        &job.result, validators.sha1, RevisitOfPrevious(job.url.url, job.url.previous, verdict));
     if (at.ok()) {
       archived = std::move(*at);
     } else {
       RequestStop();  // the sink logged why
     }
   }
-  const Revisit verdict =
-      RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
-                validators.sha1.empty() ? "" : DigestText(validators.sha1));
   LinkCounts counts;
   PageRecord record =
       processor_->Process(job.url, std::move(job.result), &counts, ParsesLinks(verdict));
