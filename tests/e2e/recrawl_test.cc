@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -347,6 +349,80 @@ TEST_F(Recrawl, WithWarcA304OrAnUnchangedPageIsARevisitOfThePreviousCrawlsRecord
     // archive is a fraction of the first one's.
     EXPECT_LT(BytesOf(after), BytesOf(before) / 2);
     site_.reset();
+  }
+}
+
+// An unchanged page is not parsed again, so a URL only it links to is
+// reached in a recrawl only if the previous log's record of it is queued:
+// redirects and failures are asked again (plainly, no validators), a page
+// gone is not.
+TEST_F(Recrawl, RedirectsAndFailuresOfThePreviousCrawlAreAskedAgainAndGonePagesAreNot) {
+  testsite::SiteOptions options = ChangingSite(/*validators=*/true);
+  options.redirects = true;  // some links go through /r/<i> -> 301 -> the page
+  auto site = testsite::TestSite::Start(options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  site_ = std::move(*site);
+  base_ = e2e::FreshDir("recrawl-failures");
+  auto failing = std::make_shared<std::atomic<bool>>(true);
+  site_->Handle("/flaky.html", [failing](const httplib::Request&, httplib::Response& response) {
+    if (failing->load()) {
+      response.status = 503;
+      response.set_content("busy", "text/plain");
+    } else {
+      response.set_content("<html><body>back</body></html>", "text/html");
+    }
+  });
+  const std::string flaky = site_->BaseUrl() + "/flaky.html";
+  const std::vector<std::string> flags = {"--revisit-min", "1s", "--retries", "0"};
+  std::vector<std::string> first = flags;
+  first.insert(first.end(), {site_->RootUrl(), flaky});
+  ASSERT_EQ(RunCrawl(Out(0), first).exit_code, 0);
+  const std::map<std::string, nlohmann::json> before = ByUrl(Out(0));
+  ASSERT_EQ(before.at(flaky)["status"], 503);
+  std::vector<std::string> redirects;
+  for (const auto& [url, page] : before) {
+    if (page["status"] == 301) redirects.push_back(url);
+  }
+  ASSERT_GT(redirects.size(), 10u);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  site_->SetEpoch(1);
+  site_->ResetCounts();
+  failing->store(false);
+  std::vector<std::string> second = flags;
+  second.insert(second.end(), {"--recrawl", Out(0)});
+  const e2e::CommandResult run = RunCrawl(Out(1), second);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::map<std::string, nlohmann::json> after = ByUrl(Out(1));
+  EXPECT_EQ(site_->RequestCount("/flaky.html"), 1u);
+  EXPECT_EQ(after.at(flaky)["status"], 200);
+  EXPECT_EQ(KindOf(after.at(flaky)), "new");  // a page the previous crawl did not have
+  for (const std::string& url : redirects) {
+    EXPECT_EQ(site_->RequestCount(url), 1u) << url;
+    EXPECT_EQ(after.at(url)["status"], 301) << url;
+  }
+  for (const testsite::RequestRecord& request : site_->RequestLog()) {
+    if (request.path == "/flaky.html" || request.path.starts_with("/r/")) {
+      EXPECT_EQ(request.if_none_match, "") << request.path;  // asked plainly
+    }
+  }
+
+  // The pages gone in that recrawl are not asked for in the next one (where
+  // nothing changed, so no page is parsed), but through a redirect to them.
+  const testsite::EpochChanges truth = site_->changes().Between(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  site_->ResetCounts();
+  std::vector<std::string> third = flags;
+  third.insert(third.end(), {"--recrawl", Out(1)});
+  ASSERT_EQ(RunCrawl(Out(2), third).exit_code, 0);
+  const std::map<std::string, nlohmann::json> last = ByUrl(Out(2));
+  for (const uint64_t page : truth.removed) {
+    ASSERT_EQ(KindOf(after.at(Page(page))), "gone");
+    if (last.contains(Page(page))) {
+      const nlohmann::json& from = last.at(Page(page))["parent"];
+      const std::string parent = from.is_string() ? from.get<std::string>() : "";
+      EXPECT_TRUE(parent.starts_with(site_->BaseUrl() + "/r/")) << Page(page) << " from " << parent;
+    }
   }
 }
 

@@ -151,8 +151,9 @@ class Crawler::Impl {
   // The Sieve (the start's), the politeness policy and the Frontier.
   absl::Status BuildFrontier(CrawlStart* start);
   // --recrawl: every page of the previous crawl goes into the Sieve with its
-  // PreviousFetch, before this crawl's own seeds (which it then holds); the
-  // depth-0 ones are also appended to `*seeds` when it is not null.
+  // PreviousFetch (its redirects and failures without), before this crawl's
+  // own seeds (which it then holds); the depth-0 ones are also appended to
+  // `*seeds` when it is not null.
   absl::Status QueuePreviousPages(std::vector<std::string>* seeds);
   RevisitBounds revisit_bounds() const {
     return {static_cast<int64_t>(options_.revisit_min_s),
@@ -846,11 +847,12 @@ absl::Status Crawler::Impl::QueuePreviousPages(std::vector<std::string>* seeds) 
       });
   if (!read.ok()) return read.status();
   stats_.StartRecrawl(read->skipped_lines);
-  spdlog::info("--recrawl {}: {} pages to revisit from {} lines{}", options_.recrawl, read->pages,
-               read->lines,
-               read->skipped_lines > 0
-                   ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
-                   : std::string());
+  spdlog::info(
+      "--recrawl {}: {} pages to revisit, {} redirects and failures to ask again, from {} "
+      "lines{}",
+      options_.recrawl, read->pages, read->asked_again, read->lines,
+      read->skipped_lines > 0 ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
+                              : std::string());
   return absl::OkStatus();
 }
 
