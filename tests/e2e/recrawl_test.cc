@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -244,6 +247,183 @@ TEST_F(Recrawl, ADamagedPreviousLineFailsNamingItWithStrictAndIsSkippedAndCounte
   const nlohmann::json counts = e2e::ReadSummary(Out(2))["recrawl"];
   EXPECT_EQ(counts["previous_lines_skipped"], 1);
   EXPECT_EQ(counts["carried"], lines.size() - 1);
+}
+
+// warcio's verdict on `files` (tests/crawler/warc/validate_warc.mjs, a reader
+// we did not write): its JSON summary, or {"failed": output} when it failed
+// or could not run (no node, no warcio: a failure, not a skip).
+// `expect_path`: its --expect file ("" for none).
+nlohmann::json ValidateWithWarcio(const std::vector<std::string>& files,
+                                  const std::string& expect_path = "") {
+  std::string command =
+      "node " + std::string(CRAWL_SOURCE_DIR) + "/tests/crawler/warc/validate_warc.mjs";
+  if (!expect_path.empty()) command += " --expect " + expect_path;
+  for (const std::string& file : files) command += " " + file;
+  std::string output;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {{"failed", "popen"}};
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {{"failed", output}};
+  return nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+}
+
+std::vector<std::string> WarcFilesUnder(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().string().ends_with(".warc.gz")) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+uint64_t BytesOf(const std::vector<std::string>& files) {
+  uint64_t bytes = 0;
+  for (const std::string& file : files) bytes += std::filesystem::file_size(file);
+  return bytes;
+}
+
+// Issue 32: a recrawl's archive holds only what changed. A 304 (with
+// validators) or an unchanged 200 (without) is a `revisit` record of that
+// profile naming the previous crawl's record of the URL by URI and WARC-Date;
+// warcio reads both archives together and finds every revisit's original.
+TEST_F(Recrawl, WithWarcA304OrAnUnchangedPageIsARevisitOfThePreviousCrawlsRecord) {
+  for (const bool validators : {true, false}) {
+    SCOPED_TRACE(validators ? "validators: 304s" : "no validators: unchanged 200s");
+    StartSite(validators);
+    const e2e::CommandResult first = RunCrawl(
+        Out(0), {"--revisit-min", "1s", "--warc", Out(0) + "/warc/crawl", site_->RootUrl()});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    site_->SetEpoch(1);
+    const e2e::CommandResult second = RunCrawl(
+        Out(1), {"--recrawl", Out(0), "--revisit-min", "1s", "--warc", Out(1) + "/warc/crawl"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+
+    // Each such page's pages.jsonl offset holds a revisit of that profile
+    // whose original is the first crawl's record of the URL.
+    const char* kind = validators ? "not_modified" : "unchanged";
+    const char* profile = validators ? "server-not-modified" : "identical-payload-digest";
+    const std::map<std::string, nlohmann::json> previous = ByUrl(Out(0));
+    nlohmann::json expect;
+    expect["locations"] = nlohmann::json::array();
+    for (const auto& [url, page] : ByUrl(Out(1))) {
+      if (KindOf(page) != kind) continue;
+      EXPECT_TRUE(page.contains("warc_offset")) << url;
+      expect["locations"].push_back({{"file", page["warc_file"]},
+                                     {"offset", page["warc_offset"]},
+                                     {"uri", url},
+                                     {"profile", profile},
+                                     {"original_file", previous.at(url)["warc_file"]}});
+    }
+    const std::vector<std::string> before = WarcFilesUnder(Out(0) + "/warc");
+    const std::vector<std::string> after = WarcFilesUnder(Out(1) + "/warc");
+    const nlohmann::json alone = ValidateWithWarcio(before);
+    std::vector<std::string> both = before;
+    both.insert(both.end(), after.begin(), after.end());
+    const nlohmann::json together =
+        ValidateWithWarcio(both, e2e::WriteFile(base_, "expect.json", expect.dump()));
+    ASSERT_FALSE(alone.contains("failed")) << alone.dump();
+    ASSERT_FALSE(together.contains("failed")) << together.dump();  // every revisit's original found
+
+    const nlohmann::json counts = e2e::ReadSummary(Out(1))["recrawl"];
+    const int64_t same = validators ? counts["not_modified"] : counts["unchanged"];
+    ASSERT_GT(same, 200);
+    ASSERT_EQ(expect["locations"].size(), same);
+    const auto added = [&](const char* key) {
+      return together[key].get<int64_t>() - alone[key].get<int64_t>();
+    };
+    // One record a fetch; a full response only for what changed, appeared
+    // or went (the 404s, whose equal bodies after the first are revisits
+    // within the recrawl, profile identical-payload-digest).
+    EXPECT_EQ(added("responses") + added("revisits"), same + counts["changed"].get<int64_t>() +
+                                                          counts["new"].get<int64_t>() +
+                                                          counts["gone"].get<int64_t>());
+    EXPECT_LE(added("responses"), counts["changed"].get<int64_t>() + counts["new"].get<int64_t>() +
+                                      counts["gone"].get<int64_t>());
+    if (validators) {
+      EXPECT_EQ(together["profiles"].value("server-not-modified", 0), same);
+    }
+    // Headers instead of bodies: ~10% of the site changed, so the recrawl's
+    // archive is a fraction of the first one's.
+    EXPECT_LT(BytesOf(after), BytesOf(before) / 2);
+    site_.reset();
+  }
+}
+
+// An unchanged page is not parsed again, so a URL only it links to is
+// reached in a recrawl only if the previous log's record of it is queued:
+// redirects and failures are asked again (plainly, no validators), a page
+// gone is not.
+TEST_F(Recrawl, RedirectsAndFailuresOfThePreviousCrawlAreAskedAgainAndGonePagesAreNot) {
+  testsite::SiteOptions options = ChangingSite(/*validators=*/true);
+  options.redirects = true;  // some links go through /r/<i> -> 301 -> the page
+  auto site = testsite::TestSite::Start(options);
+  ASSERT_TRUE(site.ok()) << site.status();
+  site_ = std::move(*site);
+  base_ = e2e::FreshDir("recrawl-failures");
+  auto failing = std::make_shared<std::atomic<bool>>(true);
+  site_->Handle("/flaky.html", [failing](const httplib::Request&, httplib::Response& response) {
+    if (failing->load()) {
+      response.status = 503;
+      response.set_content("busy", "text/plain");
+    } else {
+      response.set_content("<html><body>back</body></html>", "text/html");
+    }
+  });
+  const std::string flaky = site_->BaseUrl() + "/flaky.html";
+  const std::vector<std::string> flags = {"--revisit-min", "1s", "--retries", "0"};
+  std::vector<std::string> first = flags;
+  first.insert(first.end(), {site_->RootUrl(), flaky});
+  ASSERT_EQ(RunCrawl(Out(0), first).exit_code, 0);
+  const std::map<std::string, nlohmann::json> before = ByUrl(Out(0));
+  ASSERT_EQ(before.at(flaky)["status"], 503);
+  std::vector<std::string> redirects;
+  for (const auto& [url, page] : before) {
+    if (page["status"] == 301) redirects.push_back(url);
+  }
+  ASSERT_GT(redirects.size(), 10u);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  site_->SetEpoch(1);
+  site_->ResetCounts();
+  failing->store(false);
+  std::vector<std::string> second = flags;
+  second.insert(second.end(), {"--recrawl", Out(0)});
+  const e2e::CommandResult run = RunCrawl(Out(1), second);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::map<std::string, nlohmann::json> after = ByUrl(Out(1));
+  EXPECT_EQ(site_->RequestCount("/flaky.html"), 1u);
+  EXPECT_EQ(after.at(flaky)["status"], 200);
+  EXPECT_EQ(KindOf(after.at(flaky)), "new");  // a page the previous crawl did not have
+  for (const std::string& url : redirects) {
+    EXPECT_EQ(site_->RequestCount(url), 1u) << url;
+    EXPECT_EQ(after.at(url)["status"], 301) << url;
+  }
+  for (const testsite::RequestRecord& request : site_->RequestLog()) {
+    if (request.path == "/flaky.html" || request.path.starts_with("/r/")) {
+      EXPECT_EQ(request.if_none_match, "") << request.path;  // asked plainly
+    }
+  }
+
+  // The pages gone in that recrawl are not asked for in the next one (where
+  // nothing changed, so no page is parsed), but through a redirect to them.
+  const testsite::EpochChanges truth = site_->changes().Between(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  site_->ResetCounts();
+  std::vector<std::string> third = flags;
+  third.insert(third.end(), {"--recrawl", Out(1)});
+  ASSERT_EQ(RunCrawl(Out(2), third).exit_code, 0);
+  const std::map<std::string, nlohmann::json> last = ByUrl(Out(2));
+  for (const uint64_t page : truth.removed) {
+    ASSERT_EQ(KindOf(after.at(Page(page))), "gone");
+    if (last.contains(Page(page))) {
+      const nlohmann::json& from = last.at(Page(page))["parent"];
+      const std::string parent = from.is_string() ? from.get<std::string>() : "";
+      EXPECT_TRUE(parent.starts_with(site_->BaseUrl() + "/r/")) << Page(page) << " from " << parent;
+    }
+  }
 }
 
 // Starts `crawl` with `args` in a child process (stderr to `err_path`).

@@ -17,8 +17,9 @@
 // When the payload digest equals one seen before (a bounded table of the most
 // recent `revisit_table_entries` digests), the response is a `revisit` record
 // (profile identical-payload-digest, WARC-Refers-To-Target-URI/-Date) holding
-// the HTTP headers only. Bodies cut by --max-body carry `WARC-Truncated:
-// length`.
+// the HTTP headers only; so is an exchange whose `refers_to` names a previous
+// crawl's record (profile identical-payload-digest or server-not-modified). Bodies cut by
+// --max-body carry `WARC-Truncated: length`.
 //
 // The payload we store, and why. WARC wants the HTTP entity as transmitted,
 // but libcurl hands the crawler a de-chunked and (when `content_decoded`)
@@ -63,6 +64,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -97,6 +99,27 @@ struct WarcOptions {
   int compression_level = 1;
 };
 
+// How a recrawl's answer stands for the previous crawl's record of the same
+// URL (issue 32): the WARC 1.1 revisit profiles.
+enum class WarcRevisitProfile {
+  // A 200 whose payload digest equals the previous one.
+  kIdenticalPayloadDigest,
+  // A 304 to a conditional GET.
+  kServerNotModified,
+};
+
+// The earlier record a `revisit` refers to: WARC-Refers-To-Target-URI and
+// WARC-Refers-To-Date. `payload_digest` ("sha1:...", may be empty) is the
+// WARC-Payload-Digest a server-not-modified revisit carries: the previous
+// payload's, which the 304 says still holds (an identical-payload one carries
+// its own body's, the same).
+struct WarcRefersTo {
+  WarcRevisitProfile profile = WarcRevisitProfile::kIdenticalPayloadDigest;
+  std::string target_uri;
+  std::chrono::system_clock::time_point date;
+  std::string payload_digest;
+};
+
 // One HTTP exchange as the fetcher saw it.
 struct WarcExchange {
   std::string target_uri;
@@ -119,6 +142,10 @@ struct WarcExchange {
   // for pages.jsonl's `digest`): Write then hashes the body once less. Empty:
   // Write computes it. Anything but 20 bytes is ignored.
   std::string payload_sha1;
+  // Set by a recrawl for a 304 or an unchanged 200: the response is written
+  // as a `revisit` record of that profile referring to the previous crawl's
+  // record, whatever the revisit table holds, with the HTTP headers only.
+  std::optional<WarcRefersTo> refers_to;
 };
 
 // Where a response (or revisit) record starts: the gzip member at `offset` of

@@ -148,9 +148,13 @@ class Crawler::Impl {
   // A URL recorded without a request (its host dropped, or --recrawl's not
   // due): the record, its counts and Done, as one step of the checkpoint.
   void RecordUnfetched(const CrawlUrl& url, const PageRecord& record);
+  // The Sieve (the start's), the politeness policy and the Frontier.
+  absl::Status BuildFrontier(CrawlStart* start);
   // --recrawl: every page of the previous crawl goes into the Sieve with its
-  // PreviousFetch, before this crawl's own seeds (which it then holds).
-  absl::Status QueuePreviousPages();
+  // PreviousFetch (its redirects and failures without), before this crawl's
+  // own seeds (which it then holds); the depth-0 ones are also appended to
+  // `*seeds` when it is not null.
+  absl::Status QueuePreviousPages(std::vector<std::string>* seeds);
   RevisitBounds revisit_bounds() const {
     return {static_cast<int64_t>(options_.revisit_min_s),
             static_cast<int64_t>(options_.revisit_max_s)};
@@ -215,6 +219,27 @@ class Crawler::Impl {
   int timerless_rounds_ = 0;        // scheduler thread only
 };
 
+absl::Status Crawler::Impl::BuildFrontier(CrawlStart* start) {
+  sieve_ = std::move(start->sieve);
+  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy =
+      MakePolitePolicy(options_, [this](const std::string& authority) -> std::optional<double> {
+        if (robots_.cache == nullptr) return std::nullopt;  // --robots off, or not built yet
+        return robots_.cache->CrawlDelay(RobotsAuthorityOf(authority));
+      });
+  if (!policy.ok()) return policy.status();
+  policy_ = policy->get();
+  FrontierOptions frontier_options = FrontierOptionsOf(options_);
+  frontier_options.shared_pages = start->shared_pages;
+  absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options_);
+  if (!priority.ok()) return priority.status();
+  frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
+  absl::StatusOr<std::unique_ptr<Frontier>> frontier =
+      Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
+  if (!frontier.ok()) return frontier.status();
+  frontier_ = std::move(*frontier);
+  return absl::OkStatus();
+}
+
 absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   if (options_.no_check_certificate) {
     spdlog::warn(
@@ -237,7 +262,21 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   if (absl::Status kept = RefuseToOverwriteRecords(options_); !kept.ok()) return kept;
   absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
   if (!start.ok()) return start.status();
-  const std::vector<std::string> raw_seeds = Checkpointer::SeedsOf(*start, given_seeds);
+  if (absl::Status built = BuildFrontier(&*start); !built.ok()) return built;
+  // --recrawl: the previous log is read once, here: its pages go into the
+  // Sieve before any seed, and with no seeds given its depth-0 pages stand
+  // for them (they set the scope).
+  std::vector<std::string> previous_seeds;
+  if (!options_.recrawl.empty() && !start->resumed) {
+    absl::Status queued = QueuePreviousPages(given_seeds.empty() ? &previous_seeds : nullptr);
+    if (!queued.ok()) return queued;
+    if (given_seeds.empty() && previous_seeds.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--recrawl ", options_.recrawl,
+                                                     ": the previous crawl fetched no seed page"));
+    }
+  }
+  const std::vector<std::string> raw_seeds =
+      Checkpointer::SeedsOf(*start, previous_seeds.empty() ? given_seeds : previous_seeds);
   // --sitemap without seeds: the sitemaps' URLs stand for the seeds where a
   // seed sets something (the scope's hosts, private addresses allowed, the
   // checkpoint's list); the pages come from the sitemaps, nothing else is queued.
@@ -248,24 +287,6 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options_, *seeds);
   if (!filter.ok()) return filter.status();
   filter_ = std::move(*filter);
-
-  sieve_ = std::move(start->sieve);
-  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy =
-      MakePolitePolicy(options_, [this](const std::string& authority) -> std::optional<double> {
-        if (robots_.cache == nullptr) return std::nullopt;  // --robots off, or not built yet
-        return robots_.cache->CrawlDelay(RobotsAuthorityOf(authority));
-      });
-  if (!policy.ok()) return policy.status();
-  policy_ = policy->get();
-  FrontierOptions frontier_options = FrontierOptionsOf(options_);
-  frontier_options.shared_pages = start->shared_pages;
-  absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options_);
-  if (!priority.ok()) return priority.status();
-  frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
-  absl::StatusOr<std::unique_ptr<Frontier>> frontier =
-      Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
-  if (!frontier.ok()) return frontier.status();
-  frontier_ = std::move(*frontier);
 
   LinkOptions link_options;
   link_options.honor_nofollow = !options_.ignore_nofollow;
@@ -304,9 +325,6 @@ absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
   if (!warc.ok()) return warc.status();
   warc_ = std::move(*warc);
 
-  if (!options_.recrawl.empty() && !start->resumed) {
-    if (absl::Status queued = QueuePreviousPages(); !queued.ok()) return queued;
-  }
   LinkCounts seed_counts;
   const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
   for (const std::string& seed :
@@ -422,19 +440,20 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // then polled and woke more per page (bench/warc-crawl).
   // The body's digest once, for the record and the archive (issue 32).
   const PageValidators validators = ValidatorsOf(job.result);
+  const Revisit verdict =
+      RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
+                validators.sha1.empty() ? "" : DigestText(validators.sha1));
   std::optional<WarcLocation> archived;
   if (warc_ != nullptr) {
-    absl::StatusOr<std::optional<WarcLocation>> at =
-        warc_->ArchiveBorrowing(&job.result, validators.sha1);
+    // A 304 or an unchanged 200 is a `revisit` of the previous crawl's record.
+    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(
+        &job.result, validators.sha1, RevisitOfPrevious(job.url.url, job.url.previous, verdict));
     if (at.ok()) {
       archived = std::move(*at);
     } else {
       RequestStop();  // the sink logged why
     }
   }
-  const Revisit verdict =
-      RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
-                validators.sha1.empty() ? "" : DigestText(validators.sha1));
   LinkCounts counts;
   PageRecord record =
       processor_->Process(job.url, std::move(job.result), &counts, ParsesLinks(verdict));
@@ -821,17 +840,20 @@ void Crawler::Impl::RecordUnfetched(const CrawlUrl& url, const PageRecord& recor
   frontier_->Done(url);
 }
 
-absl::Status Crawler::Impl::QueuePreviousPages() {
-  absl::StatusOr<PreviousCrawlReport> read =
-      ForEachPreviousPage(options_.recrawl, revisit_bounds(), options_.strict,
-                          [this](CrawlUrl url) { frontier_->Offer(url); });
+absl::Status Crawler::Impl::QueuePreviousPages(std::vector<std::string>* seeds) {
+  absl::StatusOr<PreviousCrawlReport> read = ForEachPreviousPage(
+      options_.recrawl, revisit_bounds(), options_.strict, [this, seeds](CrawlUrl url) {
+        if (seeds != nullptr && url.depth == 0) seeds->push_back(url.url);
+        frontier_->Offer(url);
+      });
   if (!read.ok()) return read.status();
   stats_.StartRecrawl(read->skipped_lines);
-  spdlog::info("--recrawl {}: {} pages to revisit from {} lines{}", options_.recrawl, read->pages,
-               read->lines,
-               read->skipped_lines > 0
-                   ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
-                   : std::string());
+  spdlog::info(
+      "--recrawl {}: {} pages to revisit, {} redirects and failures to ask again, from {} "
+      "lines{}",
+      options_.recrawl, read->pages, read->asked_again, read->lines,
+      read->skipped_lines > 0 ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
+                              : std::string());
   return absl::OkStatus();
 }
 

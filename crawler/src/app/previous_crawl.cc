@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "crawler/fetch.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 
@@ -38,9 +39,10 @@ bool TrueField(const nlohmann::json& record, const char* key) {
   return it != record.end() && it->is_boolean() && it->get<bool>();
 }
 
-// The page a record stands for, or nullopt when it is not one to revisit.
-// Throws std::invalid_argument (or nlohmann's errors) for a damaged record.
-std::optional<CrawlUrl> PageOf(const nlohmann::json& record, const RevisitBounds& bounds) {
+// The URL a record stands for, with its PreviousFetch when it is a page;
+// nullopt for a page gone (404, 410), not revisited. Throws
+// std::invalid_argument (or nlohmann's errors) for a damaged record.
+std::optional<CrawlUrl> UrlOf(const nlohmann::json& record, const RevisitBounds& bounds) {
   if (!record.is_object()) throw std::invalid_argument("not a JSON object");
   CrawlUrl url;
   url.url = StringField(record, "url");
@@ -48,7 +50,12 @@ std::optional<CrawlUrl> PageOf(const nlohmann::json& record, const RevisitBounds
   const int64_t status = IntField(record, "status");
   const bool not_modified = TrueField(record, "not_modified");
   const bool page = (status >= 200 && status < 300) || not_modified;
-  if (!page || !StringField(record, "error").empty()) return std::nullopt;
+  url.depth = static_cast<int>(IntField(record, "depth"));
+  url.parent = StringField(record, "parent");
+  const std::string failure = StringField(record, "error");
+  // Gone, or a type this crawl's flags refuse: not asked again.
+  if (status == 404 || status == 410 || failure == kFetchTypeRejected) return std::nullopt;
+  if (!page || !failure.empty()) return url;  // asked again, plainly
   PreviousFetch previous;
   std::string error;
   if (!absl::ParseTime(absl::RFC3339_full, StringField(record, "fetched_at"), &previous.fetched_at,
@@ -63,8 +70,6 @@ std::optional<CrawlUrl> PageOf(const nlohmann::json& record, const RevisitBounds
   previous.etag = StringField(record, "etag");
   previous.last_modified = StringField(record, "last_modified");
   previous.digest = StringField(record, "digest");
-  url.depth = static_cast<int>(IntField(record, "depth"));
-  url.parent = StringField(record, "parent");
   url.previous = std::move(previous);
   return url;
 }
@@ -88,7 +93,7 @@ absl::StatusOr<PreviousCrawlReport> ForEachPreviousPage(
     std::optional<CrawlUrl> url;
     std::string damage;
     try {
-      url = PageOf(nlohmann::json::parse(line), bounds);
+      url = UrlOf(nlohmann::json::parse(line), bounds);
     } catch (const std::exception& e) {
       damage = e.what();
     }
@@ -100,7 +105,7 @@ absl::StatusOr<PreviousCrawlReport> ForEachPreviousPage(
       continue;
     }
     if (!url.has_value()) continue;
-    ++report.pages;
+    ++(url->previous.has_value() ? report.pages : report.asked_again);
     each(*std::move(url));
   }
   if (in.bad()) return absl::DataLossError(absl::StrCat("--recrawl: reading ", path, " failed"));

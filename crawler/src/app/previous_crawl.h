@@ -2,8 +2,12 @@
 // one line at a time: the file may hold 1e8 records, so it is streamed, never
 // loaded. Every page it fetched (a 2xx, a 304 or a carried record) comes out
 // as a CrawlUrl carrying its PreviousFetch: validators, digest, last fetch
-// and revisit interval. Redirects, errors and gone pages are not revisited
-// (a redirect's target is a page of its own).
+// and revisit interval. A redirect or a failure (an error, a 5xx, a 4xx
+// other than 404/410, a URL robots.txt or the host's budget kept from the
+// fetcher) comes out with no PreviousFetch: it is asked again as a first
+// visit would, since an unchanged page that links to it is not parsed
+// again. A page gone (404, 410), or refused for its type (--accept-type,
+// --reject-type), is not revisited.
 //
 //   RevisitBounds bounds{3600, 30 * 86400};
 //   absl::StatusOr<PreviousCrawlReport> read = ForEachPreviousPage(
@@ -34,12 +38,13 @@ struct RevisitBounds {
 
 struct PreviousCrawlReport {
   int64_t lines = 0;          // lines read
-  int64_t pages = 0;          // handed to `each`
+  int64_t pages = 0;          // handed to `each` with a PreviousFetch
+  int64_t asked_again = 0;    // handed to `each` without: redirects and failures
   int64_t skipped_lines = 0;  // damaged (only without strict)
 };
 
-// Calls `each` for every page `previous_out`/pages.jsonl fetched, in file
-// order. A record without revisit_s (a crawl before issue 32) gets
+// Calls `each` for every URL of `previous_out`/pages.jsonl but those gone,
+// in file order. A record without revisit_s (a crawl before issue 32) gets
 // bounds.min_s; any is clamped into the bounds. InvalidArgument (a usage
 // error) when the file is missing, or for a damaged line with `strict`.
 absl::StatusOr<PreviousCrawlReport> ForEachPreviousPage(

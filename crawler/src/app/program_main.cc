@@ -12,7 +12,6 @@
 #include "app/debug_commands.h"
 #include "app/exit_status.h"
 #include "app/log_setup.h"
-#include "app/previous_crawl.h"
 #include "app/stop_signals.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
@@ -36,19 +35,8 @@ absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) 
   }
   urls.insert(urls.end(), options.seed_urls.begin(), options.seed_urls.end());
   // --recrawl alone: the previous crawl's seeds (its depth-0 pages) set the
-  // scope; its pages are queued by the crawl itself (Crawler::Impl::Init).
-  if (urls.empty() && !options.recrawl.empty()) {
-    absl::StatusOr<PreviousCrawlReport> read =
-        ForEachPreviousPage(options.recrawl, {}, options.strict, [&urls](CrawlUrl url) {
-          if (url.depth == 0) urls.push_back(std::move(url.url));
-        });
-    if (!read.ok()) return read.status();
-    if (urls.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--recrawl ", options.recrawl, ": the previous crawl fetched no seed page"));
-    }
-    return urls;
-  }
+  // scope, found as the crawl queues its pages (Crawler::Impl::Init).
+  if (urls.empty() && !options.recrawl.empty()) return urls;
   // --sitemap alone: the sitemaps give the URLs (Crawler::Impl::Init).
   if (urls.empty() && (!options.seeds_file.empty() || options.sitemap_urls.empty())) {
     const std::string file = options.seeds_file == "-" ? "stdin" : options.seeds_file;

@@ -1,12 +1,14 @@
 // WarcSink: FetchResult -> WarcExchange, and the writer's life in a crawl.
 #include "app/warc_sink.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "crawler/options.h"
 #include "spdlog/spdlog.h"
 
@@ -38,6 +40,13 @@ bool BodyWasCut(const FetchResult& result) {
   return result.error == kFetchBodyTooLarge || result.error == kFetchTypeRejected;
 }
 
+// WARC-Date to the millisecond, as pages.jsonl's fetched_at (the same
+// started_at): a recrawl's revisit then names the previous record's
+// WARC-Date exactly from the previous record's fetched_at.
+std::chrono::system_clock::time_point CaptureDate(std::chrono::system_clock::time_point started) {
+  return std::chrono::floor<std::chrono::milliseconds>(started);
+}
+
 }  // namespace
 
 WarcExchange ExchangeOf(const FetchResult& result) {
@@ -48,7 +57,7 @@ WarcExchange ExchangeOf(const FetchResult& result) {
   exchange.body = result.body;
   exchange.content_decoded = true;  // the Fetcher always decodes
   exchange.remote_ip = result.remote_ip;
-  exchange.date = result.started_at;
+  exchange.date = CaptureDate(result.started_at);
   exchange.truncated = BodyWasCut(result);
   return exchange;
 }
@@ -84,8 +93,8 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::Archive(const FetchResult&
   return Write(ExchangeOf(result));
 }
 
-absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResult* result,
-                                                                       std::string payload_sha1) {
+absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(
+    FetchResult* result, std::string payload_sha1, std::optional<WarcRefersTo> refers_to) {
   if (result->status == 0) return std::nullopt;
   WarcExchange exchange;
   exchange.request_headers = std::move(result->request_headers);
@@ -94,9 +103,10 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::ArchiveBorrowing(FetchResu
   exchange.target_uri = result->url;
   exchange.content_decoded = true;  // as ExchangeOf
   exchange.remote_ip = result->remote_ip;
-  exchange.date = result->started_at;
+  exchange.date = CaptureDate(result->started_at);
   exchange.truncated = BodyWasCut(*result);
   exchange.payload_sha1 = std::move(payload_sha1);
+  exchange.refers_to = std::move(refers_to);
   absl::StatusOr<std::optional<WarcLocation>> at = Write(exchange);
   result->request_headers = std::move(exchange.request_headers);
   result->headers = std::move(exchange.response_headers);
@@ -113,6 +123,21 @@ absl::StatusOr<std::optional<WarcLocation>> WarcSink::Write(const WarcExchange& 
     return at.status();
   }
   return std::optional<WarcLocation>(std::move(*at));
+}
+
+std::optional<WarcRefersTo> RevisitOfPrevious(const std::string& url,
+                                              const std::optional<PreviousFetch>& previous,
+                                              Revisit verdict) {
+  if (!previous.has_value()) return std::nullopt;
+  if (verdict != Revisit::kNotModified && verdict != Revisit::kUnchanged) return std::nullopt;
+  WarcRefersTo refers_to;
+  refers_to.profile = verdict == Revisit::kNotModified
+                          ? WarcRevisitProfile::kServerNotModified
+                          : WarcRevisitProfile::kIdenticalPayloadDigest;
+  refers_to.target_uri = url;
+  refers_to.date = absl::ToChronoTime(previous->fetched_at);
+  refers_to.payload_digest = previous->digest;
+  return refers_to;
 }
 
 void NoteWarcLocation(const std::optional<WarcLocation>& at, PageRecord* record) {

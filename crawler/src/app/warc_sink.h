@@ -39,6 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "crawler/fetch.h"
+#include "crawler/host_queues.h"
 #include "crawler/options.h"
 #include "crawler/output.h"
 #include "crawler/warc.h"
@@ -62,8 +63,11 @@ class WarcSink {
   // returns. Pages go this way; a copy of a 5 KB body per page cost an
   // allocation through glibc's large-chunk bins, a memcpy and a free.
   // `payload_sha1`: PayloadSha1 of the body if the caller has it ("": computed).
-  absl::StatusOr<std::optional<WarcLocation>> ArchiveBorrowing(FetchResult* result,
-                                                               std::string payload_sha1 = "");
+  // `refers_to`: a recrawl's 304 or unchanged 200, written as a `revisit` of
+  // the previous crawl's record (RevisitOfPrevious).
+  absl::StatusOr<std::optional<WarcLocation>> ArchiveBorrowing(
+      FetchResult* result, std::string payload_sha1 = "",
+      std::optional<WarcRefersTo> refers_to = std::nullopt);
 
   WarcStats Stats() const { return writer_->Stats(); }
 
@@ -79,6 +83,15 @@ class WarcSink {
   std::unique_ptr<WarcWriter> writer_;
   std::atomic<bool> failed_{false};  // the first error is logged, later ones not
 };
+
+// What a recrawl's fetch of `url` refers to in the previous crawl's archive:
+// its record of the same URL, dated by the previous fetched_at (the WARC-Date
+// this crawler wrote for it, to the millisecond), for a 304 (profile
+// server-not-modified, the previous digest) or an unchanged 200
+// (identical-payload-digest). nullopt for any other verdict.
+std::optional<WarcRefersTo> RevisitOfPrevious(const std::string& url,
+                                              const std::optional<PreviousFetch>& previous,
+                                              Revisit verdict);
 
 // Copies `at` (if any) into the record's warc_file and warc_offset.
 void NoteWarcLocation(const std::optional<WarcLocation>& at, PageRecord* record);

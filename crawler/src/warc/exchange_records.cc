@@ -76,14 +76,14 @@ void AppendResponse(const WarcExchange& exchange, const ExchangeIds& ids,
 void AppendRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
                    absl::string_view http_headers, absl::string_view payload_digest,
                    absl::string_view original_uri, absl::string_view original_date,
-                   std::string* out) {
+                   std::string* out, absl::string_view profile) {
   const std::string block_digest = WarcSha1({http_headers});
   WarcFields fields = CommonFields("revisit", ids.response_id, exchange, ids);
-  fields.push_back({"WARC-Profile", kRevisitProfile});
+  fields.push_back({"WARC-Profile", profile});
   fields.push_back({"WARC-Refers-To-Target-URI", original_uri});
   fields.push_back({"WARC-Refers-To-Date", original_date});
   fields.push_back({"WARC-Block-Digest", block_digest});
-  fields.push_back({"WARC-Payload-Digest", payload_digest});
+  if (!payload_digest.empty()) fields.push_back({"WARC-Payload-Digest", payload_digest});
   fields.push_back({"Content-Type", "application/http;msgtype=response"});
   AppendRecord(fields, http_headers, "", out);
 }

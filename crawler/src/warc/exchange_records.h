@@ -13,6 +13,8 @@ namespace crawler::warc_internal {
 
 inline constexpr absl::string_view kRevisitProfile =
     "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+inline constexpr absl::string_view kNotModifiedProfile =
+    "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
 
 std::string BuildWarcinfo(const WarcOptions& options, absl::string_view filename,
                           absl::string_view date);
@@ -33,12 +35,14 @@ void AppendResponse(const WarcExchange& exchange, const ExchangeIds& ids,
                     absl::string_view http_headers, absl::string_view payload_digest,
                     std::string* out);
 
-// A response whose payload equals the one archived at `original_uri` on
-// `original_date`: the HTTP headers only.
+// A response that stands for the one archived at `original_uri` on
+// `original_date` (its payload is equal: `profile` kRevisitProfile; or the
+// server said 304: kNotModifiedProfile): the HTTP headers only. An empty
+// `payload_digest` is left out.
 void AppendRevisit(const WarcExchange& exchange, const ExchangeIds& ids,
                    absl::string_view http_headers, absl::string_view payload_digest,
                    absl::string_view original_uri, absl::string_view original_date,
-                   std::string* out);
+                   std::string* out, absl::string_view profile = kRevisitProfile);
 
 }  // namespace crawler::warc_internal
 

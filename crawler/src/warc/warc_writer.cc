@@ -145,11 +145,19 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange)
   } else {
     payload = warc_internal::Sha1Of({exchange.body});
   }
-  const std::string payload_digest = warc_internal::WarcDigestText(payload);
   const warc_internal::ExchangeIds ids = {warc_internal::FormatWarcDate(exchange.date),
                                           warc_internal::NewRecordId(),
                                           warc_internal::NewRecordId()};
-  const auto original = FindOriginal(exchange, payload);
+  // A recrawl's revisit names the previous crawl's record itself; it is not
+  // an original for the table (it holds no payload).
+  const bool not_modified = exchange.refers_to.has_value() &&
+                            exchange.refers_to->profile == WarcRevisitProfile::kServerNotModified;
+  const std::string payload_digest =
+      not_modified ? exchange.refers_to->payload_digest : warc_internal::WarcDigestText(payload);
+  const auto original = exchange.refers_to.has_value()
+                            ? std::optional<warc_internal::RevisitTable::Original>(
+                                  {exchange.refers_to->target_uri, exchange.refers_to->date})
+                            : FindOriginal(exchange, payload);
   // Per thread and reused: the records' text and their gzip members (the
   // disk queue copies the members: DiskWriter).
   thread_local std::string request, response, members;
@@ -158,8 +166,10 @@ absl::StatusOr<WarcLocation> WarcWriterImpl::Write(const WarcExchange& exchange)
   members.clear();
   warc_internal::AppendRequest(exchange, ids, &request);
   if (original) {
-    warc_internal::AppendRevisit(exchange, ids, http_headers, payload_digest, original->target_uri,
-                                 warc_internal::FormatWarcDate(original->date), &response);
+    warc_internal::AppendRevisit(
+        exchange, ids, http_headers, payload_digest, original->target_uri,
+        warc_internal::FormatWarcDate(original->date), &response,
+        not_modified ? warc_internal::kNotModifiedProfile : warc_internal::kRevisitProfile);
   } else {
     warc_internal::AppendResponse(exchange, ids, http_headers, payload_digest, &response);
   }

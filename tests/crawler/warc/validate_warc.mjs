@@ -7,13 +7,17 @@
 // warcinfo record; record IDs are unique; every WARC-Block-Digest and
 // WARC-Payload-Digest (sha1, base32) matches the bytes warcio hands back;
 // each request's WARC-Concurrent-To names a response or revisit; each revisit
-// refers to an archived response with the same payload digest, URI and date;
+// refers to an archived response with the same payload digest, URI and date
+// (directly or through revisits of earlier recrawls);
 // records tile the file exactly (a torn last member is an error).
 // With --expect ({"pages": {URI: {"sha1": "sha1:...", "truncated": bool}},
 // "locations": [{"file", "offset", "uri"}]}): every expected page is present
 // exactly once, its payload is the body the server sent (by sha1), the
-// truncation flag matches, and every location points at that page's record.
-// Prints one JSON summary line; exits 1 on any failure, 2 on bad usage.
+// truncation flag matches, and every location points at that page's record
+// (with "profile": a revisit of that profile, of the same URI, whose original
+// is found; with "original_file" too, found in that file).
+// Prints one JSON summary line (record counts, revisits by the last word of
+// their WARC-Profile, the errors); exits 1 on any failure, 2 on bad usage.
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
@@ -63,6 +67,7 @@ async function readRaw(file, records) {
       truncated: record.warcHeader("WARC-Truncated"),
       payloadDigest: record.warcPayloadDigest,
       refersToUri: record.warcRefersToTargetURI, refersToDate: record.warcRefersToDate,
+      profile: record.warcHeader("WARC-Profile"),
     };
     const where = `${basename(file)}@${info.offset} (${info.type} ${info.uri || ""})`;
     if (index === 0 && info.type !== "warcinfo") fail(`${where}: file does not start with warcinfo`);
@@ -122,8 +127,7 @@ function checkLinks(records) {
       }
     }
     if (r.type === "revisit") {
-      const original = records.find((o) => o.type === "response" && o.uri === r.refersToUri &&
-                                           o.date === r.refersToDate);
+      const original = originalOf(r, records);
       if (!original || original.payloadDigest !== r.payloadDigest) {
         fail(`revisit ${r.id} for ${r.uri}: no original ${r.refersToUri} at ${r.refersToDate}`);
       }
@@ -131,10 +135,22 @@ function checkLinks(records) {
   }
 }
 
+// The response a revisit stands for: the record it refers to (by URI and
+// date), followed through revisits (a recrawl's revisit may refer to the
+// previous recrawl's), each with the same payload digest.
+function originalOf(r, records) {
+  for (let hops = 0; r && r.type === "revisit" && hops < 100; ++hops) {
+    const digest = r.payloadDigest;
+    r = records.find((o) => (o.type === "response" || o.type === "revisit") &&
+                            o.uri === r.refersToUri && o.date === r.refersToDate &&
+                            o.payloadDigest === digest);
+  }
+  return r && r.type === "response" ? r : undefined;
+}
+
 function payloadDigestOf(r, records) {
   if (r.type === "response") return r.payloadDigest;
-  const original = records.find((o) => o.type === "response" && o.uri === r.refersToUri &&
-                                       o.date === r.refersToDate);
+  const original = originalOf(r, records);
   return original ? original.payloadDigest : undefined;
 }
 
@@ -151,6 +167,12 @@ function checkExpectations(expect, records) {
     const r = records.find((o) => o.file === at.file && o.offset === at.offset);
     if (!r || r.uri !== at.uri || (r.type !== "response" && r.type !== "revisit")) {
       fail(`location ${basename(at.file)}@${at.offset} does not hold ${at.uri}`);
+    } else if (at.profile !== undefined &&
+               (r.type !== "revisit" || !r.profile.endsWith(`/${at.profile}`) ||
+                r.refersToUri !== at.uri || !originalOf(r, records) ||
+                (at.original_file !== undefined && originalOf(r, records).file !== at.original_file))) {
+      fail(`location ${basename(at.file)}@${at.offset}: not a ${at.profile} revisit of ${at.uri}` +
+           (at.original_file !== undefined ? ` in ${basename(at.original_file)}` : ""));
     }
   }
 }
@@ -183,6 +205,8 @@ async function main(argv) {
   console.log(JSON.stringify({
     files: files.length, records: records.length, warcinfo: count("warcinfo"),
     requests: count("request"), responses: count("response"), revisits: count("revisit"),
+    profiles: Object.fromEntries([...new Set(records.map((r) => r.profile).filter(Boolean))]
+                                   .map((p) => [p.split("/").pop(), records.filter((r) => r.profile === p).length])),
     errors,
   }));
   return errors.length === 0 ? 0 : 1;

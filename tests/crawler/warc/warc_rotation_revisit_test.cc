@@ -1,5 +1,6 @@
 // Rotation at max_file_size and revisit records for repeated payloads (WARC
 // 1.1 section 6.7.2, profile identical-payload-digest).
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -102,6 +103,46 @@ TEST(WarcRevisit, RepeatedPayloadBecomesARevisitReferringToTheFirst) {
   EXPECT_EQ(revisit.HttpPayload(), "");  // headers only
   EXPECT_EQ(revisit.Field("WARC-Block-Digest"), crawler_test::TestSha1Base32(revisit.block));
   EXPECT_EQ((*records)[4].Field("WARC-Concurrent-To"), revisit.Field("WARC-Record-ID"));
+}
+
+// Issue 32: a recrawl names the previous crawl's record itself (WARC 1.1
+// section 6.7.3 for the 304: profile server-not-modified).
+TEST(WarcRevisit, ARecrawlsRevisitNamesThePreviousCrawlsRecordWithItsProfile) {
+  WarcOptions options = crawler_test::OptionsWithPrefix(crawler_test::MakeTempDir("prev") + "/v");
+  auto writer = WarcWriter::Create(options);
+  ASSERT_TRUE(writer.ok());
+  const auto then = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000123));
+  WarcExchange not_modified = NumberedExchange(3, 0);
+  not_modified.response_headers = "HTTP/1.1 304 Not Modified\r\nETag: \"3-0\"\r\n\r\n";
+  not_modified.refers_to = WarcRefersTo{WarcRevisitProfile::kServerNotModified,
+                                        not_modified.target_uri, then, "sha1:PREVIOUS"};
+  WarcExchange unchanged = NumberedExchange(4, 500);
+  unchanged.refers_to = WarcRefersTo{WarcRevisitProfile::kIdenticalPayloadDigest,
+                                     unchanged.target_uri, then, "sha1:IGNORED"};
+  ASSERT_TRUE((*writer)->Write(not_modified).ok());
+  ASSERT_TRUE((*writer)->Write(unchanged).ok());
+  ASSERT_TRUE((*writer)->Write(NumberedExchange(4, 500)).ok());  // not an original: a response
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ((*writer)->Stats().revisits, 2u);
+  auto records = ReadWarcFile(options.prefix + "-00000.warc.gz");
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 7u);
+  const ParsedRecord& r304 = (*records)[1];
+  EXPECT_EQ(r304.Field("WARC-Type"), "revisit");
+  EXPECT_EQ(r304.Field("WARC-Profile"),
+            "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+  EXPECT_EQ(r304.Field("WARC-Refers-To-Target-URI"), not_modified.target_uri);
+  EXPECT_EQ(r304.Field("WARC-Refers-To-Date"), "2023-11-14T22:13:20.123000Z");
+  EXPECT_EQ(r304.Field("WARC-Payload-Digest"), "sha1:PREVIOUS");  // the payload still held
+  const ParsedRecord& same = (*records)[3];
+  EXPECT_EQ(same.Field("WARC-Type"), "revisit");
+  EXPECT_EQ(same.Field("WARC-Profile"),
+            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
+  EXPECT_EQ(same.Field("WARC-Refers-To-Date"), "2023-11-14T22:13:20.123000Z");
+  EXPECT_EQ(same.Field("WARC-Payload-Digest"),
+            DigestText(PayloadSha1(NumberedExchange(4, 500).body)));  // its own body's
+  EXPECT_EQ(same.HttpPayload(), "");
+  EXPECT_EQ((*records)[5].Field("WARC-Type"), "response");
 }
 
 TEST(WarcRevisit, EmptyAndTruncatedPayloadsAreNeverRevisits) {
