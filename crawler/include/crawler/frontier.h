@@ -189,7 +189,7 @@ class Frontier {
 
   // What NextReadyTime waits for, in words: "the Retry-After of a 503 (2s)
   // of http://h:8080", "the delay between requests to http://h:8080 (1s)";
-  // "" when nothing is scheduled (issue 33: an idle crawl names its timer).
+  // "" when nothing is scheduled. An idle crawl names its timer with this.
   std::string NextReadyReason(absl::Time now);
 
   // The fetch of `url` ended (frees its authority's connection slot). Not for

@@ -18,7 +18,7 @@ std::string FormatMeasuredLoss(const std::optional<MeasuredLoss>& m) {
 
 std::string FormatProgress(const CrawlProgress& p, size_t width) {
   // The rate of this run: a resumed crawl's restored pages were not fetched
-  // in elapsed_s (issue 33, item 10: 89.6/s shown where ~47/s was true).
+  // in elapsed_s (counting them showed 89.6/s where ~47/s was true).
   const int64_t this_run = p.pages_this_run >= 0 ? p.pages_this_run : p.pages;
   const double rate = p.elapsed_s > 0 ? static_cast<double>(this_run) / p.elapsed_s : 0.0;
   const std::string seen = p.seen_estimate && std::isfinite(*p.seen_estimate)

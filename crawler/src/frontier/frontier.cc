@@ -159,7 +159,7 @@ void Frontier::RefillLocked(absl::Time now) {
     DecodePayloadLocked(popped->payload, &url);
     if (url.previous.has_value() &&
         url.previous->fetched_at + absl::Seconds(url.previous->revisit_s) > now) {
-      url.carried = true;  // not due: recorded, not fetched (issue 32)
+      url.carried = true;  // not due: recorded, not fetched
       carried_.push_back(std::move(url));
       continue;
     }
