@@ -33,8 +33,8 @@
 
 namespace crawler {
 
-// How a recrawl's record compares with the previous crawl (--recrawl, issue
-// 32). In JSON, one `<name>: true` (not_modified, unchanged, changed, gone,
+// How a recrawl's record compares with the previous crawl (--recrawl). In
+// JSON, one `<name>: true` (not_modified, unchanged, changed, gone,
 // carried); kNone and kNew write nothing.
 enum class Revisit {
   kNone,         // not a recrawl's page, or one with no verdict (an error, a redirect)

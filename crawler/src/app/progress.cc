@@ -24,8 +24,8 @@ std::string FormatProgress(const CrawlProgress& p, size_t width) {
   const std::string seen = p.seen_estimate && std::isfinite(*p.seen_estimate)
                                ? absl::StrFormat("~%.0f", *p.seen_estimate)
                                : std::string("? (filter saturated)");
-  // Most telling first: in a narrow terminal the tail is what goes (issue
-  // 33, item 9); a log line (width 0) has every field.
+  // Most telling first: in a narrow terminal the tail is what goes; a log
+  // line (width 0) has every field.
   std::vector<std::string> fields = {
       absl::StrFormat("%d pages  %.1f/s  queued %d  in flight %d  errors %d", p.pages, rate,
                       p.queued, p.in_flight, p.errors)};

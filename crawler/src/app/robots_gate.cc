@@ -218,7 +218,7 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
                    UnreachableReason(result, failures));
     } else {
       // The first failures too, and when the next try is: the URLs wait
-      // meanwhile, and a silent minute looks like a hung crawl (item 3).
+      // meanwhile, and a silent minute looks like a hung crawl.
       const std::optional<RobotsClock::TimePoint> retry_at = cache_->RetryAt(pending.authority);
       const absl::Time at = retry_at.has_value() ? ToAbslTime(*retry_at, absl::Now()) : absl::Now();
       spdlog::warn("robots.txt of {}: {} (try {} of {}); its URLs wait, next try in {} (at {})",
