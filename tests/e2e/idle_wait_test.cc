@@ -1,4 +1,4 @@
-// Issue 33, item 1: crawls that sat idle and said nothing. While URLs are
+// Crawls that sat idle and said nothing. While URLs are
 // queued and nothing is in flight, the crawler waits for a timer it can name
 // (docs/politeness.md, "Waiting"), logs it when the wait is long enough to
 // notice, and wakes when it comes. Every crawl here is bounded in time: the
