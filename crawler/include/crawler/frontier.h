@@ -204,13 +204,13 @@ class Frontier {
   // it is no longer counted as handed out and comes out of Next again when
   // its host is ready. Its slot must have been released first (the robots
   // gate fetched robots.txt in that slot instead of the page).
-  void Requeue(const CrawlUrl& url, absl::Time now);
+  void Requeue(const CrawlUrl& url);
 
   // Queues a sitemap fetch (url.url, url.depth = its index level) behind its
   // host's URLs, so it waits for the host's connection slot and --delay like
   // a page. Next hands it out with `sitemap` set, without counting it as a
   // page; the caller fetches it and Releases it (a dropped one: neither).
-  void QueueSitemap(CrawlUrl url, absl::Time now);
+  void QueueSitemap(CrawlUrl url);
 
   // True when no more URLs will come: the page limit is reached, or the Sieve
   // and the host queues are empty; in both cases with nothing unfinished.

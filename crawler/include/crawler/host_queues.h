@@ -8,7 +8,7 @@
 //
 //   crawler::FixedDelayPolicy policy(/*connections=*/2, absl::Seconds(1));
 //   crawler::HostQueues queues(&policy);
-//   queues.Add(std::move(url), absl::Now());
+//   queues.Add(std::move(url));
 //   if (auto next = queues.TakeReady(absl::Now())) { Fetch(*next); }
 //   ... queues.Release(next->authority, outcome, absl::Now());
 //   absl::Time wake = queues.NextReadyTime();   // when to look again
@@ -163,7 +163,7 @@ class HostQueues {
   // Queues `url` behind the others of its authority of the same or a higher
   // priority, ahead of those of a lower one (url.authority; filled in with
   // AuthorityOf when empty). All at one priority: a FIFO.
-  void Add(CrawlUrl url, absl::Time now);
+  void Add(CrawlUrl url);
 
   // The next URL whose authority is ready at `now` and has a free slot, or
   // nullopt. The returned URL holds one of its authority's slots until Release.

@@ -114,7 +114,7 @@ class Crawler::Impl {
   MetricsSnapshot MetricsNow() const;
   void OnFetched(FetchResult&& result);
   void OnParsed(ParseJob&& job);
-  bool SubmitReady();
+  void SubmitReady();
   // What stops SubmitReady now (kNothing: it may submit); `stop_` aside.
   enum class Waiting { kNothing, kSlot, kParser, kUrl };
   Waiting Blocker() const;
@@ -509,8 +509,7 @@ void Crawler::Impl::Wake() {
   cv_.notify_all();
 }
 
-bool Crawler::Impl::SubmitReady() {
-  bool submitted = false;
+void Crawler::Impl::SubmitReady() {
   bool asked_again = false;  // Next answered nothing after kUrl was published
   // waiting_for_ may be stale while the loop runs: that only costs a spare
   // wake-up. What matters is the value published before the scheduler sleeps.
@@ -522,7 +521,7 @@ bool Crawler::Impl::SubmitReady() {
     // A retry whose back-off is over goes back to its host queue, so it waits
     // for a free per-host slot and the host's delay like any other URL.
     while (std::optional<CrawlUrl> retry = retries_->TakeDue(absl::Now())) {
-      frontier_->Requeue(*retry, absl::Now());
+      frontier_->Requeue(*retry);
     }
     // One clock reading for the Frontier's delay check and the host's start
     // (HostStats): summary.json's min_delay_ms is then the gap it checked.
@@ -568,9 +567,7 @@ bool Crawler::Impl::SubmitReady() {
       fetching_.fetch_sub(1);
       break;
     }
-    submitted = true;
   }
-  return submitted;
 }
 
 void Crawler::Impl::WaitForEvent() {

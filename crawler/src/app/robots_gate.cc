@@ -241,8 +241,8 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
   // its host queue again, as do the URLs that waited for the outcome (their
   // slots went back when they were parked).
   frontier_->Release(pending.for_url, OutcomeOf(result), absl::Now());
-  frontier_->Requeue(pending.for_url, absl::Now());
-  for (const CrawlUrl& url : released) frontier_->Requeue(url, absl::Now());
+  frontier_->Requeue(pending.for_url);
+  for (const CrawlUrl& url : released) frontier_->Requeue(url);
   if (options_.sitemaps && !unreachable) QueueSitemaps(pending.authority);
 }
 
@@ -261,7 +261,7 @@ void RobotsGate::QueueSitemapList(const std::vector<std::string>& sitemaps) {
     }
     CrawlUrl url;
     url.url = sitemap;
-    frontier_->QueueSitemap(std::move(url), absl::Now());
+    frontier_->QueueSitemap(std::move(url));
   }
   Wake();
 }
@@ -310,7 +310,7 @@ void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) 
     CrawlUrl url;
     url.url = child;
     url.depth = pending.depth + 1;
-    frontier_->QueueSitemap(std::move(url), absl::Now());
+    frontier_->QueueSitemap(std::move(url));
   }
 }
 
