@@ -123,7 +123,7 @@ void WarnIfPrefetchesMissing(const RowResult* hashed, const RowResult* dram_pf,
       "the filter's prefetches? (objdump -d on bloom's filter_batch.cc.o | grep prefetch)\n");
 }
 
-// The targets at one thread, from the rows measured.
+// Our targets at one thread, from the rows measured.
 void PrintTargets(const std::vector<RowResult>& rows) {
   const RowResult* dram = Find(rows, "dram");
   const RowResult* dram_pf = Find(rows, "dram-pf");

@@ -212,7 +212,7 @@ def site_table(site, conc, mine, harness, since, ceilings, work, results):
     crawl = stats["crawl"][0] if "crawl" in stats else None
     rate = {p: med(s["rate"]) for p, (s, _) in stats.items()}
     c = rate.get("crawl")
-    lines = ["", "Ratios of crawl's median pages/s (targets from issue #4):", ""]
+    lines = ["", "Ratios of crawl's median pages/s (and their targets):", ""]
     lines.append("- crawl / Gumbo one-core ceiling: %s wall-clock (target >= 1.6x); "
                  "per CPU-second: %s (>= 0.8x makes 1.6x reachable on two free cores)" % (
                      ratio(c, med(wall)), ratio(med(crawl["per_cpu"]) if crawl else None,

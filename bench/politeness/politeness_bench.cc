@@ -5,7 +5,7 @@
 //   100 hosts x 4 connections / 0.05 s = 8000 pages/s.
 // On a small machine the CPU (parsing, the servers themselves) caps the rate
 // lower; the same crawl with latency 0 measures that CPU-bound rate. The
-// target (issue #5) is >= 0.7 of min(bound, CPU-bound rate).
+// target is >= 0.7 of min(bound, CPU-bound rate).
 //
 //   politeness-bench [--hosts 100] [--pages 100] [--latency-ms 50]
 //                    [--per-host 4] [--connections 400]

@@ -4,7 +4,7 @@
 // Expectation: a typical relative link ("../img/a.png", "?page=2") touches
 // each input byte a few times (scan, percent-encode table lookup, dot-segment
 // check) and allocates once for the result, so it should cost on the order
-// of 100-300 ns on a current x86 core; the issue asks for well under 1 us.
+// of 100-300 ns on a current x86 core; the target is well under 1 us.
 // A link whose host is non-ASCII goes through ICU's UTS #46 and costs about
 // a microsecond; those are rare.
 #include <time.h>

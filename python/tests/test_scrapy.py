@@ -1,5 +1,5 @@
 """Scrapy on the Sieve (crawl_sieve.scrapy_sieve): real crawls of the build's
-testsite on loopback, each a Scrapy process of its own. Issue 18's tests:
+testsite on loopback, each a Scrapy process of its own. The tests:
 every page fetched exactly once (the site's own request counts); a run
 stopped half-way and resumed from JOBDIR fetches every page, none twice
 beyond what was in flight at the stop."""

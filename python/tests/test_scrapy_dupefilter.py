@@ -1,4 +1,4 @@
-"""SieveDupeFilter as Scrapy 2.8's RFPDupeFilter behaves (issue 31), no
+"""SieveDupeFilter as Scrapy 2.8's RFPDupeFilter behaves, no
 network: made through from_crawler -> from_settings (a subclass overriding
 either is honoured), DUPEFILTER_DEBUG, the request fingerprinter the
 settings name, JOBDIR persistence (in JOBDIR/sieve-dupefilter, not

@@ -1,4 +1,4 @@
-"""SieveScheduler against Scrapy's scheduler (issue 31), no network.
+"""SieveScheduler against Scrapy's scheduler, no network.
 
 The source of truth is Scrapy 2.8's own Scheduler with its default
 SCHEDULER_PRIORITY_QUEUE, run side by side on the same requests: the Sieve's

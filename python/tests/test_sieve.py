@@ -1,4 +1,4 @@
-"""The Python API's contract (issue 18): exactly-once under threads, FIFO order,
+"""The Python API's contract: exactly-once under threads, FIFO order,
 save/open, errors as exceptions with the message, the Pythonic protocols."""
 import inspect
 import shutil

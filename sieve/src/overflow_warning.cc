@@ -15,7 +15,7 @@ std::string Count(double n) {
 }
 
 // Human sizes: "512 bytes", "62.5 KiB", "2.29 MiB", "1.25 GiB" (a tiny
-// filter read "6.1e-05 MiB"; issue 33, item 8).
+// filter read "6.1e-05 MiB" when every size was in MiB).
 std::string Mib(uint64_t bytes) {
   const double b = static_cast<double>(bytes);
   if (bytes < 1024) return absl::StrFormat("%d bytes", bytes);

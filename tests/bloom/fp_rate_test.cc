@@ -1,5 +1,5 @@
 // The measured false-positive rate at n keys, over 1e6 keys never inserted,
-// is at most 1.15 p and at least p / 3 (issue #2), for both layouts, and
+// is at most 1.15 p and at least p / 3, for both layouts, and
 // agrees with the layout's formula (params.h).
 #include <algorithm>
 #include <cmath>

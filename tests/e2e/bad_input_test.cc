@@ -1,4 +1,4 @@
-// End to end through the `crawl` binary: bad input (issue #6, "Bad input").
+// End to end through the `crawl` binary: bad input.
 // Each bad seeds file, config file or flag value exits 2 with a message that
 // names the input, and leaves nothing that looks like a result (no
 // pages.jsonl, no summary.json). Complements tests/e2e/cli_test.cc (a missing
@@ -130,7 +130,7 @@ TEST_F(BadInput, AMillionSeedLinesWork) {
 #endif
 }
 
-// Issue 21, item 10: `--seeds /dev/zero` and `--config /dev/zero` read
+// `--seeds /dev/zero` and `--config /dev/zero` read
 // without limit (1.5 GB); input files are capped, with a message naming them.
 TEST_F(BadInput, Issue21SeedsAndConfigFilesAreCapped) {
   ExpectRefused(Run({"--seeds", "/dev/zero"}), "/dev/zero: more than 256 MiB");
@@ -138,7 +138,7 @@ TEST_F(BadInput, Issue21SeedsAndConfigFilesAreCapped) {
   ExpectRefused(Run({"--seeds", seeds, "--config", "/dev/zero"}), "/dev/zero: more than 1 MiB");
 }
 
-// Issue 21, item 10: a filter that cannot be built is a usage error (exit 2,
+// A filter that cannot be built is a usage error (exit 2,
 // was 1) naming the flags; a rate below what any filter reaches says so
 // (the Bloom library's message spoke of a size under its maximum).
 TEST_F(BadInput, Issue21ImpossibleFilterSizesExitTwo) {

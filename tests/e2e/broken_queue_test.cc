@@ -1,4 +1,4 @@
-// Issue 16: a crawl whose URL queue breaks (Sieve::Health: its spill
+// A crawl whose URL queue breaks (Sieve::Health: its spill
 // directory cannot be written, or a spilled segment cannot be read back)
 // stops rather than degrading: Run fails with a message naming the queue and
 // the spill directory, summary.json says "error", every fetched page is in

@@ -1,4 +1,4 @@
-// The command-line habits a wget user brings (issue 19): URLs as arguments,
+// The command-line habits a wget user brings: URLs as arguments,
 // seeds on stdin, short options, a clear refusal of --out -, and the
 // --metrics address checked before anything starts.
 #include <cstdlib>

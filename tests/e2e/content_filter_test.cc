@@ -1,4 +1,4 @@
-// Issue #19, what the crawl skips and where it starts, end to end on loopback:
+// What the crawl skips and where it starts, end to end on loopback:
 // --reject-type / --accept-type abort a response after its headers (the
 // server sees the request, pages.jsonl records "type_rejected" with no
 // bytes), --reject-ext links are never requested, --sitemap starts from a

@@ -1,4 +1,4 @@
-// Issue 33, item 2: session-id traps whose ids sit in the path or under
+// Session-id traps whose ids sit in the path or under
 // parameter names no rule knows ran until the 250 000-page host budget
 // (253 996 pages in a minute at --delay 0). They end by what the pages are:
 // the duplicate-content defence (--trap-duplicate-content, 100 by default)

@@ -1,4 +1,4 @@
-// Issue 17, end to end through the real `crawl` program: an under-sized
+// End to end through the real `crawl` program: an under-sized
 // --expected never loses a crawl quietly. The default (grow) fetches every
 // page; --overflow warn loses pages, says how many (within 25% of the truth),
 // exits 4, and summary.json holds no negative or non-finite number. A dead
@@ -65,7 +65,7 @@ TEST(FilterHonesty, DefaultGrowFetchesEveryPageOfASiteFiftyTimesTheExpectedCount
   EXPECT_EQ(crawl.pages.size(), 5000u);
   EXPECT_EQ(crawl.summary["filter_saturated"], false);
   EXPECT_TRUE(crawl.summary["seen_estimate"].is_number());
-  // In flags and human sizes (issue 33, item 8), not the library's C++ names.
+  // In flags and human sizes, not the library's C++ names.
   EXPECT_NE(crawl.run.err.find("--overflow grow added stages: the filter now takes 2.75 KiB"),
             std::string::npos)
       << crawl.run.err;

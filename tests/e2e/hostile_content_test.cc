@@ -1,5 +1,5 @@
-// End to end through the `crawl` binary: servers that send hostile content
-// (issue #6, "Hostile servers"): a body that claims 10 GB, a gzip bomb, a
+// End to end through the `crawl` binary: servers that send hostile content:
+// a body that claims 10 GB, a gzip bomb, a
 // missing or wrong content type, invalid UTF-8 and an unknown charset, HTML
 // nested 100 000 deep, a page of 1 000 000 links, an infinite calendar and
 // links to non-http schemes. For each: exit 0, the page recorded (with a clear
@@ -125,7 +125,7 @@ TEST(HostileContent, APageWithAMillionLinksIsParsedInBoundedMemory) {
   EXPECT_LT(crawl.PeakRssMb(), kRssBoundMb);
 }
 
-// Issue 21, item 8: the received prefix of a cut page is parsed (up to the
+// The received prefix of a cut page is parsed (up to the
 // 4 MiB parse cap), the record says so, and memory stays bounded.
 TEST(HostileContent, AMillionLinksOverMaxBodyIsCutAndItsPrefixParsed) {
   auto site = e2e::StartSmallSite({.million_links = true, .million_links_count = 1000000});
@@ -187,7 +187,7 @@ TEST(HostileContent, EverLongerUrlsAreStoppedByMaxUrlLength) {
   EXPECT_GE(crawl.summary["too_long"].get<int>() + crawl.summary["rejected"].get<int>(), 1);
 }
 
-// Issue 21, item 5: with the default flags the repeated-segment defence ends
+// With the default flags the repeated-segment defence ends
 // the same trap at its third "x/" ("/grow/x/x/x/" is not followed).
 TEST(HostileContent, EverLongerUrlsAreStoppedByTheRepeatedSegmentDefence) {
   auto site = e2e::StartSmallSite({.growing_urls = true});

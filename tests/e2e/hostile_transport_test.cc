@@ -1,5 +1,5 @@
 // End to end through the `crawl` binary: servers that misbehave at the
-// transport level (issue #6, "Hostile servers"): resets mid-headers and
+// transport level: resets mid-headers and
 // mid-body, a drip of one byte a second, 5xx and resets that heal after two
 // tries (--retries, exponential back-off), redirect loops and chains longer
 // than --max-redirects, and --block-private. For each: exit 0, the URL
@@ -51,7 +51,7 @@ int ClosedPort() {
   return ntohs(address.sin_port);
 }
 
-// Issue 33, item 1a: nothing ever answered there, so the refusal drops the
+// Nothing ever answered there, so the refusal drops the
 // host at once (as the robots gate gives its robots.txt up): recorded with
 // its error after one attempt, not retried into a cool-down.
 TEST(HostileTransport, ConnectionRefusedByAHostThatNeverAnsweredIsRecordedAtOnce) {

@@ -1,4 +1,4 @@
-// Issue 33, item 1: crawls that sat idle and said nothing. While URLs are
+// Crawls that sat idle and said nothing. While URLs are
 // queued and nothing is in flight, the crawler waits for a timer it can name
 // (docs/politeness.md, "Waiting"), logs it when the wait is long enough to
 // notice, and wakes when it comes. Every crawl here is bounded in time: the
@@ -120,7 +120,7 @@ TEST(IdleWait, Issue33Item1b503WithRetryAfterIsAPauseNamedInTheLog) {
   EXPECT_EQ(crawl.run.err.find("stalled"), std::string::npos) << crawl.run.err;
 }
 
-// The invariant over the cases the issue lists: 503 and 429, with and
+// The invariant over the cases that left a crawl idle: 503 and 429, with and
 // without Retry-After, --per-host 1 and 2, robots on and off, one host and
 // two. Every page ends 200 within the time limit, nothing stalls.
 using Case = std::tuple<int, bool, int, bool, int>;  // status, Retry-After, per-host, robots, hosts

@@ -1,4 +1,4 @@
-// Politeness end to end (issue #5): ten loopback hosts (distinct ports are
+// Politeness end to end: ten loopback hosts (distinct ports are
 // distinct authorities) crawled with --delay 200ms --per-host 1, checked
 // against the servers' own request logs; Retry-After honored; a failing host
 // backed off and dropped with records while the other hosts finish.
@@ -139,7 +139,7 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
   EXPECT_LT(ten_hosts_s, 0.3 * one_host_s) << ten_hosts_s << " s vs " << one_host_s << " s";
 }
 
-// Issue #19: robots.txt's Crawl-delay holds from a host's second page on.
+// robots.txt's Crawl-delay holds from a host's second page on.
 // The policy used to ask for it only on every 16th start, so the URLs parked
 // while robots.txt was fetched all left at once (a 9-page site never saw it).
 // robots.txt is the host's first request; the first page keeps the delay
@@ -233,7 +233,7 @@ TEST(Politeness, Issue5FailingHostsAreDroppedOthersFinish) {
   crawler::CrawlOptions options = PoliteOptions("politeness-drop");
   options.delay_s = 0;
   // Back-off base 10 ms: 10, 20, 40, 80 ms, then cool-downs of 0.6, 1.2 and
-  // 2.4 s (60 back-offs, doubling; issue 21), one probe after each.
+  // 2.4 s (60 back-offs, doubling), one probe after each.
   options.retry_backoff_s = 0.01;
   auto summary = e2e::Crawl(options, seeds);
   ASSERT_TRUE(summary.ok()) << summary.status();
@@ -252,7 +252,7 @@ TEST(Politeness, Issue5FailingHostsAreDroppedOthersFinish) {
   }
   EXPECT_EQ(fetched[broken->BaseUrl()], kRequests);
   EXPECT_EQ(dropped[broken->BaseUrl()], kUrlsPerBadHost - kRequests);
-  // Issue 33, item 1a: a host that never answered and refuses connections is
+  // A host that never answered and refuses connections is
   // dropped at its first refusal (--per-host 1: one request), not cooled down.
   EXPECT_EQ(fetched[gone->BaseUrl()], 1);
   EXPECT_EQ(dropped[gone->BaseUrl()], kUrlsPerBadHost - 1);

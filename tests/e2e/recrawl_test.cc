@@ -1,4 +1,4 @@
-// --recrawl end to end (issue 32): the real `crawl` binary crawls the test
+// --recrawl end to end: the real `crawl` binary crawls the test
 // site, the site moves to its next epoch (testsite/change_set.h: pages
 // edited, removed, added), and a recrawl of the first crawl's output must
 // count every kind exactly, send the validators it recorded, skip parsing
@@ -284,7 +284,7 @@ uint64_t BytesOf(const std::vector<std::string>& files) {
   return bytes;
 }
 
-// Issue 32: a recrawl's archive holds only what changed. A 304 (with
+// A recrawl's archive holds only what changed. A 304 (with
 // validators) or an unchanged 200 (without) is a `revisit` record of that
 // profile naming the previous crawl's record of the URL by URI and WARC-Date;
 // warcio reads both archives together and finds every revisit's original.

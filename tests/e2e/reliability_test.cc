@@ -438,8 +438,8 @@ namespace {
 // Item 5: a session-id trap (/session?token=N linking to token N+1, forever)
 // ran 282 889 pages in 60 s. It ends by itself at --trap-query-variants
 // (1000) pages, while the site stays complete. Its pages are all the same,
-// so with the default flags the duplicate-content defence (issue 33, item 2;
-// duplicate_content_test.cc) ends it sooner, at 101: turned off here, so
+// so with the default flags the duplicate-content defence
+// (duplicate_content_test.cc) ends it sooner, at 101: turned off here, so
 // that this pins the query-variant cap.
 TEST(Reliability, Item5SessionIdTrapEndsAtTheQueryVariantCap) {
   auto site = e2e::StartSmallSite({});

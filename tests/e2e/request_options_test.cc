@@ -1,4 +1,4 @@
-// Issue #19, the everyday request controls end to end on loopback: --proxy
+// The everyday request controls end to end on loopback: --proxy
 // and the proxy environment variables (a ForwardProxy sees every request, or
 // none with --no-proxy-env), --header and [[hosts]] headers as the server
 // sees them, and [[hosts]] credentials that reach only their host and appear
@@ -194,7 +194,7 @@ TEST(RequestOptions, Issue19AuthReachesOnlyItsHostAndNoOutput) {
   EXPECT_EQ(output.find(basic), std::string::npos);
 }
 
-// Issue #19: one cookie jar per crawl. /set sets a cookie and links to
+// One cookie jar per crawl. /set sets a cookie and links to
 // /check, which records the Cookie header it gets; --save-cookies writes the
 // jar (Netscape format), --load-cookies reads one, --cookies off sends none.
 class CookieSite {

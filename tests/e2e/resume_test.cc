@@ -265,7 +265,7 @@ TEST(Resume, ConflictingFlagIsAnErrorNamingItAndBothValues) {
   EXPECT_EQ(e2e::ReadSummary(dir + "/out")["pages"], 40);
 }
 
-// Issue 21, item 10: a crawl directory moved elsewhere resumes there (the
+// A crawl directory moved elsewhere resumes there (the
 // stored paths named where it was): pages.jsonl and summary.json are written
 // in the moved directory, and the old place is not recreated.
 TEST(Resume, Issue21AMovedCrawlDirectoryResumes) {
@@ -362,7 +362,7 @@ TEST(Resume, LostStateDirectoryStopsTheCrawlWithItsLastCheckpointWhole) {
   EXPECT_EQ(e2e::ReadSummary(out)["pages"], kMediumPages);
 }
 
-// Issue 19: the cookie jar is part of the checkpoint. A cookie set before a
+// The cookie jar is part of the checkpoint. A cookie set before a
 // SIGKILL is sent back by the resumed crawl, which never refetches the page
 // that set it: the cookie can only have come from the state directory.
 TEST(Resume, Issue19CookiesSetBeforeAKillAreSentBackAfterResume) {

@@ -1,4 +1,4 @@
-// robots.txt in the running crawl (RFC 9309 and issue #5), end to end against
+// robots.txt in the running crawl (RFC 9309 and our politeness rules), end to end against
 // test sites on 127.0.0.1: what the server was asked for is the truth.
 // Sources of truth: "RFC" tests check what RFC 9309 requires (2.3.1 fetch
 // outcomes, 2.5 the 500 KiB limit); the others check our own choices (error

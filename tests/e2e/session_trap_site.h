@@ -1,4 +1,4 @@
-// SessionTrapSite: a loopback site with a session-id trap (issue 33, item 2)
+// SessionTrapSite: a loopback site with a session-id trap
 // beside pages of its own. The trap is one page served under ever new random
 // ids: each copy links to itself twice, each time under a fresh id, so a
 // crawler that goes by URLs never runs out of new ones. Where the id goes:

@@ -1,4 +1,4 @@
-// Stress under faults (issue #6): the real `crawl` binary with 8 fetcher
+// Stress under faults: the real `crawl` binary with 8 fetcher
 // threads (--fetch-threads), 8 parser threads and 16 connections
 // crawls a 2000-page site whose seeded 8% of pages fail their first request
 // (500, 503 + Retry-After, reset, truncated body) or stall mid-body. In the

@@ -157,7 +157,7 @@ TEST_F(WarcCrawl, EveryPageOnceWithTheBodySentAndItsOffsetInPagesJsonl) {
     const bool cut = url == big;
     if (cut) body.resize(kMaxBody);
     expect["pages"][url] = {{"sha1", Sha1Base32(body)}, {"truncated", cut}};
-    // Issue 32: the record's digest is the archive's payload digest, computed
+    // The record's digest is the archive's payload digest, computed
     // once; bodies cut at --max-body and non-2xx answers have none.
     const int status = page["status"];
     if (status >= 200 && status < 300 && !cut) {

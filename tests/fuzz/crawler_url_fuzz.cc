@@ -9,7 +9,7 @@
 //   - normalization never changes what a server receives beyond decoding
 //     unreserved escapes: every stray '%' (not starting an escape) keeps its
 //     shape, bare ("%" + a non-hex or the end) or half ("%A" + a non-hex or
-//     the end); "/%%41" -> "/%A" turned a bare one into a half (issue 21).
+//     the end); "/%%41" -> "/%A" turned a bare one into a half.
 // A broken invariant aborts with both strings on stderr.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The C API (sieve/sieve_c.h), called as a C program would. Our own contract
-// (issue 18): codes plus messages, payloads as bytes, the three pops,
+// The C API (sieve/sieve_c.h), called as a C program would. Our own contract:
+// codes plus messages, payloads as bytes, the three pops,
 // checkpoints, producers, the log callback.
 #include <filesystem>
 #include <string>

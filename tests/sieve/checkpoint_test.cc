@@ -254,7 +254,7 @@ uint64_t NewBytesIn(const std::filesystem::path& dir) {
   return bytes;
 }
 
-// Issue 16: a checkpoint's cost follows the change, not the state. A fresh
+// A checkpoint's cost follows the change, not the state. A fresh
 // filter's first checkpoint is a small delta, not the filter; a later one
 // writes the changed blocks and links the rest; a Sieve reopened from it
 // goes on appending deltas. Both overflow policies.

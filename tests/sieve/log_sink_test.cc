@@ -1,5 +1,5 @@
 // SieveOptions::log_sink (sieve/log.h): every message of the Sieve reaches the
-// embedder's sink, in the library's terms. Our own contract (issue 18).
+// embedder's sink, in the library's terms. Our own contract.
 #include <mutex>
 #include <string>
 #include <utility>

@@ -1,6 +1,6 @@
 // Producer counting (Sieve::AddProducer / ProducerDone / Sieve::Producer):
 // consumers started before their producers wait for URLs, and end once every
-// producer is done and the queue is drained. Our own contract (issue 18).
+// producer is done and the queue is drained. Our own contract.
 #include <atomic>
 #include <chrono>
 #include <set>

@@ -202,7 +202,7 @@ TEST(SieveTest, GrowWarningSaysHowMuchMemoryTheFilterTakesNow) {
   EXPECT_NE(capped.find("as under OverflowPolicy::kWarn"), std::string::npos) << capped;
 }
 
-// Issue 33, item 8: a small filter's memory read "6.1e-05 MiB".
+// A small filter's memory read "6.1e-05 MiB".
 TEST(SieveTest, WarningSizesAreHumanSized) {
   internal::OverflowFigures f;
   f.estimated_count = 210;

@@ -1,4 +1,4 @@
-// The site across epochs (issue 32): the ChangeSet's counts are what the
+// The site across epochs: the ChangeSet's counts are what the
 // server then serves (404s, new bodies, new pages linked from the root), and
 // ETag / Last-Modified / 304 follow RFC 9110's conditional GET rules.
 #include "testsite/change_set.h"

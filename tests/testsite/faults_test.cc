@@ -1,4 +1,4 @@
-// SiteOptions::fault_rate (issue #6): a seeded share of the pages fails its
+// SiteOptions::fault_rate: a seeded share of the pages fails its
 // first request in one of the promised ways and succeeds afterwards; the same
 // seed picks the same pages. Source of truth: the bytes on a plain socket
 // (an RST shows as ECONNRESET, a cut body as EOF before Content-Length).

@@ -1,4 +1,4 @@
-// The hostile-case switches (issue #6): each route answers as its SiteOptions
+// The hostile-case switches: each route answers as its SiteOptions
 // comment promises, the root links to it, and the expected page sets do not
 // change. Source of truth: the served bytes, read with httplib::Client or a
 // plain socket (for what the raw listener sends).

@@ -1,4 +1,4 @@
-// HostileRoutes: the misbehaving resources of the test site (issue #6): resets,
+// HostileRoutes: the misbehaving resources of the test site: resets,
 // drips, flaky 5xx, redirect loops and chains, a 10 GB body, a gzip bomb, bad
 // content types and charsets, deep nesting, a million links and a calendar
 // trap. Each exists only when its SiteOptions flag is on, and the root page

@@ -47,7 +47,7 @@ struct CrawlProgress {
   std::optional<double> seen_estimate = 0.0;
   double filter_fill = 0;
   double filter_fp_rate = 0;
-  // For bench/scale (issue #16): where the crawl's memory and disk go, from
+  // For bench/scale: where the crawl's memory and disk go, from
   // the Sieve's and the Frontier's Stats().
   uint64_t accepted = 0;            // URLs the Sieve took as new, whole crawl
   uint64_t passed_over = 0;         // URLs the Frontier gave back to the Sieve's tail

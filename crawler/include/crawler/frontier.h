@@ -189,7 +189,7 @@ class Frontier {
 
   // What NextReadyTime waits for, in words: "the Retry-After of a 503 (2s)
   // of http://h:8080", "the delay between requests to http://h:8080 (1s)";
-  // "" when nothing is scheduled (issue 33: an idle crawl names its timer).
+  // "" when nothing is scheduled. An idle crawl names its timer with this.
   std::string NextReadyReason(absl::Time now);
 
   // The fetch of `url` ended (frees its authority's connection slot). Not for
@@ -204,13 +204,13 @@ class Frontier {
   // it is no longer counted as handed out and comes out of Next again when
   // its host is ready. Its slot must have been released first (the robots
   // gate fetched robots.txt in that slot instead of the page).
-  void Requeue(const CrawlUrl& url, absl::Time now);
+  void Requeue(const CrawlUrl& url);
 
   // Queues a sitemap fetch (url.url, url.depth = its index level) behind its
   // host's URLs, so it waits for the host's connection slot and --delay like
   // a page. Next hands it out with `sitemap` set, without counting it as a
   // page; the caller fetches it and Releases it (a dropped one: neither).
-  void QueueSitemap(CrawlUrl url, absl::Time now);
+  void QueueSitemap(CrawlUrl url);
 
   // True when no more URLs will come: the page limit is reached, or the Sieve
   // and the host queues are empty; in both cases with nothing unfinished.

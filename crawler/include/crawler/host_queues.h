@@ -3,12 +3,12 @@
 // time each may next be fetched. `TakeReady` hands out the URL of the
 // authority that has been ready longest, provided it has a free connection
 // slot; `Release` gives the slot back and asks the HostPolicy when that
-// authority may be fetched again. Politeness (robots, back-off, #5) lives in
+// authority may be fetched again. Politeness (robots, delays, back-off) lives in
 // the HostPolicy, not here.
 //
 //   crawler::FixedDelayPolicy policy(/*connections=*/2, absl::Seconds(1));
 //   crawler::HostQueues queues(&policy);
-//   queues.Add(std::move(url), absl::Now());
+//   queues.Add(std::move(url));
 //   if (auto next = queues.TakeReady(absl::Now())) { Fetch(*next); }
 //   ... queues.Release(next->authority, outcome, absl::Now());
 //   absl::Time wake = queues.NextReadyTime();   // when to look again
@@ -43,7 +43,7 @@
 
 namespace crawler {
 
-// What the previous crawl recorded of a URL (--recrawl, issue 32): sent back
+// What the previous crawl recorded of a URL (--recrawl): sent back
 // as If-None-Match / If-Modified-Since, compared with the new body, and the
 // interval the URL is revisited at. Travels in the Sieve payload (version 2,
 // frontier/url_payload.h): ~100 bytes a URL with a typical ETag.
@@ -89,7 +89,7 @@ struct FetchOutcome {
   // From the fetch's start to its request going out (connect, TLS and
   // libcurl's queueing done); zero when no request was sent. The server
   // sees the fetch at about start + sent_after, so spacing counted from
-  // there holds at the server however long the set-up took (issue #19).
+  // there holds at the server however long the set-up took.
   absl::Duration sent_after;
   // The fetch error's kind ("timeout", "connect", "reset", "dns", ...; see
   // fetch.h), "" when a response arrived whole.
@@ -163,7 +163,7 @@ class HostQueues {
   // Queues `url` behind the others of its authority of the same or a higher
   // priority, ahead of those of a lower one (url.authority; filled in with
   // AuthorityOf when empty). All at one priority: a FIFO.
-  void Add(CrawlUrl url, absl::Time now);
+  void Add(CrawlUrl url);
 
   // The next URL whose authority is ready at `now` and has a free slot, or
   // nullopt. The returned URL holds one of its authority's slots until Release.
@@ -202,7 +202,7 @@ class HostQueues {
     std::string drop_reason;  // non-empty: hand URLs out as dropped
     // next_allowed before the last TakeReady, while no fetch ended since: a
     // slot given back unfetched (robots.txt said no) restores it, so a
-    // blocked URL costs its host no start interval (issue 33, item 4).
+    // blocked URL costs its host no start interval.
     std::optional<absl::Time> allowed_before_take;
   };
   struct HeapEntry {

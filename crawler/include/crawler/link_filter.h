@@ -1,5 +1,5 @@
 // LinkFilter: the checks a discovered URL passes BEFORE it may enter the Sieve
-// (issue #4: scope, depth and page limits are applied first, so off-scope URLs
+// (scope, depth and page limits are applied first, so off-scope URLs
 // cost no filter bits and no queue space; they are counted, not queued).
 //
 //   crawler::LinkFilter filter = *crawler::LinkFilter::Create(options, seed_urls);

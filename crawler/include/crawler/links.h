@@ -2,7 +2,7 @@
 // the http(s) URLs the crawler may visit next, resolved against the page (and
 // its <base href>) and normalized for the Sieve's seen-check.
 //
-// What counts as a link (the element kinds of issue #4):
+// What counts as a link:
 //   a[href], area[href]        (also SVG <a href>/<a xlink:href>)
 //   link[href] with rel canonical, alternate, next or prev
 //                              (not "alternate stylesheet", not icons)
@@ -96,7 +96,7 @@ struct LinkOptions {
   // Parse only up to the first start tag with more attributes than this
   // (`truncated`, reason "attributes_per_tag"). Gumbo checks each attribute
   // against the tag's earlier ones: 100 000 attributes on one tag took 25 s
-  // of CPU (issue 21, item 4). With the cap a page costs at most ~this many
+  // of CPU. With the cap a page costs at most ~this many
   // comparisons per byte; real tags carry a few dozen at most.
   size_t max_attributes_per_tag = 256;
   // A page longer than twice this is parsed in pieces of about this size,

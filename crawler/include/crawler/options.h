@@ -228,7 +228,7 @@ struct CrawlOptions {
   bool cookies = true;
   std::string load_cookies;
   std::string save_cookies;
-  // TLS, as wget and curl name it (issue 33, item 14). ca_certificate: the
+  // TLS, as wget and curl name it. ca_certificate: the
   // PEM bundle servers are verified against instead of the system's;
   // no_check_certificate: verify nothing (warned loudly); certificate and
   // private_key: a client certificate for servers that ask for one.
@@ -292,7 +292,7 @@ struct CrawlOptions {
   // Seconds between checkpoints; shorter loses less on a crash, costs more I/O.
   double checkpoint_every_s = 60;
 
-  // ---- [recrawl] (issue 32; docs/crawler.md, "Recrawling") ----
+  // ---- [recrawl] (docs/crawler.md, "Recrawling") ----
   // An earlier crawl's --out: its pages.jsonl is streamed (never loaded
   // whole) and every page it fetched is a seed with its validators, digest
   // and revisit interval; pages not due are carried into this crawl's

@@ -33,8 +33,8 @@
 
 namespace crawler {
 
-// How a recrawl's record compares with the previous crawl (--recrawl, issue
-// 32). In JSON, one `<name>: true` (not_modified, unchanged, changed, gone,
+// How a recrawl's record compares with the previous crawl (--recrawl). In
+// JSON, one `<name>: true` (not_modified, unchanged, changed, gone,
 // carried); kNone and kNew write nothing.
 enum class Revisit {
   kNone,         // not a recrawl's page, or one with no verdict (an error, a redirect)
@@ -64,7 +64,7 @@ struct PageRecord {
   int attempts = 1;          // fetches of `url` (retries, retry_queue.h); this is the last
   // The body was cut (at --max-body: error "body_too_large") or parsed only in
   // part (a parse cap: links.h): its first `parsed_bytes` bytes were parsed
-  // for links. Both absent from the JSON unless truncated (issue 21, item 8).
+  // for links. Both absent from the JSON unless truncated.
   bool truncated = false;
   int64_t parsed_bytes = 0;
   std::string truncated_reason;  // "max_body", or the parse cap (PageLinks::truncated_reason)
@@ -74,7 +74,7 @@ struct PageRecord {
   std::string etag;           // the ETag header's value, quotes and W/ kept
   std::string last_modified;  // the Last-Modified header's value, as sent
   std::string digest;
-  // The URL's revisit interval after this fetch, seconds (issue 32); 0 (absent
+  // The URL's revisit interval after this fetch, seconds (--recrawl); 0 (absent
   // in JSON) for records that are not 2xx pages or 304s.
   int64_t revisit_s = 0;
   Revisit revisit = Revisit::kNone;
@@ -224,7 +224,7 @@ struct CrawlSummary {
   // hosts_not_listed counts the others.
   std::vector<HostSummary> hosts;
   int64_t hosts_not_listed = 0;
-  // --recrawl (issue 32): records of each Revisit kind, body bytes not
+  // --recrawl: records of each Revisit kind, body bytes not
   // downloaded (304s and carried records: the previous body's size), and
   // damaged lines of the previous pages.jsonl skipped. summary.json's
   // "recrawl" object, null unless `recrawl`.

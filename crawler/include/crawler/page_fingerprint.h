@@ -1,6 +1,6 @@
 // PageFingerprint: what an HTML page says, as 64 bits, for telling that a host
 // serves the same page under many URLs (a session-id trap: every page links
-// to itself under fresh random ids; issue 33, item 2). Two copies of a page
+// to itself under fresh random ids). Two copies of a page
 // that differ only in their link targets, in the ids they print or in a small
 // part of a long text get the same or a near fingerprint; pages with
 // different words get far ones.

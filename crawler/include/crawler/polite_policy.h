@@ -16,7 +16,7 @@
 //     one probe fetch after each; a probe that fails starts the next
 //     cool-down, and after `cooldowns` of them the host is dropped for the
 //     rest of the crawl (its URLs recorded "host_dropped"). A host down for a
-//     minute loses nothing (issue 21, item 2). Any other answer resets both
+//     minute loses nothing. Any other answer resets both
 //     counts.
 //     A failure that ends while a back-off is running was in flight when it
 //     began (the host's other connections failing at once): it is part of
@@ -155,7 +155,7 @@ class PolitePolicy : public HostPolicy {
     int cooldowns = 0;      // cool-downs since the last success
     bool answered = false;  // some response (any status) arrived since tracked
     // The last pause set (Retry-After, back-off, cool-down) and why: what the
-    // crawl names when it waits for this host (issue 33, item 1).
+    // crawl names when it waits for this host.
     absl::Time paused_until = absl::InfinitePast();
     std::string pause_reason;
   };

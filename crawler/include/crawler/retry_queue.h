@@ -4,7 +4,7 @@
 // A Retry-After on a 429 or 503 is honoured by the host's politeness (the
 // retried URL goes back to its host queue, which the server's pause, capped
 // at 1 h, holds closed; PolitePolicy), so the retry waits for the longer of
-// the two (issue 21, item 2: a page answering 429 once is not lost). A retried
+// the two (so a page answering 429 once is not lost). A retried
 // URL does not go through the Sieve again (it is the same URL, already seen);
 // it waits here until its time, then goes straight back to a fetcher.
 //

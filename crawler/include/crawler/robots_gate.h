@@ -199,7 +199,7 @@ class RobotsGate {
   // Responses taken out of pending_ whose work (a sitemap's URLs, a
   // robots.txt's requeued URLs and sitemaps) is not in the Frontier yet. Idle
   // counts them: between the two, the crawl's end check would otherwise see
-  // neither the fetch nor its URLs (issue 21, item 1).
+  // neither the fetch nor its URLs and end the crawl early.
   int handling_ ABSL_GUARDED_BY(mu_) = 0;
   // URLs waiting for their authority's robots.txt outcome (slots released).
   absl::flat_hash_map<std::string, std::vector<CrawlUrl>> waiting_ ABSL_GUARDED_BY(mu_);

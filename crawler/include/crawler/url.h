@@ -117,17 +117,17 @@ struct NormalizeOptions {
 };
 
 // The seen-check key of an http(s) URL: its WHATWG serialization with the
-// fragment and any userinfo ("user:pass@") removed, percent-escapes of unreserved characters (ALPHA
-// DIGIT
-// - . _ ~) decoded and the hex digits of the remaining escapes uppercased;
+// fragment and any userinfo ("user:pass@") removed, percent-escapes of
+// unreserved characters (ALPHA DIGIT - . _ ~) decoded and the hex digits of
+// the remaining escapes uppercased;
 // plus the opt-in rewrites of `options`. Errors: the URL is not http(s)
 // ("scheme 'mailto' is not crawled") or the result is longer than
 // options.max_length.
 absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOptions& options = {});
 
 // `href` ("scheme://[userinfo@]host...") without "userinfo@": credentials a
-// page or a redirect wrote are neither queued, sent nor recorded (issue 21,
-// item 9). Anything without "://" comes back unchanged.
+// page or a redirect wrote are neither queued, sent nor recorded. Anything
+// without "://" comes back unchanged.
 std::string WithoutUserinfo(std::string_view href);
 // WithoutUserinfo in place: `href` loses its userinfo, if any (no allocation).
 void EraseUserinfo(std::string& href);

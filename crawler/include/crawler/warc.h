@@ -100,7 +100,7 @@ struct WarcOptions {
 };
 
 // How a recrawl's answer stands for the previous crawl's record of the same
-// URL (issue 32): the WARC 1.1 revisit profiles.
+// URL (--recrawl): the WARC 1.1 revisit profiles.
 enum class WarcRevisitProfile {
   // A 200 whose payload digest equals the previous one.
   kIdenticalPayloadDigest,

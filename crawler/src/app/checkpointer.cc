@@ -88,7 +88,7 @@ absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options) {
       sieve::Sieve::Create(SieveOptionsOf(options));
   if (absl::IsOutOfRange(sieve.status()) || absl::IsInvalidArgument(sieve.status())) {
     // The flags asked for a filter that cannot be built: a usage error
-    // (exit 2) naming them, not a runtime failure (issue 21, item 10).
+    // (exit 2) naming them, not a runtime failure.
     return absl::InvalidArgumentError(absl::StrCat("--expected ", options.expected,
                                                    " with --fp-rate ", options.fp_rate, ": ",
                                                    sieve.status().message()));

@@ -61,7 +61,7 @@ std::string SieveMessageInFlags(std::string_view message) {
       absl::string_view(message.data(), message.size()),
       {{"SieveOptions::overflow_policy = OverflowPolicy::kGrow, the \"grow\" overflow policy",
         "--overflow grow"},
-       // The overflow warnings' own words (issue 33, item 8).
+       // The overflow warnings' own words.
        {"OverflowPolicy::kGrow", "--overflow grow"},
        {"OverflowPolicy::kWarn", "--overflow warn"},
        {"SieveOptions::filter_memory_max_bytes", "--filter-memory-max"},

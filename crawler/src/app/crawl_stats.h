@@ -31,7 +31,7 @@ struct LinkCounts {
 // Whether records of error kind `kind` count among a crawl's errors (the
 // progress line's and the end line's): not "robots" (a URL robots.txt
 // forbids was obeyed, not failed) nor "body_too_large" (a page cut at
-// --max-body is a page, flagged `truncated`); issue 33, items 4 and 11.
+// --max-body is a page, flagged `truncated`).
 // errors_by_kind in summary.json still lists them.
 inline bool CountsAsError(const std::string& kind) {
   return kind != "robots" && kind != "body_too_large";
@@ -51,7 +51,7 @@ class CrawlStats {
     hosts_.Add(record);  // its own lock
     std::lock_guard<std::mutex> lock(mu_);
     ++s_.pages;
-    // A page cut at --max-body is a page (issue 33, item 11).
+    // A page cut at --max-body is a page (flagged `truncated`), not an error.
     if (record.status >= 200 && record.status < 300 && (record.error.empty() || record.truncated)) {
       ++s_.pages_ok;
     }

@@ -74,7 +74,7 @@ constexpr int64_t kMaxParseBacklogBytes = int64_t{4} << 20;
 // How long in-flight transfers may finish after a stop request.
 constexpr std::chrono::milliseconds kStopGrace{3000};
 
-// Issue 33, item 5: an --out holding an earlier crawl's pages.jsonl (and no
+// Without this check an --out holding an earlier crawl's pages.jsonl (and no
 // checkpoint, which CrawlStateDir::Create refuses on its own) was overwritten
 // without a word. A new crawl there needs --fresh.
 absl::Status RefuseToOverwriteRecords(const CrawlOptions& options) {
@@ -114,7 +114,7 @@ class Crawler::Impl {
   MetricsSnapshot MetricsNow() const;
   void OnFetched(FetchResult&& result);
   void OnParsed(ParseJob&& job);
-  bool SubmitReady();
+  void SubmitReady();
   // What stops SubmitReady now (kNothing: it may submit); `stop_` aside.
   enum class Waiting { kNothing, kSlot, kParser, kUrl };
   Waiting Blocker() const;
@@ -128,7 +128,7 @@ class Crawler::Impl {
   void Wake();  // unconditionally: stop, robots, retries
   bool Finished();
   void WaitForEvent();
-  // Issue 33, item 1: while URLs are queued and nothing is in flight, the
+  // While URLs are queued and nothing is in flight, the
   // crawl waits for a timer it can name (a host's delay or pause, a retry's
   // back-off, robots.txt's next try). Logs what and until when, shows it in
   // the progress line; false when there is no such timer (a stall: the crawl
@@ -438,7 +438,7 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   // Archived here, on the parser threads, not in the fetchers' curl loops:
   // ~30 us of CPU a page there delayed every transfer of the loop, which
   // then polled and woke more per page (bench/warc-crawl).
-  // The body's digest once, for the record and the archive (issue 32).
+  // The body's digest once, for the record and the archive.
   const PageValidators validators = ValidatorsOf(job.result);
   const Revisit verdict =
       RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
@@ -509,8 +509,7 @@ void Crawler::Impl::Wake() {
   cv_.notify_all();
 }
 
-bool Crawler::Impl::SubmitReady() {
-  bool submitted = false;
+void Crawler::Impl::SubmitReady() {
   bool asked_again = false;  // Next answered nothing after kUrl was published
   // waiting_for_ may be stale while the loop runs: that only costs a spare
   // wake-up. What matters is the value published before the scheduler sleeps.
@@ -522,7 +521,7 @@ bool Crawler::Impl::SubmitReady() {
     // A retry whose back-off is over goes back to its host queue, so it waits
     // for a free per-host slot and the host's delay like any other URL.
     while (std::optional<CrawlUrl> retry = retries_->TakeDue(absl::Now())) {
-      frontier_->Requeue(*retry, absl::Now());
+      frontier_->Requeue(*retry);
     }
     // One clock reading for the Frontier's delay check and the host's start
     // (HostStats): summary.json's min_delay_ms is then the gap it checked.
@@ -568,9 +567,7 @@ bool Crawler::Impl::SubmitReady() {
       fetching_.fetch_sub(1);
       break;
     }
-    submitted = true;
   }
-  return submitted;
 }
 
 void Crawler::Impl::WaitForEvent() {
@@ -658,7 +655,8 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     SubmitReady();
     // Asked upstream first: work flows gate -> Frontier -> fetch -> parse ->
     // Frontier (Done comes after a page's links are offered), so nothing can
-    // move from a place not yet asked into one already asked (issue 21, item 1).
+    // move from a place not yet asked into one already asked (which would end
+    // the crawl with work still in it).
     if (robots_.Idle() && fetching_.load() == 0 && parse_jobs_.load() == 0 &&
         frontier_->Exhausted()) {
       if (frontier_->PageLimitReached()) stop_reason = "max-pages";
@@ -697,7 +695,7 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   // then the parse backlog (<= 2 x --connections pages, <= 4 MiB of bodies),
   // then summary.json, and only then the final checkpoint, whose time grows
   // with the crawl's state: a supervisor's kill during it still finds
-  // summary.json, and the previous checkpoint stays good (issue 21, item 7).
+  // summary.json, and the previous checkpoint stays good.
   fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
   parsers_->Finish();              // every fetched page is parsed and recorded
   ReportProgress(true);
@@ -764,7 +762,7 @@ CrawlProgress Crawler::Impl::Progress() const {
 }
 
 void Crawler::Impl::LogStart() {
-  // One line saying what this crawl is (issue 33, item 9): a user who left
+  // One line saying what this crawl is: a user who left
   // the defaults learns the pace they set.
   std::string seeds =
       seeds_.empty() ? std::string("no seeds (sitemaps only)")
@@ -779,7 +777,7 @@ void Crawler::Impl::LogStart() {
 }
 
 void Crawler::Impl::LogHowToContinue(const std::string& stop_reason) {
-  // Only a crawl with a checkpoint can go on (issue 33, item 9).
+  // Only a crawl with a checkpoint can go on.
   if (options_.state_dir.empty() || !options_.frontier.empty()) return;
   if (stop_reason == "signal" || stop_reason == "stalled") {
     spdlog::info("to continue this crawl: crawl --resume --out {}", options_.out_dir);

@@ -105,8 +105,7 @@ int LinksCommand(const std::vector<std::string>& args, std::istream& in, std::os
   }
   out.flush();
   if (*unresolved > 0 && base.empty()) {
-    // Printing nothing without a word looked like a page without links
-    // (issue 33, item 12).
+    // Printing nothing without a word looked like a page without links.
     err << "crawl links: " << *unresolved
         << " links not printed: relative ones resolve only against --base URL (the page's "
            "URL); the others are not http(s)\n";

@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<DirLock>> DirLock::Acquire(const std::string& dir
     const std::string why = ec.message();
     // Name the directory that refused (the deepest one that exists), not
     // the missing one below it: "No such file" sent users looking in the
-    // wrong place (issue 33, item 7).
+    // wrong place.
     std::filesystem::path refused = std::filesystem::absolute(dir, ec).parent_path();
     while (refused.has_relative_path() && !std::filesystem::exists(refused, ec)) {
       refused = refused.parent_path();

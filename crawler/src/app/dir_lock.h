@@ -1,5 +1,5 @@
 // DirLock: an exclusive flock(2) on a directory for a crawl's lifetime, so
-// that two crawls never write one --out or --state (issue 21, item 6: two
+// that two crawls never write one --out or --state (unlocked, two
 // crawls on one pages.jsonl left NUL bytes, a torn line and duplicates).
 //
 //   absl::StatusOr<std::unique_ptr<DirLock>> lock = DirLock::Acquire("out");

@@ -1,13 +1,13 @@
-// DuplicateContentGuard: the duplicate-content trap defence (issue 33, item
-// 2). A session-id trap serves one page under ever new ids (in the path, in
-// a query parameter of any name, after ";jsessionid="): no rule on URLs can
-// know them all, but the copies say the same thing. Each HTML page's
-// PageFingerprint (crawler/page_fingerprint.h: its tags and words, attribute
-// values left out) is counted per host; once a host has served more than
-// `max_copies` pages near one fingerprint (within kNearDuplicateDistance
-// bits), links from further such pages are not followed. The copies already
-// queued are still fetched (up to links-per-copy x max_copies of them), and
-// the host's other pages are untouched.
+// DuplicateContentGuard: the duplicate-content trap defence. A session-id
+// trap serves one page under ever new ids (in the path, in a query parameter
+// of any name, after ";jsessionid="): no rule on URLs can know them all, but
+// the copies say the same thing. Each HTML page's PageFingerprint
+// (crawler/page_fingerprint.h: its tags and words, attribute values left out)
+// is counted per host; once a host has served more than `max_copies` pages
+// near one fingerprint (within kNearDuplicateDistance bits), links from
+// further such pages are not followed. The copies already queued are still
+// fetched (up to links-per-copy x max_copies of them), and the host's other
+// pages are untouched.
 //
 //   DuplicateContentGuard guard(options.trap_duplicate_content);
 //   if (guard.AddPage(page_url, PageFingerprint(body))) skip_its_links();

@@ -87,7 +87,7 @@ PageRecord PageProcessor::Process(const CrawlUrl& url, FetchResult&& result, Lin
   record.error = result.error;
   if (traps_ != nullptr && result.status != 0) traps_->OnPageFetched(url.url);
   // A body cut at --max-body still has links in its received prefix: parse
-  // it and say so (issue 21, item 8). Any other error left nothing usable.
+  // it and say so (`truncated`). Any other error left nothing usable.
   const bool cut = result.error == kFetchBodyTooLarge;
   record.truncated = cut;
   if (cut) record.truncated_reason = "max_body";

@@ -1,5 +1,5 @@
 // PageValidators: what a page's response lets a later crawl ask "has it
-// changed?" with (issue 32): its ETag and Last-Modified header values, sent
+// changed?" with (--recrawl): its ETag and Last-Modified header values, sent
 // back as If-None-Match / If-Modified-Since, and the body's SHA-1, compared
 // when a server answers 200 anyway. pages.jsonl records all three.
 //

@@ -1,4 +1,4 @@
-// PreviousCrawl: an earlier crawl's pages.jsonl read for --recrawl (issue 32),
+// PreviousCrawl: an earlier crawl's pages.jsonl read for --recrawl,
 // one line at a time: the file may hold 1e8 records, so it is streamed, never
 // loaded. Every page it fetched (a 2xx, a 304 or a carried record) comes out
 // as a CrawlUrl carrying its PreviousFetch: validators, digest, last fetch
@@ -44,7 +44,7 @@ struct PreviousCrawlReport {
 };
 
 // Calls `each` for every URL of `previous_out`/pages.jsonl but those gone,
-// in file order. A record without revisit_s (a crawl before issue 32) gets
+// in file order. A record without revisit_s (written before --recrawl existed) gets
 // bounds.min_s; any is clamped into the bounds. InvalidArgument (a usage
 // error) when the file is missing, or for a damaged line with `strict`.
 absl::StatusOr<PreviousCrawlReport> ForEachPreviousPage(

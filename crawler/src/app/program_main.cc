@@ -147,7 +147,7 @@ int CrawlProgramMain(int argc, const char* const* argv) {
   }
   if (command->options.resume && !command->options.seed_urls.empty()) {
     // A resumed crawl's seeds are its checkpoint's; a URL given with
-    // --resume used to be ignored without a word (issue 33, item 6).
+    // --resume used to be ignored without a word.
     std::cerr << "crawl: --resume continues the checkpoint's crawl with its own seeds; "
               << command->options.seed_urls.front()
               << " would not be crawled: drop the URL, or start a new crawl (another --out, "

@@ -18,14 +18,14 @@ std::string FormatMeasuredLoss(const std::optional<MeasuredLoss>& m) {
 
 std::string FormatProgress(const CrawlProgress& p, size_t width) {
   // The rate of this run: a resumed crawl's restored pages were not fetched
-  // in elapsed_s (issue 33, item 10: 89.6/s shown where ~47/s was true).
+  // in elapsed_s (counting them showed 89.6/s where ~47/s was true).
   const int64_t this_run = p.pages_this_run >= 0 ? p.pages_this_run : p.pages;
   const double rate = p.elapsed_s > 0 ? static_cast<double>(this_run) / p.elapsed_s : 0.0;
   const std::string seen = p.seen_estimate && std::isfinite(*p.seen_estimate)
                                ? absl::StrFormat("~%.0f", *p.seen_estimate)
                                : std::string("? (filter saturated)");
-  // Most telling first: in a narrow terminal the tail is what goes (issue
-  // 33, item 9); a log line (width 0) has every field.
+  // Most telling first: in a narrow terminal the tail is what goes; a log
+  // line (width 0) has every field.
   std::vector<std::string> fields = {
       absl::StrFormat("%d pages  %.1f/s  queued %d  in flight %d  errors %d", p.pages, rate,
                       p.queued, p.in_flight, p.errors)};

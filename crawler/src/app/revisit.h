@@ -1,4 +1,4 @@
-// Revisit: what a recrawl makes of one fetch (issue 32). The verdict (a 304,
+// Revisit: what a recrawl (--recrawl) makes of one fetch. The verdict (a 304,
 // the same digest, another one, a 404/410, a page the previous crawl did not
 // have), the URL's next revisit interval, the conditional headers a request
 // sends, and the record of a URL not due yet.

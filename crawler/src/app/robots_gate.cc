@@ -35,8 +35,8 @@ std::string UnreachableReason(const FetchResult& result, int tries) {
   return absl::StrCat("robots_unreachable: robots.txt ", what, " (", tries, " tries)");
 }
 
-// A 429/503 robots.txt's Retry-After, whole seconds rounded up (issue 21,
-// item 2): the server says when to ask again, not our back-off.
+// A 429/503 robots.txt's Retry-After, whole seconds rounded up: the server
+// says when to ask again, not our back-off.
 std::optional<std::chrono::seconds> RobotsRetryAfter(int status, const FetchResult& result) {
   if (status != 429 && status != 503) return std::nullopt;
   const std::optional<absl::Duration> wait = RetryAfterFromHeaders(result.headers, absl::Now());
@@ -46,10 +46,10 @@ std::optional<std::chrono::seconds> RobotsRetryAfter(int status, const FetchResu
 
 // Nothing listens there (refused, or no such name): the pages would fail the
 // same way, so waiting robots_retry x max_tries (3 min by default) for it
-// only holds the crawl's end (issue 21, item 10: a redirect to a dead port).
+// only holds the crawl's end (e.g. a redirect to a dead port).
 // A TLS handshake that fails on the host's first contact (robots.txt is it)
 // is the same: plain HTTP on an https port, or a certificate we refuse; a
-// retry in a minute meets the same server (issue 33, item 3).
+// retry in a minute meets the same server.
 bool NoServer(const FetchResult& result) {
   const std::string_view kind = std::string_view(result.error).substr(0, result.error.find(':'));
   return result.status == 0 && (kind == kFetchConnect || kind == kFetchDns || kind == kFetchTls);
@@ -154,7 +154,7 @@ bool RobotsGate::Submit(const std::string& url, Pending pending) {
   request.any_type = true;  // robots.txt and sitemaps are read whatever --accept-type says
   // robots.txt has its own cap, above what the parser keeps (RobotsCache's
   // max_bytes, >= 500 KiB): a file larger than --max-body is parsed from what
-  // arrived, never a reason to give its host up (issue 21, item 3).
+  // arrived, never a reason to give its host up.
   if (kind == Pending::Kind::kRobots) request.max_body = kRobotsFetchMaxBytes;
   if (hooks_.submit(std::move(request))) return true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -218,7 +218,7 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
                    UnreachableReason(result, failures));
     } else {
       // The first failures too, and when the next try is: the URLs wait
-      // meanwhile, and a silent minute looks like a hung crawl (item 3).
+      // meanwhile, and a silent minute looks like a hung crawl.
       const std::optional<RobotsClock::TimePoint> retry_at = cache_->RetryAt(pending.authority);
       const absl::Time at = retry_at.has_value() ? ToAbslTime(*retry_at, absl::Now()) : absl::Now();
       spdlog::warn("robots.txt of {}: {} (try {} of {}); its URLs wait, next try in {} (at {})",
@@ -241,8 +241,8 @@ void RobotsGate::RecordRobots(const Pending& pending, int status, const FetchRes
   // its host queue again, as do the URLs that waited for the outcome (their
   // slots went back when they were parked).
   frontier_->Release(pending.for_url, OutcomeOf(result), absl::Now());
-  frontier_->Requeue(pending.for_url, absl::Now());
-  for (const CrawlUrl& url : released) frontier_->Requeue(url, absl::Now());
+  frontier_->Requeue(pending.for_url);
+  for (const CrawlUrl& url : released) frontier_->Requeue(url);
   if (options_.sitemaps && !unreachable) QueueSitemaps(pending.authority);
 }
 
@@ -261,7 +261,7 @@ void RobotsGate::QueueSitemapList(const std::vector<std::string>& sitemaps) {
     }
     CrawlUrl url;
     url.url = sitemap;
-    frontier_->QueueSitemap(std::move(url), absl::Now());
+    frontier_->QueueSitemap(std::move(url));
   }
   Wake();
 }
@@ -310,7 +310,7 @@ void RobotsGate::OnSitemapFetched(FetchResult&& result, const Pending& pending) 
     CrawlUrl url;
     url.url = child;
     url.depth = pending.depth + 1;
-    frontier_->QueueSitemap(std::move(url), absl::Now());
+    frontier_->QueueSitemap(std::move(url));
   }
 }
 

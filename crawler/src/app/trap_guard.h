@@ -1,4 +1,4 @@
-// TrapGuard: the crawler-trap defences (issue 21, item 5). A session-id trap
+// TrapGuard: the crawler-trap defences. Without them a session-id trap
 // ("?token=N" new on every visit) ran 282 889 pages in 60 s; a calendar
 // ("next day" forever) 257 044. Three checks, in the spirit of IRLbot's
 // budgets and Heritrix's path-repetition and query-explosion rules, each off

@@ -11,7 +11,7 @@
 
 namespace crawler::config_internal {
 
-// Caps on what a user's file may hold (issue 21, item 10: `--seeds /dev/zero`
+// Caps on what a user's file may hold (without them `--seeds /dev/zero`
 // read 1.5 GB before failing). A config file is a page of TOML; a seeds file
 // of 256 MiB holds ~4 million URLs, beyond which a crawl is better started
 // from a few seeds (or several runs) than from one file held in memory.

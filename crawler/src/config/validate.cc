@@ -70,7 +70,7 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
   }
   // Below this no filter of ours reaches the rate (the blocked filter's hash
   // count is capped), and the Bloom library's own message then speaks of a
-  // size that is not the problem (issue 21, item 10).
+  // size that is not the problem.
   if (options.fp_rate < kMinFpRate) {
     return absl::InvalidArgumentError(Cat("--fp-rate: ", options.fp_rate, " is below ", kMinFpRate,
                                           ", the smallest rate the seen-set filter is sized for"));

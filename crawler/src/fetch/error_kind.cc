@@ -54,12 +54,12 @@ std::string ErrorKind(CURLcode code, const AbortCause& cause, std::string_view d
       return std::string(kFetchReset);
     // Only http(s) URLs reach curl (Transfer::Prepare refuses the rest), so
     // curl's "unsupported protocol" is about the answer: "HTTP/1.7", a
-    // garbage status line (issue 21, item 9: it was recorded as "scheme").
+    // garbage status line (not a "scheme" error of the URL).
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_WEIRD_SERVER_REPLY:
       return std::string(kFetchBadResponse);
     // curl's own cap on one header line (100 KiB in curl 7.x) reports itself
-    // as out of memory; ours on the block is above (issue 21, item 9).
+    // as out of memory; ours on the block is above.
     case CURLE_OUT_OF_MEMORY:
       return std::string(kFetchHeadersTooLarge);
     case CURLE_HTTP2:

@@ -159,11 +159,11 @@ void Frontier::RefillLocked(absl::Time now) {
     DecodePayloadLocked(popped->payload, &url);
     if (url.previous.has_value() &&
         url.previous->fetched_at + absl::Seconds(url.previous->revisit_s) > now) {
-      url.carried = true;  // not due: recorded, not fetched (issue 32)
+      url.carried = true;  // not due: recorded, not fetched
       carried_.push_back(std::move(url));
       continue;
     }
-    queues_.Add(std::move(url), now);
+    queues_.Add(std::move(url));
     asked = false;  // that host may be at its cap now: ask again
   }
 }
@@ -251,11 +251,11 @@ std::optional<CrawlUrl> Frontier::Next(absl::Time now) {
   return url;
 }
 
-void Frontier::QueueSitemap(CrawlUrl url, absl::Time now) {
+void Frontier::QueueSitemap(CrawlUrl url) {
   std::lock_guard<std::mutex> lock(mu_);
   url.sitemap = true;
   ++sitemaps_queued_;
-  queues_.Add(std::move(url), now);
+  queues_.Add(std::move(url));
 }
 
 absl::Time Frontier::NextReadyTime() {
@@ -294,11 +294,11 @@ void Frontier::Done(const CrawlUrl& url) {
   unfinished_hosts_->Remove(url.authority.empty() ? AuthorityOf(url.url) : url.authority);
 }
 
-void Frontier::Requeue(const CrawlUrl& url, absl::Time now) {
+void Frontier::Requeue(const CrawlUrl& url) {
   std::lock_guard<std::mutex> lock(mu_);
   --stats_.handed_out;
   if (options_.shared_pages != nullptr && options_.max_pages > 0) ++shared_pages_held_;
-  queues_.Add(url, now);
+  queues_.Add(url);
 }
 
 bool Frontier::Exhausted() {

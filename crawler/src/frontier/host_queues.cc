@@ -25,8 +25,7 @@ std::string AuthorityOf(const std::string& url) {
   return url.substr(0, host_start) + authority;
 }
 
-void HostQueues::Add(CrawlUrl url, absl::Time now) {
-  (void)now;
+void HostQueues::Add(CrawlUrl url) {
   if (url.authority.empty()) url.authority = AuthorityOf(url.url);
   auto [it, inserted] = hosts_.try_emplace(url.authority);
   Host& host = it->second;

@@ -79,7 +79,7 @@ absl::Duration PolitePolicy::CrawlDelayLocked(const std::string& authority, Host
   if (!options_.crawl_delay || state.crawl_delay.has_value()) {
     return state.crawl_delay.value_or(absl::ZeroDuration());
   }
-  // Asked on every start until known (issue #19): the URLs parked while
+  // Asked on every start until known: the URLs parked while
   // robots.txt is fetched all start right after it arrives, so skipping asks
   // let a host's first pages go out unspaced. The ask is one cache lookup,
   // small next to a fetch.
@@ -120,8 +120,8 @@ absl::Time PolitePolicy::OnFailureLocked(const std::string& authority, HostState
       dropped_.size() < kMaxDropped) {
     // Nothing ever answered there and the connection is refused (or the name
     // does not resolve): its other URLs would fail the same way, and cooling
-    // down for 1 + 2 + 4 min holds the crawl's end for nothing (issue 33,
-    // item 1a). The robots gate gives such a host up the same way.
+    // down for 1 + 2 + 4 min holds the crawl's end for nothing. The robots
+    // gate gives such a host up the same way.
     ++state.failures;
     dropped_.try_emplace(authority,
                          absl::StrCat("no server: ", outcome.error_kind, ", nothing answered"));
@@ -170,8 +170,8 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
   HostState& state = StateLocked(authority);
   if (outcome.status != 0) state.answered = true;
   // A 503 with Retry-After is the server asking for a pause, as a 429 is: it
-  // is honoured and not counted toward dropping the host (issue 33, item 1b:
-  // counted, ten of them began a one-minute cool-down).
+  // is honoured and not counted toward dropping the host (counted, ten of
+  // them began a one-minute cool-down).
   const bool asks_pause =
       (outcome.status == 429 || outcome.status == 503) && outcome.retry_after.has_value();
   if (IsHostFailure(outcome) && !asks_pause) return OnFailureLocked(authority, state, outcome, now);

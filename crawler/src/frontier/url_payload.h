@@ -12,7 +12,7 @@
 //   varint  parent length   (LEB128, <= sieve::kMaxPayloadBytes)
 //   bytes   parent URL      (exactly that many; nothing may follow)
 //
-// Version 2, a URL of the previous crawl (--recrawl, issue 32): version 1's
+// Version 2, a URL of the previous crawl (--recrawl): version 1's
 // fields, then its PreviousFetch, each string as varint length + bytes:
 //
 //   byte    version (2)

@@ -3,7 +3,7 @@
 //
 // Why: Gumbo checks each new attribute of a tag against the tag's earlier
 // ones (duplicates are dropped), a linear walk per attribute: one tag with n
-// attributes costs O(n^2). Measured (issue 21, item 4): 25 000 attributes
+// attributes costs O(n^2). Measured: 25 000 attributes
 // 1.6 s, 50 000 6.6 s, 100 000 25 s of CPU for one page, which neither
 // --timeout (the fetch is over) nor the nesting guard bounds. Real tags carry
 // a handful (an SVG path or a framework's data-* a few dozen); past

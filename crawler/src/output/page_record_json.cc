@@ -127,7 +127,7 @@ std::string PageRecordToJsonViaTree(const PageRecord& r) {
   nlohmann::ordered_json j;
   j["url"] = r.url;
   j["final_url"] = r.final_url.empty() ? r.url : r.final_url;
-  // null, not 0, when no response arrived: 0 is no HTTP status (issue 33).
+  // null, not 0, when no response arrived: 0 is no HTTP status.
   if (r.status == 0) {
     j["status"] = nullptr;
   } else {

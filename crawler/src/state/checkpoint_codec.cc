@@ -182,7 +182,7 @@ std::string EncodeCounters(const CrawlSummary& c) {
   json with_hosts = body;
   with_hosts["hosts"] = std::move(hosts);
   with_hosts["hosts_not_listed"] = c.hosts_not_listed;
-  // A recrawl's counts (issue 32): [not_modified, unchanged, changed, new,
+  // A recrawl's counts: [not_modified, unchanged, changed, new,
   // gone, carried, bytes_saved, previous_lines_skipped].
   if (c.recrawl) {
     with_hosts["recrawl"] = {c.not_modified, c.unchanged, c.changed,     c.new_pages,
@@ -233,7 +233,7 @@ absl::StatusOr<CrawlSummary> DecodeCounters(std::string_view bytes, const std::s
       }
       c.hosts_not_listed = b.at("hosts_not_listed").get<int64_t>();
     }
-    if (b.contains("recrawl")) {  // absent before issue 32 and in first crawls
+    if (b.contains("recrawl")) {  // absent in older checkpoints and in first crawls
       const json& r = b.at("recrawl");
       c.recrawl = true;
       c.not_modified = r.at(0).get<int64_t>();

@@ -47,7 +47,7 @@ bool MayChange(std::string_view flag) {
   return std::find(kMayChange.begin(), kMayChange.end(), flag) != kMayChange.end();
 }
 
-// A moved crawl directory resumes where it is now (issue 21, item 10): the
+// A moved crawl directory resumes where it is now: the
 // stored paths name where it was. The state directory is the one opened;
 // --out and --spill-dir that sat in their default places beside it
 // (OUT/state, OUT/spill) follow it unless given again.

@@ -26,7 +26,7 @@ inline char ToUpperAscii(char c) { return c >= 'a' && c <= 'z' ? static_cast<cha
 // '%' already written: "%3" + '2' joins into a new escape "%32", and "%" +
 // '4' makes "%4", which a raw hex digit after it, a later normalization or a
 // server reading the path would take for part of an escape ("/%%41" must not
-// become "/%A": issue 21, item 11). Such an escape stays encoded, so the key
+// become "/%A"). Such an escape stays encoded, so the key
 // is a fixed point and the server receives what the page meant.
 bool DecodingFormsEscape(const std::string& s, size_t write, unsigned char decoded) {
   if (!IsHexDigit(static_cast<char>(decoded))) return false;

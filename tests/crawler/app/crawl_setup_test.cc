@@ -20,7 +20,7 @@ TEST(FetchOptionsOf, FetchThreadsAsAskedUpToTheConnections) {
   EXPECT_EQ(FetchOptionsOf(options, {}).threads, 3);
 }
 
-// Issue 33, item 8: the Sieve's overflow warnings (in the library's terms)
+// The Sieve's overflow warnings (in the library's terms)
 // reach a crawl's user in flags: no C++ name is left in any of the three.
 TEST(SieveMessageInFlags, OverflowWarningsSpeakInFlags) {
   const std::string warn = SieveMessageInFlags(

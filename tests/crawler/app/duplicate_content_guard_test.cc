@@ -1,4 +1,4 @@
-// DuplicateContentGuard (issue 33, item 2): links of a host's copies of one
+// DuplicateContentGuard: links of a host's copies of one
 // page are followed max_copies times, then not; distinct pages are never
 // cut. Our own choices, not a standard: see docs/reliability.md.
 #include "../../../crawler/src/app/duplicate_content_guard.h"

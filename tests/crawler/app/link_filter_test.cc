@@ -192,7 +192,7 @@ TEST(FormatProgress, ASaturatedFilterShowsNoInfiniteOrNegativeNumber) {
   EXPECT_EQ(line.find("-"), std::string::npos) << line;
 }
 
-// Issue 33, item 9: the ~200-character line wrapped in an 80-column
+// The ~200-character line wrapped in an 80-column
 // terminal at every refresh. Fitted to the width, the first fields stay.
 TEST(FormatProgress, FitsTheTerminalWidthKeepingTheFirstFields) {
   CrawlProgress p;
@@ -215,7 +215,7 @@ TEST(FormatProgress, FitsTheTerminalWidthKeepingTheFirstFields) {
   EXPECT_LE(FormatProgress(p, 20).size(), 20u);
 }
 
-// Issue 33, item 10: after --resume the rate counted the restored pages as
+// After --resume the rate counted the restored pages as
 // fetched in this run.
 TEST(FormatProgress, TheRateCountsThisRunsPagesOnly) {
   CrawlProgress p;

@@ -1,4 +1,4 @@
-// PageValidators (issue 32): the ETag and Last-Modified a recrawl sends back,
+// PageValidators: the ETag and Last-Modified a recrawl sends back,
 // and the body digest in the form WARC-Payload-Digest uses (RFC 4648 base32
 // of SHA-1), for 2xx pages whose body arrived whole only.
 #include "../../../crawler/src/app/page_validators.h"

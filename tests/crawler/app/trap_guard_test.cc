@@ -1,4 +1,4 @@
-// TrapGuard (issue 21, item 5): each defence cuts what it must and nothing a
+// TrapGuard: each defence cuts what it must and nothing a
 // real site has. Our own choices, not a standard: see docs/reliability.md.
 #include "../../../crawler/src/app/trap_guard.h"
 

@@ -90,7 +90,7 @@ TEST(WarcSink, ArchiveBorrowingLeavesAResultWithoutResponseAlone) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue #19: a response refused by --accept-type/--reject-type is archived
+// A response refused by --accept-type/--reject-type is archived
 // with its headers, no body, and WARC-Truncated, like one cut by --max-body.
 TEST(WarcSink, Issue19RefusedTypeIsArchivedAsTruncated) {
   FetchResult refused = PageResult();

@@ -184,7 +184,7 @@ TEST(ParseCrawlCommand, AllowAndDenyRepeatAndAppend) {
   EXPECT_THAT(o.deny, ElementsAre("x", "y"));
 }
 
-// Issue #19: type and extension filters and --sitemap, repeatable, each checked.
+// Type and extension filters and --sitemap, repeatable, each checked.
 TEST(ParseCrawlCommand, Issue19TypeFiltersAndSitemaps) {
   CrawlOptions o = ParseOk({"--seeds", "s", "--accept-type", "text/html", "--accept-type=image/*",
                             "--reject-type", "image/svg+xml", "--reject-ext", "pdf,zip",
@@ -208,7 +208,7 @@ TEST(ParseCrawlCommand, Issue19TypeFiltersAndSitemaps) {
               ::testing::StartsWith("--sitemap: 'sitemap.xml' is not a URL"));
 }
 
-// Issue #19: --proxy, --no-proxy-env and a repeatable --header, each checked.
+// --proxy, --no-proxy-env and a repeatable --header, each checked.
 TEST(ParseCrawlCommand, Issue19ProxyAndHeaders) {
   CrawlOptions o = ParseOk({"--seeds", "s", "--proxy", "socks5h://127.0.0.1:1080", "--no-proxy-env",
                             "--header", "X-A: 1", "--header=Accept-Language: en"});
@@ -468,7 +468,7 @@ TEST(HelpText, ListsEveryFlagAndTheDefaultsInUse) {
   EXPECT_THAT(help, Not(IsEmpty()));
 }
 
-// Issue 33, item 12: --help (and so the man page, which help2man makes of
+// --help (and so the man page, which help2man makes of
 // it) did not list the subcommands, and its second usage line fell under
 // DESCRIPTION (help2man takes "  or:" lines as more usage).
 TEST(HelpText, ListsTheCommandsAndEveryUsageLine) {

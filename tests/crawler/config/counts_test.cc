@@ -116,7 +116,7 @@ TEST(ParseDuration, RejectsNegativeJunkAndUnknownUnits) {
             "'1w' is not a duration (e.g. 200ms, 1s, 1.5, 2m)");
 }
 
-// Days, for --revisit-max (issue 32).
+// Days, for --revisit-max.
 TEST(ParseDuration, DaysAreADayOfSeconds) {
   EXPECT_EQ(*ParseDuration("30d"), 30 * 86400.0);
   EXPECT_EQ(*ParseDuration("0.5d"), 43200.0);

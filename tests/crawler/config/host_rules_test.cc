@@ -1,4 +1,4 @@
-// [[hosts]] in crawl.toml (issue #5: per_host and delay "configurable per host
+// [[hosts]] in crawl.toml (per_host and delay "configurable per host
 // pattern in the config file"): every form loads, the shipped file's
 // commented example stays a comment, and each bad input is an error naming
 // the file, the table and the key.
@@ -54,7 +54,7 @@ delay = 3
   EXPECT_EQ(loaded->per_host, 2);
 }
 
-// Issue #19: per-host request headers and HTTP credentials.
+// Per-host request headers and HTTP credentials.
 TEST(HostRules, Issue19HeadersAndCredentials) {
   testing::TempDir dir;
   absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(

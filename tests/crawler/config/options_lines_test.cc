@@ -39,7 +39,7 @@ TEST(OptionsAsLines, ALineBreakInAValueCannotStartAnotherField) {
   for (const std::string& line : lines) EXPECT_FALSE(line.starts_with("WARC-Type")) << line;
 }
 
-// Issue #19: a proxy's USER:PASS and header values (an Authorization) stay
+// A proxy's USER:PASS and header values (an Authorization) stay
 // out of the warcinfo record.
 TEST(OptionsAsLines, Issue19ProxyAndHeadersAreRedacted) {
   CrawlOptions options;

@@ -1,4 +1,4 @@
-// Issue 21, item 9: answers that are not HTTP get honest error kinds, not
+// Answers that are not HTTP get honest error kinds, not
 // curl's misleading ones (a 1 MB header line was "other: Out of memory", a
 // garbage status line "scheme"). The server is a raw socket on 127.0.0.1 that
 // answers every connection with fixed bytes.

@@ -1,4 +1,4 @@
-// Servers that misbehave (issue #6): stall, drip, or drop the connection
+// Servers that misbehave: stall, drip, or drop the connection
 // mid-body. Each must end in a recorded error kind, quickly.
 #include <gtest/gtest.h>
 

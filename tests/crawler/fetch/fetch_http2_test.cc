@@ -1,6 +1,6 @@
 // HTTP/2 against a server that offers it: Debian's nginx on 127.0.0.1 with
 // TLS and "http2" on its listen line (cpp-httplib speaks only HTTP/1.1).
-// What the issue asks of the fetcher: HTTP/2 where the server offers it,
+// What we ask of the fetcher: HTTP/2 where the server offers it,
 // connection reuse (here: multiplexing many transfers on one connection),
 // gzip decoding, TLS verification on.
 #include <gmock/gmock.h>

@@ -111,7 +111,7 @@ TEST(ErrorKindTest, AnythingElseCarriesCurlsMessage) {
             "other: Error while processing content unencoding");
 }
 
-// Issue #19: the request block kept for WARC request records loses its
+// The request block kept for WARC request records loses its
 // credentials; the scheme word and every other line stay.
 TEST(RedactCredentials, AuthorizationValuesOnly) {
   std::string block =

@@ -73,7 +73,7 @@ TEST_F(FetchTlsTest, PlainHttpToATlsPortIsNotASuccess) {
   EXPECT_NE(r.status, 200);
 }
 
-// Issue 33, item 14: the TLS options people expect from wget and curl.
+// The TLS options people expect from wget and curl.
 TEST_F(FetchTlsTest, Issue33NoCheckCertificateFetchesFromAnUntrustedServer) {
   FetchOptions options = TestOptions();
   options.verify_peer = false;  // --no-check-certificate

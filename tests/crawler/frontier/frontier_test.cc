@@ -223,7 +223,7 @@ TEST(Frontier, SharedMaxPagesIsTheFleetsTotal) {
   EXPECT_TRUE((*b)->PageLimitReached());
   // A page put back (the robots gate) is kept by its process for the next.
   (*a)->Release(got_a.back(), {}, kFrontierT0);
-  (*a)->Requeue(got_a.back(), kFrontierT0);
+  (*a)->Requeue(got_a.back());
   got_a.pop_back();
   EXPECT_FALSE((*a)->PageLimitReached());
   const uint64_t takes = budget->takes;
@@ -255,7 +255,7 @@ TEST(Frontier, SharedPagesHeldAndUnusedGoBackAtDestruction) {
     auto url = (*frontier)->Next(kFrontierT0);
     ASSERT_TRUE(url.has_value());
     (*frontier)->Release(*url, {}, kFrontierT0);
-    (*frontier)->Requeue(*url, kFrontierT0);  // held again, never fetched
+    (*frontier)->Requeue(*url);  // held again, never fetched
     EXPECT_EQ(budget->taken, 1u);
   }
   EXPECT_EQ(budget->taken, 0u);
@@ -293,7 +293,7 @@ TEST(Frontier, BuffersAtMostMaxBufferedFromTheSieve) {
   EXPECT_EQ(sieve->Stats().queued, 100u - 6u);
 }
 
-// Our choice (issue #5, "a host with a huge backlog does not starve others"):
+// Our choice (a host with a huge backlog does not starve others):
 // URLs of one host beyond max_buffered_per_host do not count against the
 // buffer, so the URLs of another host behind them in the Sieve still get in.
 TEST(Frontier, BacklogOfOneHostDoesNotStarveOthers) {

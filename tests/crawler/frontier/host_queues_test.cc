@@ -37,8 +37,8 @@ TEST(AuthorityOf, SchemeHostAndPortOfSerializedUrls) {
 TEST(HostQueues, FifoWithinAnAuthority) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kQueuesT0);
-  q.Add(U("http://a/2"), kQueuesT0);
+  q.Add(U("http://a/1"));
+  q.Add(U("http://a/2"));
   auto first = q.TakeReady(kQueuesT0);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->url, "http://a/1");
@@ -63,7 +63,7 @@ TEST(HostQueues, HigherPriorityFirstWithinAnAuthorityThenArrivalOrder) {
   for (const auto& [url, priority] : added) {
     CrawlUrl u = U(url);
     u.priority = priority;
-    q.Add(u, kQueuesT0);
+    q.Add(u);
   }
   std::vector<std::string> order;
   while (auto next = q.TakeReady(kQueuesT0)) {
@@ -77,13 +77,13 @@ TEST(HostQueues, HigherPriorityFirstWithinAnAuthorityThenArrivalOrder) {
 TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {
   FixedDelayPolicy policy(4, absl::ZeroDuration());
   HostQueues q(&policy, /*max_queued_per_host=*/2);
-  q.Add(U("http://a/1"), kQueuesT0);
+  q.Add(U("http://a/1"));
   EXPECT_FALSE(q.AtCap("http://a"));
-  q.Add(U("http://a/2"), kQueuesT0);
-  q.Add(U("http://b/1"), kQueuesT0);
+  q.Add(U("http://a/2"));
+  q.Add(U("http://b/1"));
   EXPECT_TRUE(q.AtCap("http://a"));
   EXPECT_FALSE(q.AtCap("http://b"));
-  q.Add(U("http://a/3"), kQueuesT0);
+  q.Add(U("http://a/3"));
   EXPECT_EQ(q.over_cap(), 1u);
   EXPECT_EQ(q.at_cap().size(), 1u);
   ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());  // a/1: a still has 2 queued
@@ -98,8 +98,8 @@ TEST(HostQueues, AtCapNamesTheAuthoritiesWithAFullShare) {
 TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
   FixedDelayPolicy policy(2, absl::ZeroDuration());
   HostQueues q(&policy);
-  for (int i = 0; i < 3; ++i) q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
-  q.Add(U("http://b/0"), kQueuesT0);
+  for (int i = 0; i < 3; ++i) q.Add(U("http://a/" + std::to_string(i)));
+  q.Add(U("http://b/0"));
   int from_a = 0, from_b = 0;
   while (auto u = q.TakeReady(kQueuesT0)) (u->authority == "http://a" ? from_a : from_b)++;
   EXPECT_EQ(from_a, 2);
@@ -110,8 +110,8 @@ TEST(HostQueues, ConnectionLimitPerAuthorityNotGlobal) {
 TEST(HostQueues, StartIntervalSpacesFetchesOfOneHost) {
   FixedDelayPolicy policy(4, absl::Seconds(1));
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kQueuesT0);
-  q.Add(U("http://a/2"), kQueuesT0);
+  q.Add(U("http://a/1"));
+  q.Add(U("http://a/2"));
   ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());
   EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Milliseconds(999)).has_value());
   EXPECT_EQ(q.NextReadyTime(), kQueuesT0 + absl::Seconds(1));
@@ -121,9 +121,9 @@ TEST(HostQueues, StartIntervalSpacesFetchesOfOneHost) {
 TEST(HostQueues, OtherHostsAreNotHeldUpByADelayedOne) {
   FixedDelayPolicy policy(1, absl::Seconds(10));
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kQueuesT0);
-  q.Add(U("http://a/2"), kQueuesT0);
-  q.Add(U("http://b/1"), kQueuesT0);
+  q.Add(U("http://a/1"));
+  q.Add(U("http://a/2"));
+  q.Add(U("http://b/1"));
   ASSERT_EQ(q.TakeReady(kQueuesT0)->authority, "http://a");
   q.Release("http://a", {}, kQueuesT0);
   auto next = q.TakeReady(kQueuesT0);
@@ -145,8 +145,8 @@ class BackOffPolicy : public HostPolicy {
 TEST(HostQueues, PolicyBackOffDelaysTheAuthority) {
   BackOffPolicy policy;
   HostQueues q(&policy);
-  q.Add(U("http://a/1"), kQueuesT0);
-  q.Add(U("http://a/2"), kQueuesT0);
+  q.Add(U("http://a/1"));
+  q.Add(U("http://a/2"));
   ASSERT_TRUE(q.TakeReady(kQueuesT0).has_value());
   q.Release("http://a", Status(503), kQueuesT0);
   EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Seconds(59)).has_value());
@@ -157,8 +157,8 @@ TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);
   for (int i = 0; i < 3; ++i) {
-    q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
-    q.Add(U("http://b/" + std::to_string(i)), kQueuesT0);
+    q.Add(U("http://a/" + std::to_string(i)));
+    q.Add(U("http://b/" + std::to_string(i)));
   }
   std::string order;
   for (int i = 0; i < 6; ++i) {
@@ -170,13 +170,13 @@ TEST(HostQueues, ReadyAuthoritiesTakeTurns) {
   EXPECT_EQ(order, "ababab");
 }
 
-// Issue 33, item 4: five URLs robots.txt forbids took five start intervals
+// Five URLs robots.txt forbids took five start intervals
 // (Crawl-delay: 2 made them 10 s) though none was requested. A slot given
 // back unfetched right after its take gives back the interval too.
 TEST(HostQueues, ASlotGivenBackUnfetchedCostsNoStartInterval) {
   FixedDelayPolicy policy(1, absl::Seconds(2));
   HostQueues q(&policy);
-  for (int i = 0; i < 6; ++i) q.Add(U("http://a/" + std::to_string(i)), kQueuesT0);
+  for (int i = 0; i < 6; ++i) q.Add(U("http://a/" + std::to_string(i)));
   for (int i = 0; i < 5; ++i) {  // each blocked: handed back unfetched at once
     auto blocked = q.TakeReady(kQueuesT0);
     ASSERT_TRUE(blocked.has_value()) << i;
@@ -187,7 +187,7 @@ TEST(HostQueues, ASlotGivenBackUnfetchedCostsNoStartInterval) {
   ASSERT_TRUE(allowed.has_value());
   EXPECT_EQ(allowed->url, "http://a/5");
   // A fetch that was made keeps its interval.
-  q.Add(U("http://a/6"), kQueuesT0);
+  q.Add(U("http://a/6"));
   q.Release("http://a", Status(200), kQueuesT0);
   EXPECT_FALSE(q.TakeReady(kQueuesT0 + absl::Seconds(1)).has_value());
   EXPECT_TRUE(q.TakeReady(kQueuesT0 + absl::Seconds(2)).has_value());

@@ -122,7 +122,7 @@ TEST(PolitePolicy, Issue5CrawlDelayHonoredOnlyWhenLarger) {
   EXPECT_EQ(asks, after_first);  // a known value is cached, not asked again
 }
 
-// Issue #19: the delay holds from the first start after robots.txt arrived
+// The delay holds from the first start after robots.txt arrived
 // (it used to be asked only every 16th start, so a host's first pages went
 // out unspaced).
 TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
@@ -143,7 +143,7 @@ TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
   EXPECT_EQ(asks, 3);  // a known delay is cached
 }
 
-// Issue #19: robots.txt's own fetch ends with the delay known; the next start
+// robots.txt's own fetch ends with the delay known; the next start
 // is a delay after that fetch's request went out, not at once.
 TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
   bool known = false;
@@ -162,7 +162,7 @@ TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
             kPolicyT0 + absl::Milliseconds(1600));
 }
 
-// Issue #19: a fetch whose set-up (connect, TLS) took long reached the server
+// A fetch whose set-up (connect, TLS) took long reached the server
 // late; the next start is spaced from its request, so the gap holds at the
 // server. No request sent (refused, given back): no spacing from it.
 TEST(PolitePolicy, Issue19TheNextStartIsSpacedFromTheRequestSent) {
@@ -270,7 +270,7 @@ TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
   EXPECT_NE(policy->DropReason("http://bad"), nullptr);
 }
 
-// Issue 21, item 2: a host down for a while cools down (1, 2, 4 min), one
+// A host down for a while cools down (1, 2, 4 min), one
 // probe after each; only a probe failing after the last one drops it, and a
 // success at any point gives it back its whole crawl.
 TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
@@ -296,7 +296,7 @@ TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
   EXPECT_EQ(policy->DropReason("http://flaky"), nullptr);
 }
 
-// Issue 33, item 1b: a 503 with Retry-After asks for a pause, as a 429
+// A 503 with Retry-After asks for a pause, as a 429
 // does; ten of them in a row are not ten failures (they began a cool-down).
 TEST(PolitePolicy, Issue33A503WithRetryAfterIsAPauseNotAFailure) {
   auto policy = Make({});
@@ -319,7 +319,7 @@ TEST(PolitePolicy, Issue33A503WithRetryAfterIsAPauseNotAFailure) {
   EXPECT_EQ(policy->PauseReason("http://a", until + absl::Seconds(1)), "");  // over by then
 }
 
-// Issue 33, item 1a: a host that never answered and refuses connections (or
+// A host that never answered and refuses connections (or
 // has no address) is dropped at its first such failure; one that answered
 // before gets the back-offs and cool-downs of a host that is down a while.
 TEST(PolitePolicy, Issue33AHostThatNeverAnsweredAndRefusesIsDroppedAtOnce) {

@@ -99,7 +99,7 @@ TEST(UrlPayload, VersionTwoRoundTripsThePreviousFetch) {
   EXPECT_FALSE(DecodeUrlPayload(EncodeUrlPayload(3, 1, "http://a/"))->previous.has_value());
 }
 
-// Golden: version 2's bytes (issue 32). A change of them is a change of format.
+// Golden: version 2's bytes. A change of them is a change of format.
 TEST(UrlPayload, VersionTwoBytesAreFrozen) {
   PreviousFetch previous;
   previous.fetched_at = absl::FromUnixMillis(1000);  // varint e8 07

@@ -134,7 +134,7 @@ TEST(LimitsTest, ClosedElementsDoNotCountTowardTheDepth) {
   EXPECT_FALSE(page.truncated);
 }
 
-// Issue 21, item 4: one tag with 100 000 attributes cost 25 s of CPU (Gumbo
+// One tag with 100 000 attributes cost 25 s of CPU (Gumbo
 // compares each attribute with the tag's earlier ones). The page is cut
 // before such a tag, with a reason; tags at the cap are parsed whole.
 std::string ManyAttributes(int count) {

@@ -1,6 +1,6 @@
 // ExtractLinks and PrintLinks (crawler/links.h): which elements yield links,
 // how they resolve, and nofollow. "Spec..." cases follow the HTML standard;
-// the others are the crawler's documented choices (issue #4).
+// the others are the crawler's documented choices.
 #include "crawler/links.h"
 
 #include <gmock/gmock.h>
@@ -79,7 +79,7 @@ TEST(ExtractLinksTest, LinkRelationsThatNameAnotherPageOnly) {
                                       "http://example.com/de/", "http://example.com/dir/c"));
 }
 
-// Issue #19 asks, per source, what is followed (docs/crawler-options.md): a
+// Per source, what is followed (docs/crawler-options.md): a
 // feed's URL is (rel=alternate), srcset candidates and images are not.
 TEST(ExtractLinksTest, Issue19FeedUrlFollowedSrcsetAndImagesNot) {
   const PageLinks page = Extract(
@@ -287,7 +287,7 @@ TEST(PrintLinksTest, WithoutBaseOnlyAbsoluteLinksResolve) {
       PrintLinks("<a href=relative>r</a><a href=http://abs.example/>a</a>", "", out);
   ASSERT_TRUE(unresolved.ok());
   EXPECT_EQ(out.str(), "http://abs.example/\n");
-  EXPECT_EQ(*unresolved, 1u);  // the relative one: `crawl links` says so (issue 33, item 12)
+  EXPECT_EQ(*unresolved, 1u);  // the relative one: `crawl links` says so
   std::ostringstream with_base;
   ASSERT_TRUE(
       PrintLinks("<base href=http://b.example/x/><a href=relative>r</a>", "", with_base).ok());

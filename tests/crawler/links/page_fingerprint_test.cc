@@ -1,4 +1,4 @@
-// PageFingerprint (issue 33, item 2): copies of one page under a session-id
+// PageFingerprint: copies of one page under a session-id
 // trap's URLs come out the same; pages with their own words come out far
 // apart. Our own choices, not a standard: crawler/page_fingerprint.h.
 #include "crawler/page_fingerprint.h"

@@ -85,7 +85,7 @@ TEST(PageRecordJson, TheDirectWriterGivesTheTreesBytesOrDeclines) {
   EXPECT_LT(direct, 19000);  // and the odd ones did not
 }
 
-// Issue 33, item 13: the README says `status` is null when no response
+// The README says `status` is null when no response
 // arrived; it was 0, which is no HTTP status.
 TEST(PageRecordJson, NoResponseWritesStatusNull) {
   PageRecord r;
@@ -108,7 +108,7 @@ TEST(PageRecordJson, RecordsWithOddBytesStayValidJson) {
   EXPECT_EQ(parsed["url"], "http://a.test/\"quoted\"\\\n\x01\xc3\xa9\xef\xbf\xbd");
 }
 
-// Issue 32: the validators a recrawl sends back. An ETag's quotes are
+// The validators a recrawl sends back. An ETag's quotes are
 // escaped by the direct writer, not a reason to take the tree's path.
 TEST(PageRecordJson, ValidatorsAreWrittenWhenPresent) {
   PageRecord r;

@@ -147,7 +147,7 @@ TEST(SitemapTest, PlainBodyBeyondByteCapIsCut) {
   EXPECT_GT(map->urls.size(), 0u);
 }
 
-// The three misreadings of the old text search (issue 19).
+// The three misreadings of the old text search.
 TEST(SitemapTest, LocInsideCommentIsNotAUrl) {
   absl::StatusOr<Sitemap> map = ParseSitemap(R"(<?xml version="1.0"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

@@ -5,7 +5,7 @@
 // Denominator ("the crawler's cases"): every case whose expected href is
 // http(s), every case whose base is http(s) (whatever the outcome: a link
 // "mailto:x" on an http page is such a case), and every failure case whose
-// input starts with an http(s) scheme. Requirement (issue #4): at least 99%
+// input starts with an http(s) scheme. Requirement: at least 99%
 // pass.
 // All other cases (file:, data:, opaque paths, ...) are run too and counted
 // separately; they must not crash.

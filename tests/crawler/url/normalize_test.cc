@@ -65,7 +65,7 @@ TEST(NormalizeTest, Issue4ReservedEscapesStayEncodedAndNothingElseChanges) {
   EXPECT_EQ(Key("http://a.com/dir/index.html"), "http://a.com/dir/index.html");
 }
 
-// Issue 21, item 9: userinfo is dropped, so credentials a page or a redirect
+// Userinfo is dropped, so credentials a page or a redirect
 // wrote are never queued, sent or recorded.
 TEST(NormalizeTest, Issue21UserinfoIsDropped) {
   EXPECT_EQ(Key("http://u:p@a.com/dir/index.html"), "http://a.com/dir/index.html");
@@ -99,7 +99,7 @@ TEST(NormalizeTest, Issue4DecodingNeverJoinsAStrayPercentIntoANewEscape) {
   EXPECT_EQ(Key("https://a.example/%3%32x%41"), "https://a.example/%3%32xA");
 }
 
-// Issue 21, item 11: "%41" decoded right after a stray '%' made "/%A", a
+// "%41" decoded right after a stray '%' made "/%A", a
 // half escape that was not there (what the server receives changed).
 TEST(NormalizeTest, Issue21DecodingNeverPutsAHexDigitAfterAStrayPercent) {
   EXPECT_EQ(Key("http://a.com/%%41"), "http://a.com/%%41");

@@ -105,7 +105,7 @@ TEST(WarcRevisit, RepeatedPayloadBecomesARevisitReferringToTheFirst) {
   EXPECT_EQ((*records)[4].Field("WARC-Concurrent-To"), revisit.Field("WARC-Record-ID"));
 }
 
-// Issue 32: a recrawl names the previous crawl's record itself (WARC 1.1
+// A recrawl names the previous crawl's record itself (WARC 1.1
 // section 6.7.3 for the 304: profile server-not-modified).
 TEST(WarcRevisit, ARecrawlsRevisitNamesThePreviousCrawlsRecordWithItsProfile) {
   WarcOptions options = crawler_test::OptionsWithPrefix(crawler_test::MakeTempDir("prev") + "/v");

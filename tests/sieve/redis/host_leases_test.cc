@@ -1,8 +1,8 @@
 // RedisSieve's host partitions (host_key set): a host's URLs are handed to one
 // client at a time, a client takes another host only when those it holds
 // have nothing for it, a given-back host waits out the cooldown, and a dead
-// client's hosts come back once their lease expires. Our own design (issue
-// #7: politeness across processes); redis-server from PATH on 127.0.0.1.
+// client's hosts come back once their lease expires. Our own design (politeness across
+// processes); redis-server from PATH on 127.0.0.1.
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -301,7 +301,7 @@ TEST_F(HostLeasesTest, StressNoClientTakesAHostWithinTheCooldownOfAnother) {
   EXPECT_GE(hand_overs, 10);  // the test exercised what it is about
 }
 
-// The fair share (our choice, issue #20): with two live clients and four
+// The fair share (our choice): with two live clients and four
 // hosts, a client takes hosts only while it holds fewer than
 // ceil(4 / 2) = 2, however many URLs its pops ask for; the other two hosts
 // wait for the other client.

@@ -1,6 +1,6 @@
 // RedisSieve's producer counting (Sieve::AddProducer, this client's
 // producers) and its LogSink (RedisSieveOptions::log_sink). Our own
-// contract (issue 18); a real redis-server on 127.0.0.1.
+// contract; a real redis-server on 127.0.0.1.
 #include <atomic>
 #include <chrono>
 #include <mutex>

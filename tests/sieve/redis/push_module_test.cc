@@ -3,7 +3,7 @@
 // it writes byte for byte the bits and the queues the script writes (host
 // lists, NAME:ready, NAME:cooling, NAME:queued), a filter written by one
 // path answers "seen" on the other, and bad arguments are error replies,
-// never a crash. Our own design (issue #7's push-speed target);
+// never a crash. Our own design (built to a push-speed target);
 // redis-server from PATH on 127.0.0.1, started with the module.
 #include <algorithm>
 #include <atomic>

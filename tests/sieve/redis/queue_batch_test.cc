@@ -2,8 +2,8 @@
 // golden bytes, written alike by the C++ encoder, the Lua push script and
 // the crawlsieve module; a pop leaves the head batch's remaining entries
 // under the same base; batches stay within kMaxBatchBytes; an element of
-// another format is refused by name, never misread. Our own format (issue
-// #20's memory target); a change of these bytes is a change of format and
+// another format is refused by name, never misread. Our own format (built to a
+// memory target); a change of these bytes is a change of format and
 // takes a new version.
 #include "../../../sieve/redis_module/src/queue_batch.h"
 

@@ -1,5 +1,5 @@
 // ChangeSet: how the generated site changes from one epoch to the next, so a
-// recrawl's every count can be checked exactly (issue 32). A pure function of
+// recrawl's every count can be checked exactly. A pure function of
 // (pages, seed, fractions): epoch 0 is the site as it always was; each later
 // epoch edits, removes and adds pages relative to the one before.
 //

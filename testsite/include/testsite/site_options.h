@@ -108,7 +108,7 @@ struct SiteOptions {
   // requests /p/p/7.html, which is a 404 counted like a trap.
   bool base_href = false;
 
-  // --- Hostile cases (issue #6). None of their URLs is in PageUrls(); pages a
+  // --- Hostile cases. None of their URLs is in PageUrls(); pages a
   // crawler may legitimately reach through them are /flaky/*, /chain/<last>,
   // /cs/target/*, /deep/top, /deep/bottom and /cal/*.
   // RAW/reset/headers sends half a header block, RAW/reset/body the headers and
@@ -159,7 +159,7 @@ struct SiteOptions {
   // ws:// and gopher:// URLs, which a crawler must not fetch.
   bool odd_schemes = false;
 
-  // --- Random faults (issue #6, the stress test and bench/soak). A seeded
+  // --- Random faults (the stress test and bench/soak). A seeded
   // `fault_rate` fraction of the pages (chosen from `seed` and the page number,
   // so the same pages every run) fail their FIRST request, each with one of:
   // 500; 503 with Retry-After 0 or 1; a connection reset (RST) after half the
@@ -177,7 +177,7 @@ struct SiteOptions {
   // Body of /robots.txt (text/plain); empty serves 404.
   std::string robots_txt = "";
 
-  // --- Change over time (issue 32; testsite/change_set.h has the rules).
+  // --- Change over time, for --recrawl (testsite/change_set.h has the rules).
   // The epoch served first (TestSite::SetEpoch changes it while serving);
   // 0 is the site above, unchanged.
   int epoch = 0;

@@ -39,7 +39,7 @@ struct RequestRecord {
   std::string path;    // decoded path, no query: "/p/7.html"
   std::string target;  // as sent, with query: "/p/7.html?x=1"
   std::string user_agent;
-  // The conditional request headers, "" when absent (issue 32).
+  // The conditional request headers (--recrawl), "" when absent.
   std::string if_none_match;
   std::string if_modified_since;
   int status = 0;        // status code, set when the handler returns (0 before)

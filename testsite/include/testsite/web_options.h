@@ -1,5 +1,5 @@
 // WebOptions: a simulated web of many hosts on loopback, for the scale bench
-// (issue #16, bench/scale). Host i (0 <= i < hosts) is the address
+// (bench/scale). Host i (0 <= i < hosts) is the address
 // 127.1.0.0 + i, every host on the same port, so a crawler sees up to ~16
 // million distinct hosts without a name server and without leaving loopback.
 // The web is a pure function of these options (and of the port, which appears
