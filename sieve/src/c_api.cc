@@ -150,8 +150,7 @@ bool ReadOptions(const char* call, const sieve_options& in, sieve_options& known
   return true;
 }
 
-void FillStats(const sieve::SieveStats& s, sieve_stats& stats) {
-  sieve_stats* out = &stats;
+void FillStats(const sieve::SieveStats& s, sieve_stats* out) {
   *out = sieve_stats{};
   out->queued = s.queued;
   out->in_flight = s.in_flight;
@@ -378,7 +377,7 @@ sieve_status sieve_get_stats(const sieve_t* sieve, sieve_stats* stats, size_t st
                              "; pass sizeof(sieve_stats) (at least ", kFirstStatsSize, ")"));
   }
   sieve_stats all;
-  FillStats(sieve->sieve->Stats(), all);
+  FillStats(sieve->sieve->Stats(), &all);
   std::memcpy(stats, &all, std::min(stats_size, sizeof all));
   return SIEVE_OK;
 }
