@@ -14,14 +14,16 @@ LaneSet::LaneSet(SpillQueueOptions options)
 
 SpillQueue& LaneSet::LaneFor(int32_t priority) {
   if (last_lane_ != nullptr && last_priority_ == priority) return *last_lane_;
-  auto [it, inserted] = lanes_.try_emplace(priority);
-  if (inserted) {
-    it->second = std::make_unique<SpillQueue>(options_, &store_);
-    memory_ += it->second->ResidentBytes();
+  SpillQueue*& lane = by_priority_[priority];
+  if (lane == nullptr) {
+    auto queue = std::make_unique<SpillQueue>(options_, &store_);
+    lane = queue.get();
+    lanes_.emplace(priority, std::move(queue));
+    memory_ += lane->ResidentBytes();
   }
   last_priority_ = priority;
-  last_lane_ = it->second.get();
-  return *last_lane_;
+  last_lane_ = lane;
+  return *lane;
 }
 
 template <typename Change>
@@ -59,6 +61,7 @@ void LaneSet::DropIfEmpty(LaneMap::iterator it) {
   if (it->second->Size() != 0) return;
   if (last_lane_ == it->second.get()) last_lane_ = nullptr;
   memory_ -= it->second->ResidentBytes();
+  by_priority_.erase(it->first);
   lanes_.erase(it);
 }
 

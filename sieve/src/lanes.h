@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -64,7 +65,7 @@ class LaneSet {
   // URLs are no longer counted).
   absl::StatusOr<std::optional<SieveEntry>> Pop();
 
-  bool HasLane(int32_t priority) const { return lanes_.contains(priority); }
+  bool HasLane(int32_t priority) const { return by_priority_.contains(priority); }
   size_t LaneCount() const { return lanes_.size(); }
   // The highest `n` lanes, highest first.
   std::vector<LaneStats> TopLanes(size_t n) const;
@@ -106,6 +107,10 @@ class LaneSet {
   const SpillQueueOptions options_;
   SpillStore store_;
   LaneMap lanes_;
+  // The same lanes by priority: a push at 1,024 lanes found its lane in
+  // ~10 map levels of pointer chasing (~40 ns a URL under perf); the ordered
+  // map stays for Pop and the walks in order.
+  absl::flat_hash_map<int32_t, SpillQueue*> by_priority_;
   // The lane of the last push: crawls push long runs at one priority.
   int32_t last_priority_ = 0;
   SpillQueue* last_lane_ = nullptr;
