@@ -22,6 +22,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import statistics
 from collections import defaultdict
 
@@ -235,6 +236,46 @@ def site_table(site, conc, mine, harness, since, ceilings, work, results):
     return "\n".join(out + lines) + "\n"
 
 
+def read_tls(path, since):
+    """{site: {peer: (pages, median pages/s, "min-max")}} from tls.txt lines
+    written since `since`: '<since> <site> crawl: pages N, pages/s median M [a-b]'."""
+    out = {}
+    if not path or not os.path.exists(path):
+        return out
+    pat = re.compile(r"^(\S+) (\S+) (\w+): pages (\d+), pages/s median (\d+) \[(\d+-\d+)\]")
+    for line in open(path):
+        m = pat.match(line)
+        if m and m.group(1) >= since:
+            out.setdefault(m.group(2), {})[m.group(3)] = (
+                int(m.group(4)), float(m.group(5)), m.group(6))
+    return out
+
+
+def protocols_table(sites, conc, mine, harness, since, tls):
+    """crawl and wget2 over HTTP/1.1 (this run's rows) and over HTTPS (tls.txt)."""
+    out = ["## Both protocols\n",
+           "HTTP/1.1: the tables above (nginx, keep-alive). HTTPS: the harness's "
+           "tls-vs-wget2.sh (nginx, one worker, TLS 1.3, HTTP/2 offered by ALPN, a throwaway CA "
+           "in the system trust store), crawl and wget2 alternated, concurrency 32.\n",
+           "| site | protocol | crawl pages/s | wget2 pages/s | crawl / wget2 |",
+           "|---|---|---|---|---|"]
+    for site in sites:
+        rate = {}
+        for peer in ("crawl", "wget2"):
+            rows, _ = pick_rows(site, peer, conc, mine, since, harness)
+            rate[peer] = med(summarize(rows)["rate"]) if rows else None
+        out.append("| %s | HTTP/1.1 | %s | %s | %s |" % (
+            site, "%.0f" % rate["crawl"] if rate["crawl"] else "n/a",
+            "%.0f" % rate["wget2"] if rate["wget2"] else "n/a", ratio(rate["crawl"], rate["wget2"])))
+        t = tls.get(site, {})
+        c, w = t.get("crawl"), t.get("wget2")
+        out.append("| %s | HTTPS, HTTP/2 | %s | %s | %s |" % (
+            site, "%.0f [%s]" % (c[1], c[2]) if c else "n/a",
+            "%.0f [%s]" % (w[1], w[2]) if w else "n/a",
+            ratio(c[1] if c else None, w[1] if w else None)))
+    return "\n".join(out) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--since", required=True)
@@ -245,6 +286,7 @@ def main():
     ap.add_argument("--harness", required=True)
     ap.add_argument("--crawl-bin", default="")
     ap.add_argument("--out")
+    ap.add_argument("--tls", default="", help="tls.txt of an --https run: adds the protocols table")
     a = ap.parse_args()
     global LISTS_RELATIVE_TO
     if a.out:
@@ -258,6 +300,9 @@ def main():
              "processes on the machine during the run (noise).\n" % (a.crawl_bin or "?")]
     for site in a.sites.split(","):
         parts.append(site_table(site, a.conc, mine, harness, a.since, ceilings, a.work, a.results))
+    if a.tls:
+        parts.append(protocols_table(a.sites.split(","), a.conc, mine, harness, a.since,
+                                     read_tls(a.tls, a.since)))
     text = "\n".join(parts)
     print(text)
     if a.out:
