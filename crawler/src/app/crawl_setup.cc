@@ -1,14 +1,18 @@
 #include "app/crawl_setup.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "app/politeness.h"
 #include "crawler/link_filter.h"
 #include "crawler/polite_policy.h"
 #include "crawler/type_filter.h"
@@ -207,6 +211,262 @@ FetchOptions FetchOptionsOf(const CrawlOptions& options, const std::vector<std::
     });
   }
   return f;
+}
+
+RevisitBounds RevisitBoundsOf(const CrawlOptions& options) {
+  return {static_cast<int64_t>(options.revisit_min_s), static_cast<int64_t>(options.revisit_max_s)};
+}
+
+void CrawlParts::StopThreads() {
+  if (fetcher != nullptr) fetcher->Shutdown(std::chrono::milliseconds(0));
+  if (parsers != nullptr) parsers->Finish();
+}
+
+namespace {
+
+void WarnOfRiskyOptions(const CrawlOptions& options) {
+  if (options.no_check_certificate) {
+    spdlog::warn(
+        "--no-check-certificate: server certificates are NOT verified; anyone between this "
+        "machine and the servers can read and change what the crawl fetches");
+  }
+  if (options.fp_rate > 0.5) {
+    spdlog::warn(
+        "--fp-rate {}: more than half of the new URLs would be taken for seen and never crawled",
+        options.fp_rate);
+  }
+}
+
+// Before anything reads or wipes them (--fresh): one crawl per directory.
+absl::Status LockCrawlDirs(const CrawlOptions& options, CrawlParts* parts) {
+  std::vector<std::string> dirs = {options.out_dir};
+  if (!options.state_dir.empty() && options.frontier.empty()) dirs.push_back(options.state_dir);
+  for (const std::string& dir : dirs) {
+    absl::StatusOr<std::unique_ptr<DirLock>> lock = DirLock::Acquire(dir);
+    if (!lock.ok()) return lock.status();
+    parts->dir_locks.push_back(std::move(*lock));
+  }
+  return absl::OkStatus();
+}
+
+// Without this check an --out holding an earlier crawl's pages.jsonl (and no
+// checkpoint, which CrawlStateDir::Create refuses on its own) was overwritten
+// without a word. A new crawl there needs --fresh.
+absl::Status RefuseToOverwriteRecords(const CrawlOptions& options) {
+  if (options.resume || options.fresh || !options.frontier.empty()) return absl::OkStatus();
+  const std::filesystem::path log =
+      std::filesystem::path(options.out_dir) / PageLogOptions{}.file_name;
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(log, ec);
+  if (ec || bytes == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(log.string(), " holds an earlier crawl's records (", bytes,
+                   " bytes): pass --fresh to overwrite them, --resume to continue that crawl (if "
+                   "it left a checkpoint), or choose another --out"));
+}
+
+// The Sieve (the start's), the politeness policy and the Frontier. The
+// policy reads robots.txt's Crawl-delay from the robots cache, built later.
+absl::Status BuildSieveAndFrontier(const CrawlOptions& options, CrawlStart* start,
+                                   CrawlParts* parts) {
+  parts->sieve = std::move(start->sieve);
+  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy =
+      MakePolitePolicy(options, [parts](const std::string& authority) -> std::optional<double> {
+        if (parts->robots.cache == nullptr) return std::nullopt;  // --robots off, or not built yet
+        return parts->robots.cache->CrawlDelay(RobotsAuthorityOf(authority));
+      });
+  if (!policy.ok()) return policy.status();
+  parts->policy = policy->get();
+  FrontierOptions frontier_options = FrontierOptionsOf(options);
+  frontier_options.shared_pages = start->shared_pages;
+  absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options);
+  if (!priority.ok()) return priority.status();
+  frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
+  absl::StatusOr<std::unique_ptr<Frontier>> frontier =
+      Frontier::Create(parts->sieve.get(), frontier_options, std::move(*policy));
+  if (!frontier.ok()) return frontier.status();
+  parts->frontier = std::move(*frontier);
+  return absl::OkStatus();
+}
+
+// --recrawl: every page of the previous crawl goes into the Sieve with its
+// PreviousFetch (its redirects and failures without), before this crawl's
+// own seeds (which it then holds); the depth-0 ones are also appended to
+// `*seeds` when it is not null.
+absl::Status QueuePreviousPages(const CrawlOptions& options, CrawlParts* parts,
+                                std::vector<std::string>* seeds) {
+  Frontier* frontier = parts->frontier.get();
+  absl::StatusOr<PreviousCrawlReport> read = ForEachPreviousPage(
+      options.recrawl, RevisitBoundsOf(options), options.strict, [frontier, seeds](CrawlUrl url) {
+        if (seeds != nullptr && url.depth == 0) seeds->push_back(url.url);
+        frontier->Offer(url);
+      });
+  if (!read.ok()) return read.status();
+  parts->stats.StartRecrawl(read->skipped_lines);
+  spdlog::info(
+      "--recrawl {}: {} pages to revisit, {} redirects and failures to ask again, from {} "
+      "lines{}",
+      options.recrawl, read->pages, read->asked_again, read->lines,
+      read->skipped_lines > 0 ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
+                              : std::string());
+  return absl::OkStatus();
+}
+
+// The seeds before normalizing: the checkpoint's on --resume, else those
+// given; with none given, --recrawl's depth-0 pages. The previous log is read
+// once, here: its pages go into the Sieve before any seed, and with no seeds
+// given its depth-0 pages stand for them (they set the scope).
+absl::StatusOr<std::vector<std::string>> RawSeedsOf(const CrawlOptions& options,
+                                                    const CrawlStart& start,
+                                                    const std::vector<std::string>& given_seeds,
+                                                    CrawlParts* parts) {
+  std::vector<std::string> previous_seeds;
+  if (!options.recrawl.empty() && !start.resumed) {
+    absl::Status queued =
+        QueuePreviousPages(options, parts, given_seeds.empty() ? &previous_seeds : nullptr);
+    if (!queued.ok()) return queued;
+    if (given_seeds.empty() && previous_seeds.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--recrawl ", options.recrawl, ": the previous crawl fetched no seed page"));
+    }
+  }
+  return Checkpointer::SeedsOf(start, previous_seeds.empty() ? given_seeds : previous_seeds);
+}
+
+// The filter of the seeds' scope, the trap defences and the PageProcessor.
+absl::Status BuildPageProcessor(const CrawlOptions& options, const std::vector<std::string>& seeds,
+                                CrawlParts* parts) {
+  absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options, seeds);
+  if (!filter.ok()) return filter.status();
+  parts->filter = std::move(*filter);
+  LinkOptions link_options;
+  link_options.honor_nofollow = !options.ignore_nofollow;
+  ParseLinkParser(options.parser, &link_options.parser);  // validated by the option table
+  link_options.normalize.max_length = options.max_url_length;
+  parts->traps = std::make_unique<TrapGuard>(options);
+  parts->duplicates = std::make_unique<DuplicateContentGuard>(options.trap_duplicate_content);
+  parts->processor = std::make_unique<PageProcessor>(parts->filter.get(), parts->frontier.get(),
+                                                     link_options, options.max_redirects,
+                                                     parts->traps.get(), parts->duplicates.get());
+  return absl::OkStatus();
+}
+
+// The Checkpointer (which, on --resume, puts the checkpoint's counts back and
+// cuts pages.jsonl's torn tail before it is opened), pages.jsonl and the
+// WARC file.
+absl::Status OpenOutputs(const CrawlOptions& options, const std::vector<std::string>& seeds,
+                         CrawlStart* start, CrawlParts* parts) {
+  parts->checkpointer = std::make_unique<Checkpointer>(
+      options, seeds, std::move(start->state),
+      Checkpointer::Parts{
+          parts->sieve.get(), parts->frontier.get(), &parts->stats,
+          [parts] { return parts->warc != nullptr ? parts->warc->Sync() : absl::OkStatus(); },
+          parts->policy,
+          [parts] {
+            return parts->fetcher != nullptr ? parts->fetcher->CookieJar() : std::string();
+          },
+          parts->traps.get()});
+  PageLogOptions log_options;
+  log_options.dir = options.out_dir;
+  log_options.append = start->resumed;
+  // With a shared frontier there is no checkpoint to re-fetch a lost tail
+  // from: a page is done for the fleet once its record is appended, so each
+  // record goes to the kernel then (a write(2) per page) and a SIGKILL loses
+  // none of them.
+  if (!options.frontier.empty()) log_options.flush_every = 1;
+  if (start->resumed) {
+    absl::Status restored = parts->checkpointer->Restore(
+        (std::filesystem::path(log_options.dir) / log_options.file_name).string());
+    if (!restored.ok()) return restored;
+  }
+  parts->pages_at_start = parts->stats.Snapshot().pages;  // 0 unless resumed
+  absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
+  if (!log.ok()) return log.status();
+  parts->log = std::move(*log);
+  absl::StatusOr<std::unique_ptr<WarcSink>> warc = WarcSink::Create(options);
+  if (!warc.ok()) return warc.status();
+  parts->warc = std::move(*warc);
+  return absl::OkStatus();
+}
+
+// The seeds through the filter into the Frontier at depth 0, counted.
+void OfferSeeds(const std::vector<std::string>& seeds, CrawlParts* parts) {
+  LinkCounts seed_counts;
+  for (const std::string& seed : parts->processor->Filter(seeds, 0, &seed_counts)) {
+    CrawlUrl url;
+    url.url = seed;
+    parts->frontier->Offer(url);
+  }
+  parts->stats.AddLinks(seed_counts);
+}
+
+// The robots gate, the retry queue, the parsers and, last, the Fetcher,
+// whose answers go to the gate or the scheduler.
+absl::Status BuildFetching(const CrawlOptions& options, const SchedulerHooks& hooks,
+                           CrawlParts* parts) {
+  absl::StatusOr<RobotsParts> robots = MakeRobots(
+      options,
+      {parts->frontier.get(), parts->processor.get(), parts->log.get(), &parts->stats,
+       [parts](FetchRequest r) { return parts->fetcher->Submit(std::move(r)); }, hooks.wake,
+       [parts, stop = hooks.stop](const FetchResult& r, const CrawlUrl&) {
+         // robots.txt and sitemaps
+         if (parts->warc != nullptr && !parts->warc->Archive(r).ok()) stop();
+       },
+       [parts] { return parts->checkpointer->CommitScope(); }});
+  if (!robots.ok()) return robots.status();
+  parts->robots = std::move(*robots);
+  parts->retries = std::make_unique<RetryQueue>(
+      RetryOptions{options.retries, absl::Seconds(options.retry_backoff_s)});
+  parts->parsers = std::make_unique<ParsePool<ParseJob>>(options.threads, hooks.on_parsed);
+  FetchOptions fetch_options = FetchOptionsOf(options, parts->seeds);
+  fetch_options.restored_cookies = parts->checkpointer->RestoredCookies();  // "" unless resumed
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
+      Fetcher::Create(fetch_options, hooks.on_fetched);
+  if (!fetcher.ok()) return fetcher.status();
+  parts->fetcher = std::move(*fetcher);
+  return absl::OkStatus();
+}
+
+absl::Status BuildInto(const CrawlOptions& options, const std::vector<std::string>& given_seeds,
+                       const SchedulerHooks& hooks, CrawlParts* parts) {
+  WarnOfRiskyOptions(options);
+  if (absl::Status locked = LockCrawlDirs(options, parts); !locked.ok()) return locked;
+  if (absl::Status kept = RefuseToOverwriteRecords(options); !kept.ok()) return kept;
+  absl::StatusOr<CrawlStart> start = OpenCrawlStart(options);  // new Sieve, or the checkpoint's
+  if (!start.ok()) return start.status();
+  if (absl::Status built = BuildSieveAndFrontier(options, &*start, parts); !built.ok()) {
+    return built;
+  }
+  absl::StatusOr<std::vector<std::string>> raw_seeds =
+      RawSeedsOf(options, *start, given_seeds, parts);
+  if (!raw_seeds.ok()) return raw_seeds.status();
+  // --sitemap without seeds: the sitemaps' URLs stand for the seeds where a
+  // seed sets something (the scope's hosts, private addresses allowed, the
+  // checkpoint's list); the pages come from the sitemaps, nothing else is queued.
+  const bool sitemaps_only = raw_seeds->empty() && !options.sitemap_urls.empty();
+  absl::StatusOr<std::vector<std::string>> seeds =
+      NormalizeSeeds(sitemaps_only ? options.sitemap_urls : *raw_seeds, options);
+  if (!seeds.ok()) return seeds.status();
+  if (absl::Status built = BuildPageProcessor(options, *seeds, parts); !built.ok()) return built;
+  if (absl::Status opened = OpenOutputs(options, *seeds, &*start, parts); !opened.ok()) {
+    return opened;
+  }
+  parts->seeds = *seeds;
+  const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
+  OfferSeeds(start->resumed || sitemaps_only ? no_seeds : *seeds, parts);
+  return BuildFetching(options, hooks, parts);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CrawlParts>> BuildCrawlParts(const CrawlOptions& options,
+                                                            const std::vector<std::string>& seeds,
+                                                            const SchedulerHooks& hooks) {
+  auto parts = std::make_unique<CrawlParts>();
+  if (absl::Status built = BuildInto(options, seeds, hooks, parts.get()); !built.ok()) {
+    return built;
+  }
+  return parts;
 }
 
 }  // namespace crawler

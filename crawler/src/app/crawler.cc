@@ -1,4 +1,6 @@
-// Crawler::Impl: the scheduler loop and the glue between the stages.
+// Crawler::Impl: the scheduler loop over the crawl's parts, which
+// BuildCrawlParts (crawl_setup.h) builds and wires to each other and to the
+// hooks below (OnFetched, OnParsed, Wake, RequestStop).
 //
 //   scheduler (Run's thread)      fetcher threads          parser threads
 //   Frontier::Next --Submit-->    transfer ... callback
@@ -24,7 +26,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <filesystem>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -33,21 +34,17 @@
 #include "app/checkpointer.h"
 #include "app/crawl_setup.h"
 #include "app/crawl_stats.h"
-#include "app/dir_lock.h"
-#include "app/duplicate_content_guard.h"
 #include "app/filter_report.h"
 #include "app/page_processor.h"
 #include "app/page_validators.h"
 #include "app/parse_pool.h"
 #include "app/politeness.h"
-#include "app/previous_crawl.h"
 #include "app/revisit.h"
 #include "app/robots_wiring.h"
 #include "app/warc_sink.h"
 #include "crawler/crawl.h"
 #include "crawler/fetch.h"
 #include "crawler/frontier.h"
-#include "crawler/link_filter.h"
 #include "crawler/metrics.h"
 #include "crawler/metrics_server.h"
 #include "crawler/retry_queue.h"
@@ -56,12 +53,6 @@
 
 namespace crawler {
 namespace {
-
-struct ParseJob {
-  CrawlUrl url;
-  FetchResult result;
-  int attempts = 1;  // fetches of url.url, retries included (see RetryQueue)
-};
 
 // Bodies waiting for a parser, at most: 4 MiB is ~0.3 s of work for two
 // parser threads (Gumbo parses 10-15 MB/s each), refilled from loopback or a
@@ -74,30 +65,14 @@ constexpr int64_t kMaxParseBacklogBytes = int64_t{4} << 20;
 // How long in-flight transfers may finish after a stop request.
 constexpr std::chrono::milliseconds kStopGrace{3000};
 
-// Without this check an --out holding an earlier crawl's pages.jsonl (and no
-// checkpoint, which CrawlStateDir::Create refuses on its own) was overwritten
-// without a word. A new crawl there needs --fresh.
-absl::Status RefuseToOverwriteRecords(const CrawlOptions& options) {
-  if (options.resume || options.fresh || !options.frontier.empty()) return absl::OkStatus();
-  const std::filesystem::path log =
-      std::filesystem::path(options.out_dir) / PageLogOptions{}.file_name;
-  std::error_code ec;
-  const uintmax_t bytes = std::filesystem::file_size(log, ec);
-  if (ec || bytes == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(log.string(), " holds an earlier crawl's records (", bytes,
-                   " bytes): pass --fresh to overwrite them, --resume to continue that crawl (if "
-                   "it left a checkpoint), or choose another --out"));
-}
-
 }  // namespace
 
 class Crawler::Impl {
  public:
   explicit Impl(const CrawlOptions& options) : options_(options) {}
   ~Impl() {
-    if (fetcher_ != nullptr) fetcher_->Shutdown(std::chrono::milliseconds(0));
-    if (parsers_ != nullptr) parsers_->Finish();
+    // No fetch or parse callback runs once any member is being destroyed.
+    if (parts_ != nullptr) parts_->StopThreads();
   }
 
   absl::Status Init(const std::vector<std::string>& seeds);
@@ -145,52 +120,22 @@ class Crawler::Impl {
   CrawlSummary Summarize(const std::string& stop_reason);
   // The Sieve's Health, asked at most once a second (OK in between).
   absl::Status SieveHealthIfDue();
-  // A URL recorded without a request (its host dropped, or --recrawl's not
-  // due): the record, its counts and Done, as one step of the checkpoint.
-  void RecordUnfetched(const CrawlUrl& url, const PageRecord& record);
-  // The Sieve (the start's), the politeness policy and the Frontier.
-  absl::Status BuildFrontier(CrawlStart* start);
-  // --recrawl: every page of the previous crawl goes into the Sieve with its
-  // PreviousFetch (its redirects and failures without), before this crawl's
-  // own seeds (which it then holds); the depth-0 ones are also appended to
-  // `*seeds` when it is not null.
-  absl::Status QueuePreviousPages(std::vector<std::string>* seeds);
-  RevisitBounds revisit_bounds() const {
-    return {static_cast<int64_t>(options_.revisit_min_s),
-            static_cast<int64_t>(options_.revisit_max_s)};
-  }
-  absl::Status SyncArchive() { return warc_ != nullptr ? warc_->Sync() : absl::OkStatus(); }
+  // A page's end, fetched or not (its host dropped, --recrawl's not due): its
+  // record appended, counted and its URL Done, as one step of the checkpoint.
+  // A record that cannot be written stops the crawl.
+  void CommitRecord(const CrawlUrl& url, const PageRecord& record, const LinkCounts& counts);
   double CrawlSeconds() const {
-    return checkpointer_->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
+    return parts_->checkpointer->prior_seconds() + absl::ToDoubleSeconds(absl::Now() - start_);
   }
 
   const CrawlOptions options_;
-  // First: held until everything below has flushed and closed its files.
-  std::vector<std::unique_ptr<DirLock>> dir_locks_;  // --out and --state
   const absl::Time start_ = absl::Now();
-  std::unique_ptr<sieve::Sieve> sieve_;
-  std::unique_ptr<Frontier> frontier_;
-  PolitePolicy* policy_ = nullptr;  // owned by frontier_
-  std::unique_ptr<LinkFilter> filter_;
-  std::unique_ptr<TrapGuard> traps_;                   // before processor_, which uses it
-  std::unique_ptr<DuplicateContentGuard> duplicates_;  // the same
-  std::unique_ptr<PageProcessor> processor_;
-  std::unique_ptr<PageLog> log_;
-  std::unique_ptr<WarcSink> warc_;  // --warc; null without it
-  CrawlStats stats_;
-  std::unique_ptr<Checkpointer> checkpointer_;  // checkpoint and resume (--state)
   // What stops the crawl without a final checkpoint, so the last good one
   // stays: a checkpoint that failed, or a Sieve that broke its contract
   // (Sieve::Health: its queue cannot spill, or lost a segment).
   absl::Status fatal_;
   absl::Time last_health_check_ = absl::Now();
-  std::unique_ptr<RetryQueue> retries_;  // transient failures waiting for their back-off
-  RobotsParts robots_;                   // robots.txt gate; passes everything with --robots off
-  std::unique_ptr<ParsePool<ParseJob>> parsers_;
-  std::unique_ptr<Fetcher> fetcher_;  // its callback uses everything above
-  LatencyHistogram latency_;          // page transfers' durations, for --metrics
-  // Last: destroyed first, so no scrape reads a member being destroyed.
-  std::unique_ptr<MetricsServer> metrics_;
+  LatencyHistogram latency_;  // page transfers' durations, for --metrics
 
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> fetching_{0};
@@ -212,149 +157,22 @@ class Crawler::Impl {
   // What the idle crawl waits for ("" while something is in flight), for the
   // progress line; read by the metrics thread too.
   mutable std::mutex waiting_mu_;
-  std::string waiting_text_;        // guarded by waiting_mu_
-  std::string last_logged_wait_;    // scheduler thread only
-  int64_t pages_at_start_ = 0;      // restored on --resume: not this run's
-  std::vector<std::string> seeds_;  // normalized, for the start line
-  int timerless_rounds_ = 0;        // scheduler thread only
+  std::string waiting_text_;      // guarded by waiting_mu_
+  std::string last_logged_wait_;  // scheduler thread only
+  int timerless_rounds_ = 0;      // scheduler thread only
+  std::unique_ptr<CrawlParts> parts_;
+  // Last: destroyed first, so no scrape reads a part being destroyed.
+  std::unique_ptr<MetricsServer> metrics_;
 };
 
-absl::Status Crawler::Impl::BuildFrontier(CrawlStart* start) {
-  sieve_ = std::move(start->sieve);
-  absl::StatusOr<std::unique_ptr<PolitePolicy>> policy =
-      MakePolitePolicy(options_, [this](const std::string& authority) -> std::optional<double> {
-        if (robots_.cache == nullptr) return std::nullopt;  // --robots off, or not built yet
-        return robots_.cache->CrawlDelay(RobotsAuthorityOf(authority));
-      });
-  if (!policy.ok()) return policy.status();
-  policy_ = policy->get();
-  FrontierOptions frontier_options = FrontierOptionsOf(options_);
-  frontier_options.shared_pages = start->shared_pages;
-  absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options_);
-  if (!priority.ok()) return priority.status();
-  frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
-  absl::StatusOr<std::unique_ptr<Frontier>> frontier =
-      Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
-  if (!frontier.ok()) return frontier.status();
-  frontier_ = std::move(*frontier);
-  return absl::OkStatus();
-}
-
-absl::Status Crawler::Impl::Init(const std::vector<std::string>& given_seeds) {
-  if (options_.no_check_certificate) {
-    spdlog::warn(
-        "--no-check-certificate: server certificates are NOT verified; anyone between this "
-        "machine and the servers can read and change what the crawl fetches");
-  }
-  if (options_.fp_rate > 0.5) {
-    spdlog::warn(
-        "--fp-rate {}: more than half of the new URLs would be taken for seen and never crawled",
-        options_.fp_rate);
-  }
-  // Before anything reads or wipes them (--fresh): one crawl per directory.
-  std::vector<std::string> dirs = {options_.out_dir};
-  if (!options_.state_dir.empty() && options_.frontier.empty()) dirs.push_back(options_.state_dir);
-  for (const std::string& dir : dirs) {
-    absl::StatusOr<std::unique_ptr<DirLock>> lock = DirLock::Acquire(dir);
-    if (!lock.ok()) return lock.status();
-    dir_locks_.push_back(std::move(*lock));
-  }
-  if (absl::Status kept = RefuseToOverwriteRecords(options_); !kept.ok()) return kept;
-  absl::StatusOr<CrawlStart> start = OpenCrawlStart(options_);  // new Sieve, or the checkpoint's
-  if (!start.ok()) return start.status();
-  if (absl::Status built = BuildFrontier(&*start); !built.ok()) return built;
-  // --recrawl: the previous log is read once, here: its pages go into the
-  // Sieve before any seed, and with no seeds given its depth-0 pages stand
-  // for them (they set the scope).
-  std::vector<std::string> previous_seeds;
-  if (!options_.recrawl.empty() && !start->resumed) {
-    absl::Status queued = QueuePreviousPages(given_seeds.empty() ? &previous_seeds : nullptr);
-    if (!queued.ok()) return queued;
-    if (given_seeds.empty() && previous_seeds.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--recrawl ", options_.recrawl,
-                                                     ": the previous crawl fetched no seed page"));
-    }
-  }
-  const std::vector<std::string> raw_seeds =
-      Checkpointer::SeedsOf(*start, previous_seeds.empty() ? given_seeds : previous_seeds);
-  // --sitemap without seeds: the sitemaps' URLs stand for the seeds where a
-  // seed sets something (the scope's hosts, private addresses allowed, the
-  // checkpoint's list); the pages come from the sitemaps, nothing else is queued.
-  const bool sitemaps_only = raw_seeds.empty() && !options_.sitemap_urls.empty();
-  absl::StatusOr<std::vector<std::string>> seeds =
-      NormalizeSeeds(sitemaps_only ? options_.sitemap_urls : raw_seeds, options_);
-  if (!seeds.ok()) return seeds.status();
-  absl::StatusOr<std::unique_ptr<LinkFilter>> filter = LinkFilter::Create(options_, *seeds);
-  if (!filter.ok()) return filter.status();
-  filter_ = std::move(*filter);
-
-  LinkOptions link_options;
-  link_options.honor_nofollow = !options_.ignore_nofollow;
-  ParseLinkParser(options_.parser, &link_options.parser);  // validated by the option table
-  link_options.normalize.max_length = options_.max_url_length;
-  traps_ = std::make_unique<TrapGuard>(options_);
-  duplicates_ = std::make_unique<DuplicateContentGuard>(options_.trap_duplicate_content);
-  processor_ =
-      std::make_unique<PageProcessor>(filter_.get(), frontier_.get(), link_options,
-                                      options_.max_redirects, traps_.get(), duplicates_.get());
-  checkpointer_ = std::make_unique<Checkpointer>(
-      options_, *seeds, std::move(start->state),
-      Checkpointer::Parts{
-          sieve_.get(), frontier_.get(), &stats_, [this] { return SyncArchive(); }, policy_,
-          [this] { return fetcher_ != nullptr ? fetcher_->CookieJar() : std::string(); },
-          traps_.get()});
-  PageLogOptions log_options;
-  log_options.dir = options_.out_dir;
-  log_options.append = start->resumed;
-  // With a shared frontier there is no checkpoint to re-fetch a lost tail
-  // from: a page is done for the fleet once its record is appended, so each
-  // record goes to the kernel then (a write(2) per page) and a SIGKILL loses
-  // none of them.
-  if (!options_.frontier.empty()) log_options.flush_every = 1;
-  if (start->resumed) {
-    absl::Status restored = checkpointer_->Restore(
-        (std::filesystem::path(log_options.dir) / log_options.file_name).string());
-    if (!restored.ok()) return restored;
-  }
-  pages_at_start_ = stats_.Snapshot().pages;  // 0 unless resumed
-  seeds_ = *seeds;
-  absl::StatusOr<std::unique_ptr<PageLog>> log = PageLog::Open(log_options);
-  if (!log.ok()) return log.status();
-  log_ = std::move(*log);
-  absl::StatusOr<std::unique_ptr<WarcSink>> warc = WarcSink::Create(options_);
-  if (!warc.ok()) return warc.status();
-  warc_ = std::move(*warc);
-
-  LinkCounts seed_counts;
-  const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
-  for (const std::string& seed :
-       processor_->Filter(start->resumed || sitemaps_only ? no_seeds : *seeds, 0, &seed_counts)) {
-    CrawlUrl url;
-    url.url = seed;
-    frontier_->Offer(url);
-  }
-  stats_.AddLinks(seed_counts);
-
-  absl::StatusOr<RobotsParts> robots =
-      MakeRobots(options_, {frontier_.get(), processor_.get(), log_.get(), &stats_,
-                            [this](FetchRequest r) { return fetcher_->Submit(std::move(r)); },
-                            [this] { Wake(); },
-                            [this](const FetchResult& r, const CrawlUrl&) {  // robots.txt, sitemaps
-                              if (warc_ != nullptr && !warc_->Archive(r).ok()) RequestStop();
-                            },
-                            [this] { return checkpointer_->CommitScope(); }});
-  if (!robots.ok()) return robots.status();
-  robots_ = std::move(*robots);
-  retries_ = std::make_unique<RetryQueue>(
-      RetryOptions{options_.retries, absl::Seconds(options_.retry_backoff_s)});
-  parsers_ = std::make_unique<ParsePool<ParseJob>>(
-      options_.threads, [this](ParseJob&& job) { OnParsed(std::move(job)); });
-  FetchOptions fetch_options = FetchOptionsOf(options_, *seeds);
-  fetch_options.restored_cookies = checkpointer_->RestoredCookies();  // "" unless resumed
-  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
-      Fetcher::Create(fetch_options, [this](FetchResult&& r) { OnFetched(std::move(r)); });
-  if (!fetcher.ok()) return fetcher.status();
-  fetcher_ = std::move(*fetcher);
+absl::Status Crawler::Impl::Init(const std::vector<std::string>& seeds) {
+  absl::StatusOr<std::unique_ptr<CrawlParts>> parts =
+      BuildCrawlParts(options_, seeds,
+                      {[this](FetchResult&& r) { OnFetched(std::move(r)); },
+                       [this](ParseJob&& job) { OnParsed(std::move(job)); }, [this] { Wake(); },
+                       [this] { RequestStop(); }});
+  if (!parts.ok()) return parts.status();
+  parts_ = std::move(*parts);
   // A terminal's progress line refreshes in place; JSON logs keep it a log line.
   tty_ = !options_.quiet && options_.log_format != "json" && ::isatty(STDERR_FILENO) == 1;
   return StartMetrics();
@@ -381,20 +199,20 @@ absl::Status Crawler::Impl::StartMetrics() {
 MetricsSnapshot Crawler::Impl::MetricsNow() const {
   MetricsSnapshot m;
   m.progress = Progress();
-  m.summary = stats_.Snapshot();
+  m.summary = parts_->stats.Snapshot();
   m.summary.duration_s = CrawlSeconds();
-  m.summary.over_host_limit = static_cast<int64_t>(frontier_->Stats().over_host_limit);
-  robots_.AddStats(&m.summary);
-  m.host_queue_urls = frontier_->Stats().buffered;
-  m.spilled_segments = sieve_->Stats().spilled_segments;
-  const PoliteStats polite = policy_->Stats();
+  m.summary.over_host_limit = static_cast<int64_t>(parts_->frontier->Stats().over_host_limit);
+  parts_->robots.AddStats(&m.summary);
+  m.host_queue_urls = parts_->frontier->Stats().buffered;
+  m.spilled_segments = parts_->sieve->Stats().spilled_segments;
+  const PoliteStats polite = parts_->policy->Stats();
   m.hosts = {polite.failure_backoffs, polite.cooldowns, polite.throttles, polite.dropped};
   m.latency = latency_.Read();
   return m;
 }
 
 void Crawler::Impl::OnFetched(FetchResult&& result) {
-  if (robots_.Owns(result.tag)) return robots_.gate->OnFetched(std::move(result));
+  if (parts_->robots.Owns(result.tag)) return parts_->robots.gate->OnFetched(std::move(result));
   latency_.Observe(result.fetch_ms / 1000.0);
   CrawlUrl url;
   {
@@ -404,8 +222,8 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
     url = std::move(it->second);
     fetches_by_tag_.erase(it);
   }
-  frontier_->Release(url, FetchOutcomeOf(result, absl::Now()), absl::Now());
-  if (checkpointer_->KeepForResume(stop_.load(), result)) {  // not Done: queued on resume
+  parts_->frontier->Release(url, FetchOutcomeOf(result, absl::Now()), absl::Now());
+  if (parts_->checkpointer->KeepForResume(stop_.load(), result)) {  // not Done: queued on resume
     fetching_.fetch_sub(1);
     Wake();
     return;
@@ -413,11 +231,11 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   int attempts = 1;
   // A fetch that got its host dropped is recorded with its own error; a
   // retry would only be recorded "host_dropped".
-  const bool host_dropped = policy_->DropReason(url.authority) != nullptr;
-  if (!host_dropped &&
-      retries_->ScheduleIfRetryable(url, result.status, result.error, absl::Now(), &attempts)) {
+  const bool host_dropped = parts_->policy->DropReason(url.authority) != nullptr;
+  if (!host_dropped && parts_->retries->ScheduleIfRetryable(url, result.status, result.error,
+                                                            absl::Now(), &attempts)) {
     // Archived now: a retried answer gets no page record, but it was received.
-    if (warc_ != nullptr && !warc_->Archive(result).ok()) RequestStop();
+    if (parts_->warc != nullptr && !parts_->warc->Archive(result).ok()) RequestStop();
     fetching_.fetch_sub(1);
     Wake();  // not Done: it comes back through SubmitReady
     return;
@@ -428,7 +246,7 @@ void Crawler::Impl::OnFetched(FetchResult&& result) {
   }
   parse_backlog_bytes_.fetch_add(static_cast<int64_t>(result.body.capacity()));
   parse_jobs_.fetch_add(1);
-  parsers_->Submit(ParseJob{std::move(url), std::move(result), attempts});
+  parts_->parsers->Submit(ParseJob{std::move(url), std::move(result), attempts});
   fetching_.fetch_sub(1);  // after the job is counted: the page is never in neither
   WakeIfWaitingFor(Waiting::kSlot);
 }
@@ -444,9 +262,9 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
       RevisitOf(job.url.previous, static_cast<int>(job.result.status), job.result.error,
                 validators.sha1.empty() ? "" : DigestText(validators.sha1));
   std::optional<WarcLocation> archived;
-  if (warc_ != nullptr) {
+  if (parts_->warc != nullptr) {
     // A 304 or an unchanged 200 is a `revisit` of the previous crawl's record.
-    absl::StatusOr<std::optional<WarcLocation>> at = warc_->ArchiveBorrowing(
+    absl::StatusOr<std::optional<WarcLocation>> at = parts_->warc->ArchiveBorrowing(
         &job.result, validators.sha1, RevisitOfPrevious(job.url.url, job.url.previous, verdict));
     if (at.ok()) {
       archived = std::move(*at);
@@ -456,19 +274,12 @@ void Crawler::Impl::OnParsed(ParseJob&& job) {
   }
   LinkCounts counts;
   PageRecord record =
-      processor_->Process(job.url, std::move(job.result), &counts, ParsesLinks(verdict));
+      parts_->processor->Process(job.url, std::move(job.result), &counts, ParsesLinks(verdict));
   NoteWarcLocation(archived, &record);
   NoteValidators(validators, &record);
-  NoteRevisit(job.url.previous, verdict, revisit_bounds(), &record);
+  NoteRevisit(job.url.previous, verdict, RevisitBoundsOf(options_), &record);
   record.attempts = job.attempts;
-  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
-  absl::Status written = log_->Append(record);
-  if (!written.ok()) {
-    spdlog::error("{}", std::string(written.message()));
-    RequestStop();
-  }
-  stats_.Add(record, counts);
-  frontier_->Done(job.url);
+  CommitRecord(job.url, record, counts);
   parse_backlog_bytes_.fetch_sub(body_bytes);
   parse_jobs_.fetch_sub(1);
   WakeIfWaitingFor(Waiting::kParser);
@@ -520,14 +331,14 @@ void Crawler::Impl::SubmitReady() {
     }
     // A retry whose back-off is over goes back to its host queue, so it waits
     // for a free per-host slot and the host's delay like any other URL.
-    while (std::optional<CrawlUrl> retry = retries_->TakeDue(absl::Now())) {
-      frontier_->Requeue(*retry);
+    while (std::optional<CrawlUrl> retry = parts_->retries->TakeDue(absl::Now())) {
+      parts_->frontier->Requeue(*retry);
     }
     // One clock reading for the Frontier's delay check and the host's start
     // (HostStats): summary.json's min_delay_ms is then the gap it checked.
     const absl::Time now = absl::Now();
-    std::optional<CrawlUrl> url = robots_.TakeReady(now);  // parked on robots.txt
-    if (!url.has_value()) url = frontier_->Next(now);
+    std::optional<CrawlUrl> url = parts_->robots.TakeReady(now);  // parked on robots.txt
+    if (!url.has_value()) url = parts_->frontier->Next(now);
     if (!url.has_value()) {
       // Published, then asked once more: a page parsed in between either
       // sees kUrl and wakes the scheduler, or its links are found now.
@@ -538,19 +349,19 @@ void Crawler::Impl::SubmitReady() {
     }
     asked_again = false;
     if (url->sitemap) {  // the robots gate's own request, in the host's slot
-      robots_.FetchSitemap(std::move(*url));
+      parts_->robots.FetchSitemap(std::move(*url));
       continue;
     }
     if (!url->drop_reason.empty()) {
-      RecordUnfetched(*url, HostDroppedRecord(*url, absl::Now()));
+      CommitRecord(*url, HostDroppedRecord(*url, absl::Now()), LinkCounts{});
       continue;
     }
     if (url->carried) {
-      RecordUnfetched(*url, CarriedRecord(*url));
+      CommitRecord(*url, CarriedRecord(*url), LinkCounts{});
       continue;
     }
-    if (url = robots_.Admit(std::move(*url), now); !url.has_value()) continue;
-    stats_.hosts().Started(url->authority, now);
+    if (url = parts_->robots.Admit(std::move(*url), now); !url.has_value()) continue;
+    parts_->stats.hosts().Started(url->authority, now);
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request;
     request.url = url->url;
@@ -561,7 +372,7 @@ void Crawler::Impl::SubmitReady() {
       fetches_by_tag_.emplace(tag, std::move(*url));
     }
     fetching_.fetch_add(1);
-    if (!fetcher_->Submit(std::move(request))) {  // only after Shutdown: give it back
+    if (!parts_->fetcher->Submit(std::move(request))) {  // only after Shutdown: give it back
       std::lock_guard<std::mutex> lock(mu_);
       fetches_by_tag_.erase(tag);
       fetching_.fetch_sub(1);
@@ -575,9 +386,9 @@ void Crawler::Impl::WaitForEvent() {
   // ready, the progress tick, or a stop request.
   const absl::Time now = absl::Now();
   absl::Duration wait = absl::Milliseconds(100);
-  wait = std::min(wait, std::max(absl::ZeroDuration(), frontier_->NextReadyTime() - now));
-  wait = std::min(wait, std::max(absl::ZeroDuration(), retries_->NextDueTime() - now));
-  wait = std::min(wait, std::max(absl::ZeroDuration(), robots_.NextWakeTime() - now));
+  wait = std::min(wait, std::max(absl::ZeroDuration(), parts_->frontier->NextReadyTime() - now));
+  wait = std::min(wait, std::max(absl::ZeroDuration(), parts_->retries->NextDueTime() - now));
+  wait = std::min(wait, std::max(absl::ZeroDuration(), parts_->robots.NextWakeTime() - now));
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, absl::ToChronoMilliseconds(std::max(wait, absl::Milliseconds(1))),
                [this] { return wake_pending_; });
@@ -585,21 +396,21 @@ void Crawler::Impl::WaitForEvent() {
 }
 
 Crawler::Impl::Timer Crawler::Impl::NextTimer(absl::Time now) {
-  Timer timer{frontier_->NextReadyTime(), ""};
-  if (timer.at != absl::InfiniteFuture()) timer.what = frontier_->NextReadyReason(now);
-  if (const absl::Time due = retries_->NextDueTime(); due < timer.at) {
-    timer = {due, absl::StrCat("the back-off before retrying ", retries_->NextDueUrl())};
+  Timer timer{parts_->frontier->NextReadyTime(), ""};
+  if (timer.at != absl::InfiniteFuture()) timer.what = parts_->frontier->NextReadyReason(now);
+  if (const absl::Time due = parts_->retries->NextDueTime(); due < timer.at) {
+    timer = {due, absl::StrCat("the back-off before retrying ", parts_->retries->NextDueUrl())};
   }
-  if (const absl::Time robots = robots_.NextWakeTime(); robots < timer.at) {
-    timer = {robots, robots_.NextWakeReason()};
+  if (const absl::Time robots = parts_->robots.NextWakeTime(); robots < timer.at) {
+    timer = {robots, parts_->robots.NextWakeReason()};
   }
   return timer;
 }
 
 bool Crawler::Impl::NoteIdleWait() {
-  const bool idle =
-      fetching_.load() == 0 && parse_jobs_.load() == 0 && !robots_.Fetching() && !stop_.load();
-  if (!idle || frontier_->Exhausted()) {
+  const bool idle = fetching_.load() == 0 && parse_jobs_.load() == 0 &&
+                    !parts_->robots.Fetching() && !stop_.load();
+  if (!idle || parts_->frontier->Exhausted()) {
     timerless_rounds_ = 0;
     std::lock_guard<std::mutex> lock(waiting_mu_);
     waiting_text_.clear();
@@ -644,7 +455,7 @@ bool Crawler::Impl::NoteIdleWait() {
 absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   std::string stop_reason = "drained";
   // The first checkpoint now: an unwritable --state fails before any fetch.
-  fatal_ = checkpointer_->Take(log_.get(), CrawlSeconds());
+  fatal_ = parts_->checkpointer->Take(parts_->log.get(), CrawlSeconds());
   if (!fatal_.ok()) return fatal_;
   LogStart();
   for (;;) {
@@ -657,9 +468,9 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     // Frontier (Done comes after a page's links are offered), so nothing can
     // move from a place not yet asked into one already asked (which would end
     // the crawl with work still in it).
-    if (robots_.Idle() && fetching_.load() == 0 && parse_jobs_.load() == 0 &&
-        frontier_->Exhausted()) {
-      if (frontier_->PageLimitReached()) stop_reason = "max-pages";
+    if (parts_->robots.Idle() && fetching_.load() == 0 && parse_jobs_.load() == 0 &&
+        parts_->frontier->Exhausted()) {
+      if (parts_->frontier->PageLimitReached()) stop_reason = "max-pages";
       break;
     }
     if (!NoteIdleWait()) {
@@ -674,7 +485,7 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
     }
     WaitForEvent();
     ReportProgress(false);
-    fatal_ = checkpointer_->TakeIfDue(log_.get(), CrawlSeconds());
+    fatal_ = parts_->checkpointer->TakeIfDue(parts_->log.get(), CrawlSeconds());
     if (fatal_.ok()) fatal_ = SieveHealthIfDue();
     if (!fatal_.ok()) {
       spdlog::error("{}; stopping, the last good checkpoint stays", std::string(fatal_.message()));
@@ -685,7 +496,7 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   // from Redis) reads as finished: its error, not an empty queue, ends the
   // crawl, whenever it came (the loop checks only once a second).
   if (fatal_.ok()) {
-    if (absl::Status health = sieve_->Health(); !health.ok()) {
+    if (absl::Status health = parts_->sieve->Health(); !health.ok()) {
       fatal_ = absl::Status(health.code(), absl::StrCat("the URL queue: ", health.message()));
       spdlog::error("{}; stopping", std::string(fatal_.message()));
       stop_reason = "error";
@@ -696,25 +507,25 @@ absl::StatusOr<CrawlSummary> Crawler::Impl::Run() {
   // then summary.json, and only then the final checkpoint, whose time grows
   // with the crawl's state: a supervisor's kill during it still finds
   // summary.json, and the previous checkpoint stays good.
-  fetcher_->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
-  parsers_->Finish();              // every fetched page is parsed and recorded
+  parts_->fetcher->Shutdown(kStopGrace);  // running transfers end (or are "aborted")
+  parts_->parsers->Finish();              // every fetched page is parsed and recorded
   ReportProgress(true);
   LogHowToContinue(stop_reason);
   CrawlSummary summary = Summarize(stop_reason);
-  absl::Status flushed = log_->Flush();  // summary.json never counts pages not on disk
+  absl::Status flushed = parts_->log->Flush();  // summary.json never counts pages not on disk
   if (!flushed.ok()) return flushed;
   absl::Status written = WriteSummary(options_.out_dir, summary);
   if (!written.ok()) return written;
   if (fatal_.ok()) {
-    fatal_ = checkpointer_->Take(log_.get(), CrawlSeconds());  // the clean stop's
+    fatal_ = parts_->checkpointer->Take(parts_->log.get(), CrawlSeconds());  // the clean stop's
   }
   if (!fatal_.ok()) {
-    log_->Close().IgnoreError();
+    parts_->log->Close().IgnoreError();
     return fatal_;
   }
-  absl::Status warc_closed = warc_ != nullptr ? warc_->Close() : absl::OkStatus();
+  absl::Status warc_closed = parts_->warc != nullptr ? parts_->warc->Close() : absl::OkStatus();
   if (!warc_closed.ok()) return warc_closed;
-  absl::Status closed = log_->Close();
+  absl::Status closed = parts_->log->Close();
   if (!closed.ok()) return closed;
   return summary;
 }
@@ -726,25 +537,25 @@ absl::Status Crawler::Impl::SieveHealthIfDue() {
   const absl::Time now = absl::Now();
   if (now - last_health_check_ < absl::Seconds(1)) return absl::OkStatus();
   last_health_check_ = now;
-  absl::Status health = sieve_->Health();
+  absl::Status health = parts_->sieve->Health();
   if (health.ok()) return health;
   return absl::Status(health.code(), absl::StrCat("the URL queue: ", health.message()));
 }
 
 CrawlProgress Crawler::Impl::Progress() const {
-  const sieve::SieveStats sieve = sieve_->Stats();
-  const CrawlSummary s = stats_.Snapshot();
+  const sieve::SieveStats sieve = parts_->sieve->Stats();
+  const CrawlSummary s = parts_->stats.Snapshot();
   CrawlProgress p;
   p.pages = s.pages;
-  p.pages_this_run = s.pages - pages_at_start_;
-  p.errors = stats_.Errors();
+  p.pages_this_run = s.pages - parts_->pages_at_start;
+  p.errors = parts_->stats.Errors();
   p.elapsed_s = absl::ToDoubleSeconds(absl::Now() - start_);
   // The Sieve counts URLs in our host queues as in flight, so queued = its
   // queue plus those not yet handed to a fetcher.
-  const FrontierStats frontier = frontier_->Stats();
+  const FrontierStats frontier = parts_->frontier->Stats();
   p.queued = static_cast<int64_t>(sieve.queued + frontier.buffered);
   p.in_flight = fetching_.load();
-  p.parsing = static_cast<int64_t>(parsers_->Backlog());
+  p.parsing = static_cast<int64_t>(parts_->parsers->Backlog());
   p.seen_estimate = sieve.estimated_count;
   p.filter_fill = sieve.fill_ratio;
   p.filter_fp_rate = sieve.current_fp_rate;
@@ -753,8 +564,8 @@ CrawlProgress Crawler::Impl::Progress() const {
   p.filter_bytes = sieve.filter_bytes;
   p.queue_memory_bytes = sieve.queue_memory_bytes;
   p.queue_disk_bytes = sieve.queue_disk_bytes;
-  p.last_checkpoint_ms = checkpointer_->last_ms();
-  p.last_checkpoint_bytes = checkpointer_->last_bytes();
+  p.last_checkpoint_ms = parts_->checkpointer->last_ms();
+  p.last_checkpoint_bytes = parts_->checkpointer->last_bytes();
   p.fp_measured = MeasuredLossOf(sieve);
   std::lock_guard<std::mutex> lock(waiting_mu_);
   p.waiting_for = waiting_text_;
@@ -764,12 +575,13 @@ CrawlProgress Crawler::Impl::Progress() const {
 void Crawler::Impl::LogStart() {
   // One line saying what this crawl is: a user who left
   // the defaults learns the pace they set.
-  std::string seeds =
-      seeds_.empty() ? std::string("no seeds (sitemaps only)")
-                     : absl::StrCat(seeds_.size(), seeds_.size() == 1 ? " seed" : " seeds", " (",
-                                    seeds_.front(), seeds_.size() > 1 ? ", ..." : "", ")");
-  if (checkpointer_->prior_seconds() > 0 || pages_at_start_ > 0) {
-    seeds = absl::StrCat("the checkpoint's crawl (", pages_at_start_, " pages done)");
+  const std::vector<std::string>& given = parts_->seeds;
+  std::string seeds = given.empty()
+                          ? std::string("no seeds (sitemaps only)")
+                          : absl::StrCat(given.size(), given.size() == 1 ? " seed" : " seeds", " (",
+                                         given.front(), given.size() > 1 ? ", ..." : "", ")");
+  if (parts_->checkpointer->prior_seconds() > 0 || parts_->pages_at_start > 0) {
+    seeds = absl::StrCat("the checkpoint's crawl (", parts_->pages_at_start, " pages done)");
   }
   spdlog::info("crawling {} into {}: --delay {}s, --per-host {}, --expected {}{}", seeds,
                options_.out_dir, options_.delay_s, options_.per_host, options_.expected,
@@ -810,49 +622,33 @@ void Crawler::Impl::ReportProgress(bool final_line) {
 }
 
 CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
-  CrawlSummary summary = stats_.Snapshot();
-  const sieve::SieveStats sieve = sieve_->Stats();
+  CrawlSummary summary = parts_->stats.Snapshot();
+  const sieve::SieveStats sieve = parts_->sieve->Stats();
   summary.duration_s = CrawlSeconds();  // all runs of a resumed crawl
   FillFilterFields(sieve, summary);
-  robots_.AddStats(&summary);
-  const FrontierStats frontier = frontier_->Stats();
+  parts_->robots.AddStats(&summary);
+  const FrontierStats frontier = parts_->frontier->Stats();
   summary.queued_at_end = static_cast<int64_t>(sieve.queued + frontier.buffered);
   summary.over_host_limit = static_cast<int64_t>(frontier.over_host_limit);
   summary.filter_bytes = static_cast<int64_t>(sieve.filter_bytes);
-  summary.last_checkpoint_ms = checkpointer_->last_ms();
-  summary.last_checkpoint_bytes = checkpointer_->last_bytes();
+  summary.last_checkpoint_ms = parts_->checkpointer->last_ms();
+  summary.last_checkpoint_bytes = parts_->checkpointer->last_bytes();
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
-  stats_.hosts().Fill(policy_->Dropped(), &summary);
+  parts_->stats.hosts().Fill(parts_->policy->Dropped(), &summary);
   return summary;
 }
 
-void Crawler::Impl::RecordUnfetched(const CrawlUrl& url, const PageRecord& record) {
-  const auto commit = checkpointer_->CommitScope();  // record, counts and Done: one step
-  absl::Status written = log_->Append(record);
+void Crawler::Impl::CommitRecord(const CrawlUrl& url, const PageRecord& record,
+                                 const LinkCounts& counts) {
+  const auto commit = parts_->checkpointer->CommitScope();  // record, counts and Done: one step
+  absl::Status written = parts_->log->Append(record);
   if (!written.ok()) {
     spdlog::error("{}", std::string(written.message()));
     RequestStop();
   }
-  stats_.Add(record, LinkCounts{});
-  frontier_->Done(url);
-}
-
-absl::Status Crawler::Impl::QueuePreviousPages(std::vector<std::string>* seeds) {
-  absl::StatusOr<PreviousCrawlReport> read = ForEachPreviousPage(
-      options_.recrawl, revisit_bounds(), options_.strict, [this, seeds](CrawlUrl url) {
-        if (seeds != nullptr && url.depth == 0) seeds->push_back(url.url);
-        frontier_->Offer(url);
-      });
-  if (!read.ok()) return read.status();
-  stats_.StartRecrawl(read->skipped_lines);
-  spdlog::info(
-      "--recrawl {}: {} pages to revisit, {} redirects and failures to ask again, from {} "
-      "lines{}",
-      options_.recrawl, read->pages, read->asked_again, read->lines,
-      read->skipped_lines > 0 ? absl::StrCat(", ", read->skipped_lines, " damaged lines skipped")
-                              : std::string());
-  return absl::OkStatus();
+  parts_->stats.Add(record, counts);
+  parts_->frontier->Done(url);
 }
 
 // ---- Crawler ----
