@@ -28,7 +28,11 @@
 // (with .code, e.g. 'SIEVE_NOT_FOUND') for what the Sieve refuses or fails.
 const path = require('node:path');
 
-const addonPath = process.env.CRAWL_SIEVE_ADDON || path.join(__dirname, 'crawl_sieve.node');
+// CRAWL_SIEVE_ADDON (the tests: the addon CMake built) is resolved from the
+// working directory.
+const addonPath = process.env.CRAWL_SIEVE_ADDON
+  ? path.resolve(process.env.CRAWL_SIEVE_ADDON)
+  : path.join(__dirname, 'crawl_sieve.node');
 const addon = require(addonPath);
 
 /** A failure of the Sieve: a bad option value, a missing or damaged
