@@ -22,9 +22,6 @@
 namespace crawl_node {
 namespace {
 
-// The tag that marks the External a native open() hands to the constructor.
-constexpr napi_type_tag kAdoptTag = {0x6372617766c5e7e1ULL, 0x9d1b2c4e7a3f5a10ULL};
-
 struct CallInfo {
   napi_value self = nullptr;
   napi_value args[3] = {nullptr, nullptr, nullptr};
@@ -83,21 +80,27 @@ void CleanupHook(void* data) {
   box->Shutdown();
 }
 
-// new Sieve(options) or, from a native open(), new Sieve(<External box>).
+// new Sieve(options), or, inside OpenDone's napi_new_instance, the object
+// that adopts the opened box (AddonData::adopting: set only for that
+// synchronous call, so no JS argument can smuggle a box in).
 napi_value Construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value arg = nullptr;
   napi_value self = nullptr;
+  napi_value new_target = nullptr;
   napi_get_cb_info(env, info, &argc, &arg, &self, nullptr);
+  napi_get_new_target(env, info, &new_target);
+  if (new_target == nullptr) {
+    napi_throw_type_error(env, nullptr, "Sieve is a class: use new Sieve(options)");
+    return nullptr;
+  }
   if (argc == 0) napi_get_undefined(env, &arg);
-  bool adopt = false;
-  napi_valuetype type = napi_undefined;
-  napi_typeof(env, arg, &type);
-  if (type == napi_external) napi_check_object_type_tag(env, arg, &kAdoptTag, &adopt);
-  if (adopt) {
-    void* box = nullptr;
-    napi_get_value_external(env, arg, &box);
-    if (!Adopt(env, self, static_cast<SieveBox*>(box))) return nullptr;
+  AddonData* addon = nullptr;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&addon));
+  if (addon->adopting != nullptr) {
+    SieveBox* box = addon->adopting;
+    addon->adopting = nullptr;
+    if (!Adopt(env, self, box)) return nullptr;
     return self;
   }
   JsOptions options;
@@ -424,12 +427,12 @@ void OpenDone(napi_env env, napi_status, void* data) {
   AddonData* addon = nullptr;
   napi_get_instance_data(env, reinterpret_cast<void**>(&addon));
   napi_value constructor = nullptr;
-  napi_value external = nullptr;
   napi_value sieve = nullptr;
   napi_get_reference_value(env, addon->sieve_class, &constructor);
-  napi_create_external(env, work->box, nullptr, nullptr, &external);
-  napi_type_tag_object(env, external, &kAdoptTag);
-  if (napi_new_instance(env, constructor, 1, &external, &sieve) != napi_ok) {
+  addon->adopting = work->box;
+  const napi_status made = napi_new_instance(env, constructor, 0, nullptr, &sieve);
+  addon->adopting = nullptr;
+  if (made != napi_ok) {
     napi_value error = nullptr;
     napi_get_and_clear_last_exception(env, &error);
     napi_reject_deferred(env, work->deferred, error);

@@ -14,10 +14,13 @@
 
 namespace crawl_node {
 
+struct SieveBox;
+
 // What the addon keeps per environment (napi_set_instance_data).
 struct AddonData {
   napi_ref sieve_class = nullptr;  // the native Sieve constructor
   napi_ref error_class = nullptr;  // index.js's SieveError, once registered
+  SieveBox* adopting = nullptr;    // the opened box the constructor adopts (addon.cc)
 };
 
 // The argument `what` as a string (TypeError otherwise). False: thrown.

@@ -114,6 +114,7 @@ test('bad options throw, naming the option', (t) => {
   assert.throws(() => new Sieve({ expectedCount: -5 }), { name: 'RangeError', message: /expectedCount/ });
   assert.throws(() => new Sieve({ spillDir: 5 }), { name: 'TypeError', message: /spillDir/ });
   assert.throws(() => new Sieve({ log: 'stderr' }), { name: 'TypeError', message: /log must be a function/ });
+  assert.throws(() => Sieve({}), { name: 'TypeError', message: /use new Sieve/ });
 });
 
 test('bad arguments throw, naming the argument; a refused push says why', (t) => {
