@@ -233,6 +233,10 @@ absl::Status Crawler::Impl::BuildFrontier(CrawlStart* start) {
   absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options_);
   if (!priority.ok()) return priority.status();
   frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
+  // Hosts grouped by the server they resolve to: --per-ip, --ip-delay.
+  absl::StatusOr<std::shared_ptr<HostAddresses>> addresses = MakeAddressBook(options_);
+  if (!addresses.ok()) return addresses.status();
+  frontier_options.addresses = *std::move(addresses);
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
       Frontier::Create(sieve_.get(), frontier_options, std::move(*policy));
   if (!frontier.ok()) return frontier.status();
@@ -555,6 +559,7 @@ void Crawler::Impl::SubmitReady() {
     FetchRequest request;
     request.url = url->url;
     request.tag = tag;
+    request.connect_address = url->address;  // the server its --per-ip counted
     if (url->previous.has_value()) request.headers = ConditionalHeaders(*url->previous);
     {
       std::lock_guard<std::mutex> lock(mu_);
