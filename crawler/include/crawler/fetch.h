@@ -153,6 +153,11 @@ struct FetchRequest {
   // This request's own headers, "Name: value", after FetchOptions::headers
   // and the extras: a recrawl's If-None-Match / If-Modified-Since.
   std::vector<std::string> headers = {};
+  // Connect to this server, "ADDR:PORT" (an IPv6 ADDR in brackets), instead
+  // of what the URL's name resolves to (CURLOPT_CONNECT_TO; the Host header
+  // and TLS's name stay the URL's): the server the crawl's per-IP limits
+  // counted this request against. "" = resolve the name as usual.
+  std::string connect_address = {};
 };
 
 // Error kinds in FetchResult::error. Anything else is "other: <curl message>".

@@ -121,6 +121,11 @@ struct FrontierOptions {
   // fetches per authority (--per-host) and time between starts (--delay).
   int per_host = 2;
   absl::Duration delay = absl::Seconds(1);
+  // Groups authorities by the server they resolve to, so the policy's
+  // per-server limits hold (HostPolicy::AddressConnections, --per-ip); null
+  // = per-authority limits only. Asked under the Frontier's lock: must not
+  // block (fetch's AddressBook resolves on threads of its own).
+  std::shared_ptr<HostAddresses> addresses;
   // The priority of each URL offered (--prefer, --defer, --depth-priority,
   // [[priority]]); null or without rules: every URL at 0, FIFO.
   std::shared_ptr<const LinkPriority> priority;
@@ -138,6 +143,8 @@ struct FrontierStats {
   uint64_t over_host_limit = 0;  // offers refused by max_pages_per_host
   uint64_t passed_over = 0;      // URLs given back to the Sieve's tail (see max_buffered_per_host)
   uint64_t bad_payloads = 0;     // popped URLs whose payload did not decode (crawled at depth 0)
+  size_t servers = 0;            // servers (resolved addresses) with a record in the host queues
+  uint64_t server_waits = 0;     // an authority ready on its own held by its server's limits
   size_t host_limit_bytes = 0;   // memory of the max_pages_per_host counts
 };
 

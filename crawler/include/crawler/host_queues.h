@@ -13,6 +13,14 @@
 //   ... queues.Release(next->authority, outcome, absl::Now());
 //   absl::Time wake = queues.NextReadyTime();   // when to look again
 //
+// Servers: with a HostAddresses (below), authorities are also grouped by
+// the server they resolve to ("ADDR:PORT"), and a URL is handed out only
+// when both its authority and its server allow a start: the policy's
+// AddressConnections fetches at once and AddressInterval between starts
+// per server, so a thousand names on one shared host cannot open a
+// thousand connections to it. TakeReady stamps CrawlUrl::address, which the
+// fetch connects to, so the grouping is what the server sees.
+//
 // Dropped hosts: when the policy's DropReason names a reason for an
 // authority, its queued and later URLs are handed out at once, without a
 // slot or a delay, with CrawlUrl::drop_reason set: the caller records them
@@ -74,6 +82,10 @@ struct CrawlUrl {
   // not a page: it waits for its host's slot and delay like a page, but is not
   // a page of the crawl (no Sieve entry, no page count, no Done).
   bool sitemap = false;
+  // The server its authority resolved to, "ADDR:PORT" (an IPv6 ADDR in
+  // brackets), set by HostQueues when it was grouped by server; the fetch
+  // connects there. "" when not grouped (curl resolves the name itself).
+  std::string address;
   // Set for a URL of the previous crawl (--recrawl); nullopt for any other.
   std::optional<PreviousFetch> previous;
   // Set by the Frontier for a previous URL not due yet (fetched_at +
@@ -129,6 +141,29 @@ class HostPolicy {
   // HostQueues swept `authority` (nothing queued, in flight or pending): the
   // policy may drop what it keeps for it, so per-host state stays bounded.
   virtual void Forget(const std::string& /*authority*/) {}
+  // Concurrent fetches allowed to the server `authority` resolved to, across
+  // all the names it serves, checked when `authority` starts one; 0 = no
+  // per-server limit. Only asked when the HostQueues has HostAddresses.
+  virtual int AddressConnections(const std::string& /*authority*/) { return 0; }
+  // Minimum time between two starts on that server (checked likewise).
+  virtual absl::Duration AddressInterval(const std::string& /*authority*/) {
+    return absl::ZeroDuration();
+  }
+};
+
+// Which server an authority's name resolves to, for grouping authorities by
+// server (see HostQueues). One method, so a test can map names as it likes;
+// the crawl's is fetch's AddressBook (getaddrinfo off the scheduler thread,
+// cached, and --resolve).
+class HostAddresses {
+ public:
+  virtual ~HostAddresses() = default;
+  // "ADDR:PORT" of `authority` ("scheme://host[:port]"), IPv6 ADDR in
+  // brackets; "" when it has no address to group by (the name did not
+  // resolve: the fetch then fails as curl finds it, a dns error);
+  // nullopt while the answer is not known yet (being looked up): the
+  // authority is asked again kAddressRetry later. Must not block.
+  virtual std::optional<std::string> AddressOf(const std::string& authority) = 0;
 };
 
 // The default policy (--per-host, --delay): `connections` per authority and
@@ -157,8 +192,14 @@ class HostQueues {
  public:
   // `max_queued_per_host`: URLs of one authority beyond this many count as
   // over_cap() instead of queued-under-cap (see Frontier's refill); 0 = no cap.
-  explicit HostQueues(HostPolicy* policy, size_t max_queued_per_host = 0)
-      : policy_(policy), cap_(max_queued_per_host) {}
+  // `addresses`: null = no grouping by server (per-authority limits only).
+  explicit HostQueues(HostPolicy* policy, size_t max_queued_per_host = 0,
+                      HostAddresses* addresses = nullptr)
+      : policy_(policy), cap_(max_queued_per_host), addresses_(addresses) {}
+
+  // How long an authority whose address is being looked up waits before
+  // it is asked for again.
+  static constexpr absl::Duration kAddressRetry = absl::Milliseconds(10);
 
   // Queues `url` behind the others of its authority of the same or a higher
   // priority, ahead of those of a lower one (url.authority; filled in with
@@ -192,6 +233,12 @@ class HostQueues {
   // URLs taken (Next) and not yet Released: the fetches under way.
   size_t fetching() const { return fetching_; }
   size_t authorities() const { return hosts_.size(); }
+  // Servers with a record (fetches in flight, authorities waiting for a
+  // slot, or a start interval running).
+  size_t servers() const { return servers_.size(); }
+  // Times an authority ready on its own had to wait for its server (its
+  // connections or its start interval), since construction.
+  uint64_t server_waits() const { return server_waits_; }
 
  private:
   struct Host {
@@ -204,6 +251,25 @@ class HostQueues {
     // slot given back unfetched (robots.txt said no) restores it, so a
     // blocked URL costs its host no start interval.
     std::optional<absl::Time> allowed_before_take;
+    // Its server, "ADDR:PORT"; "" when not grouped. address_known: asked
+    // and answered (an authority is asked once per record).
+    std::string address;
+    bool address_known = false;
+    bool parked = false;  // waiting in its server's `parked` for a slot
+    // The server's next_allowed before and after the last TakeReady, while
+    // no fetch ended since: an unfetched slot gives the interval back, as
+    // allowed_before_take does for the authority.
+    std::optional<std::pair<absl::Time, absl::Time>> server_take;
+  };
+  // One server (resolved address and port) and the authorities it serves.
+  // Bound: one record per server with fetches in flight, parked authorities
+  // or a running interval; idle ones are swept with the authorities.
+  struct Server {
+    int in_flight = 0;
+    absl::Time next_allowed = absl::InfinitePast();
+    // Ready authorities waiting for one of its slots, in arrival order: a
+    // slot given back wakes the first (no heap churn while it is full).
+    std::deque<std::string> parked;
   };
   struct HeapEntry {
     absl::Time ready;
@@ -219,6 +285,16 @@ class HostQueues {
   // Drops idle authorities whose wait has passed, every kSweepEvery releases,
   // so a long crawl of millions of hosts does not keep one record per host.
   void MaybeSweep(absl::Time now);
+  // Whether `host`'s server lets it start at `now`: true, or false with
+  // `host` parked on the server or pushed back to the server's next start.
+  bool ServerAllows(const std::string& authority, Host& host, absl::Time now);
+  // A server slot came free: the first parked authority goes back on the
+  // heap; every one of them when nothing is in flight there any more (so
+  // none can wait for a release that will not come).
+  void WakeParked(Server& server);
+  // Gives back `host`'s server slot at the end of a fetch.
+  void ReleaseServer(const std::string& authority, Host& host, const FetchOutcome& outcome,
+                     bool unfetched, absl::Time now);
   // Hands out the front URL of a dropped authority (no slot, no delay).
   CrawlUrl TakeDropped(const std::string& authority, Host& host);
   // Pops the front URL, keeping queued_ and over_cap_ right.
@@ -235,6 +311,9 @@ class HostQueues {
   absl::flat_hash_set<std::string> at_cap_;
   size_t fetching_ = 0;
   uint64_t releases_ = 0;
+  HostAddresses* const addresses_;
+  absl::flat_hash_map<std::string, Server> servers_;
+  uint64_t server_waits_ = 0;
 };
 
 }  // namespace crawler

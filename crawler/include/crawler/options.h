@@ -42,8 +42,10 @@ absl::StatusOr<Scope> ParseScope(std::string_view text);
 // polite_policy.h). The first matching table wins. File only, no flag.
 struct HostRule {
   std::string pattern;
-  int per_host = 0;     // 0 = the global per_host
-  double delay_s = -1;  // < 0 = the global delay
+  int per_host = 0;        // 0 = the global per_host
+  double delay_s = -1;     // < 0 = the global delay
+  int per_ip = -2;         // < -1 = the global per_ip (-1 = its automatic value)
+  double ip_delay_s = -1;  // < 0 = the global ip_delay
   // Request headers "Name: value" for this host's requests, after --header.
   std::vector<std::string> headers;
   // HTTP authentication for this host's requests only (never for a redirect
@@ -171,6 +173,15 @@ struct CrawlOptions {
   // Minimum seconds between the starts of two requests to the same host.
   // Flag and file accept "200ms", "1s", "1.5", "0".
   double delay_s = 1.0;
+  // Concurrent transfers to one server (resolved address and port) across
+  // all the host names it serves. -1 = max(4, the host's per_host): a
+  // shared host with a thousand names gets 4 connections, not 2000, and a
+  // single host is never held below its own per_host. 0 = no limit.
+  int per_ip = -1;
+  // Minimum time between two request starts on one server: a duration, or
+  // "auto" = the host's delay / 4 (four times one host's rate at most; a
+  // single host, started once per delay, never waits for it).
+  std::string ip_delay = "auto";
   // User-Agent header; also the agent name matched in robots.txt.
   std::string user_agent = "crawl/0.1";
   // Whole-transfer timeout in seconds; connect_timeout_s bounds only the

@@ -70,8 +70,10 @@ namespace crawler {
 // against the whole authority "scheme://host:port" when it has "://".
 struct HostOverride {
   std::string pattern;
-  std::optional<int> per_host;          // unset: PolitePolicyOptions::per_host
-  std::optional<absl::Duration> delay;  // unset: PolitePolicyOptions::delay
+  std::optional<int> per_host;             // unset: PolitePolicyOptions::per_host
+  std::optional<absl::Duration> delay;     // unset: PolitePolicyOptions::delay
+  std::optional<int> per_ip;               // unset: PolitePolicyOptions::per_ip
+  std::optional<absl::Duration> ip_delay;  // unset: PolitePolicyOptions::ip_delay
 };
 
 // True when `pattern` (as above) matches `authority` ("scheme://host[:port]").
@@ -90,6 +92,16 @@ struct PolitePolicyOptions {
   int per_host = 2;                         // --per-host; >= 1
   absl::Duration delay = absl::Seconds(1);  // --delay; >= 0
   std::vector<HostOverride> rules;          // first match wins
+  // --per-ip and --ip-delay: fetches at once and time between starts on one
+  // server (address and port) across all the names it serves, checked with
+  // the limits of the authority starting (its rule's, else these). Unset:
+  // per_ip = max(4, that authority's per_host) and ip_delay = its delay / 4,
+  // so one server gets at most a few connections and at most four times
+  // one host's request rate whatever number of names it serves, while a
+  // single host (which needs at most per_host connections and one start per
+  // delay) is never slowed by them. per_ip 0 = no limit.
+  std::optional<int> per_ip;
+  std::optional<absl::Duration> ip_delay;
   // Crawl-delay of an authority's robots.txt in seconds, nullopt when unknown
   // or absent (RobotsCache::CrawlDelay). Empty function: not asked. Known
   // values are cached per authority; unknown ones are asked again at every
@@ -116,8 +128,8 @@ struct PolitePolicyOptions {
 
 class PolitePolicy : public HostPolicy {
  public:
-  // Validates: per_host >= 1, delays >= 0, each rule with a pattern and
-  // per_host >= 1 when set, backoff_base > 0, drop_after >= 0.
+  // Validates: per_host >= 1, per_ip >= 0, delays >= 0, each rule with a
+  // pattern, per_host >= 1 and per_ip >= 0 when set, backoff_base > 0, drop_after >= 0.
   static absl::StatusOr<std::unique_ptr<PolitePolicy>> Create(PolitePolicyOptions options);
 
   int MaxConnections(const std::string& authority) override;
@@ -132,6 +144,8 @@ class PolitePolicy : public HostPolicy {
   // forgotten).
   const std::string* DropReason(const std::string& authority) override;
   void Forget(const std::string& authority) override;
+  int AddressConnections(const std::string& authority) override;
+  absl::Duration AddressInterval(const std::string& authority) override;
 
   // Dropped authorities and why ("5 consecutive failures, last: http 500").
   std::map<std::string, std::string> Dropped() const;
@@ -173,6 +187,9 @@ class PolitePolicy : public HostPolicy {
   absl::Time OnFailureLocked(const std::string& authority, HostState& state,
                              const FetchOutcome& outcome, absl::Time now);
 
+  // The unset per_ip's floor and the unset ip_delay's divisor (see
+  // PolitePolicyOptions::per_ip).
+  static constexpr int kDefaultPerIp = 4;
   const PolitePolicyOptions options_;
   mutable std::mutex mu_;
   static constexpr size_t kMaxDropped = 100'000;

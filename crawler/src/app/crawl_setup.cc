@@ -282,6 +282,10 @@ absl::Status BuildSieveAndFrontier(const CrawlOptions& options, CrawlStart* star
   absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options);
   if (!priority.ok()) return priority.status();
   frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));
+  // Hosts grouped by the server they resolve to: --per-ip, --ip-delay.
+  absl::StatusOr<std::shared_ptr<HostAddresses>> addresses = MakeAddressBook(options);
+  if (!addresses.ok()) return addresses.status();
+  frontier_options.addresses = *std::move(addresses);
   absl::StatusOr<std::unique_ptr<Frontier>> frontier =
       Frontier::Create(parts->sieve.get(), frontier_options, std::move(*policy));
   if (!frontier.ok()) return frontier.status();

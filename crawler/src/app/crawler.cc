@@ -366,6 +366,7 @@ void Crawler::Impl::SubmitReady() {
     FetchRequest request;
     request.url = url->url;
     request.tag = tag;
+    request.connect_address = url->address;  // the server its --per-ip counted
     if (url->previous.has_value()) request.headers = ConditionalHeaders(*url->previous);
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -3,11 +3,14 @@
 #include "app/politeness.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "crawler/counts.h"
 #include "crawler/retry_after.h"
 #include "crawler/url.h"
+#include "fetch/address_book.h"
 
 namespace crawler {
 
@@ -17,11 +20,19 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> MakePolitePolicy(
   PolitePolicyOptions p;
   p.per_host = std::max(1, options.per_host);
   p.delay = absl::Seconds(options.delay_s);
+  if (options.per_ip >= 0) p.per_ip = options.per_ip;  // -1: automatic
+  if (options.ip_delay != "auto") {
+    absl::StatusOr<double> seconds = ParseDuration(options.ip_delay);
+    if (!seconds.ok()) return seconds.status();  // ValidateCrawlOptions said why first
+    p.ip_delay = absl::Seconds(*seconds);
+  }
   for (const HostRule& rule : options.hosts) {
     HostOverride o;
     o.pattern = rule.pattern;
     if (rule.per_host > 0) o.per_host = rule.per_host;
     if (rule.delay_s >= 0) o.delay = absl::Seconds(rule.delay_s);
+    if (rule.per_ip >= 0) o.per_ip = rule.per_ip;
+    if (rule.ip_delay_s >= 0) o.ip_delay = absl::Seconds(rule.ip_delay_s);
     p.rules.push_back(std::move(o));
   }
   // One knob for "how long after a transient failure": the first host
@@ -35,6 +46,23 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> MakePolitePolicy(
   }
   p.crawl_delay = std::move(crawl_delay);
   return PolitePolicy::Create(std::move(p));
+}
+
+absl::StatusOr<std::shared_ptr<HostAddresses>> MakeAddressBook(const CrawlOptions& options) {
+  // Through a proxy the crawl never connects to the server itself (and
+  // socks5h resolves names at the proxy): nothing to group by.
+  if (!options.proxy.empty()) return std::shared_ptr<HostAddresses>();
+  if (!options.no_proxy_env) {
+    for (const char* name :
+         {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+      if (std::getenv(name) != nullptr) return std::shared_ptr<HostAddresses>();
+    }
+  }
+  AddressBookOptions book;
+  book.resolve = options.resolve;
+  absl::StatusOr<std::unique_ptr<AddressBook>> made = AddressBook::Create(std::move(book));
+  if (!made.ok()) return made.status();
+  return std::shared_ptr<HostAddresses>(*std::move(made));
 }
 
 std::string RobotsAuthorityOf(const std::string& frontier_authority) {

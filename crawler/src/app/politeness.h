@@ -32,6 +32,12 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> MakePolitePolicy(
     const CrawlOptions& options,
     std::function<std::optional<double>(const std::string& authority)> crawl_delay);
 
+// The crawl's HostAddresses (fetch's AddressBook with --resolve), which
+// groups hosts by server for --per-ip and --ip-delay; null when a proxy is
+// in use (a proxy, --proxy or from the environment, connects for us: there
+// is no server address of ours to group by). Fails on a bad --resolve entry.
+absl::StatusOr<std::shared_ptr<HostAddresses>> MakeAddressBook(const CrawlOptions& options);
+
 // The robots cache keys authorities as Url::Authority() ("http://h:80", port
 // always explicit); the frontier as AuthorityOf ("http://h"). This maps the
 // latter to the former ("" when it does not parse).

@@ -1,5 +1,6 @@
-// [[hosts]] tables: pattern (required), per_host and delay with the same
-// kinds and bounds as fetch.per_host and fetch.delay (their option-table rows
+// [[hosts]] tables: pattern (required), per_host and delay (and ip_delay)
+// with the same kinds and bounds as fetch.per_host and fetch.delay, per_ip an
+// integer in [0, 1024] (their option-table rows
 // parse and check the values, so "250ms" and 0.25 both work here too).
 #include "config/host_rules.h"
 
@@ -52,6 +53,16 @@ absl::StatusOr<HostRule> RuleOf(const std::string& path, const std::string& wher
       if (text == nullptr) return bad("expected a string");
       if (text->get().empty()) return bad("is empty");
       rule.pattern = text->get();
+    } else if (name == "per_ip") {
+      const auto* integer = node.as_integer();
+      if (integer == nullptr || integer->get() < 0 || integer->get() > 1024) {
+        return bad("expected an integer in [0, 1024] (0 = no limit)");
+      }
+      rule.per_ip = static_cast<int>(integer->get());
+    } else if (name == "ip_delay") {  // a duration, checked as fetch.delay
+      absl::StatusOr<OptionValue> value = ValueOf(*FindByKey("fetch", "delay"), node);
+      if (!value.ok()) return bad(std::string(value.status().message()));
+      rule.ip_delay_s = std::get<double>(*value);
     } else if (name == "per_host" || name == "delay") {
       const OptionSpec* spec = FindByKey("fetch", name);
       absl::StatusOr<OptionValue> value = ValueOf(*spec, node);

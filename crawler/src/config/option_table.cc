@@ -155,6 +155,13 @@ const std::array kRows = {
             1, 1024),
     Row<&O::delay_s>("fetch", "delay", "delay", "DURATION", Kind::kSeconds,
                      "between request starts to one host (200ms, 1s, 0)"),
+    Bounded(Row<&O::per_ip>("fetch", "per_ip", "per-ip", "N", Kind::kInteger,
+                            "concurrent transfers per server address, all its host names "
+                            "(-1 = max(4, per-host), 0 = no limit)"),
+            -1, 1024),
+    Bounded(Row<&O::ip_delay>("fetch", "ip_delay", "ip-delay", "DURATION|auto", Kind::kText,
+                              "between request starts to one server address (auto = delay/4)"),
+            1),
     Bounded(Row<&O::user_agent>("fetch", "user_agent", "user-agent", "TEXT", Kind::kText,
                                 "User-Agent header and robots.txt agent"),
             1),

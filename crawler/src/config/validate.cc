@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "config/option_table.h"
 #include "config/strings.h"
+#include "crawler/counts.h"
 #include "crawler/metrics_server.h"
 #include "crawler/options.h"
 
@@ -100,6 +101,13 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
         "frontier: the "
         "shared frontier in Redis has one order (docs/redis.md, \"Priorities\"); drop them or "
         "--frontier");
+  }
+  if (options.ip_delay != "auto") {
+    absl::StatusOr<double> seconds = ParseDuration(options.ip_delay);
+    if (!seconds.ok() || *seconds < 0) {
+      return absl::InvalidArgumentError(
+          Cat("--ip-delay '", options.ip_delay, "': expected a duration (250ms, 1s, 0) or auto"));
+    }
   }
   if (options.connections < options.per_host) {
     return absl::InvalidArgumentError(Cat("--per-host: ", options.per_host,

@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "crawler/fetch.h"
+#include "fetch/address_book.h"
 #include "fetch/curl_global.h"
 #include "fetch/curl_share.h"
 #include "fetch/fetch_counters.h"
@@ -30,27 +31,6 @@ using fetch_internal::FetchCounters;
 using fetch_internal::FetchWorker;
 using fetch_internal::TransferContext;
 using fetch_internal::WorkerLoad;
-
-// curl's --resolve syntax, HOST:PORT:ADDRESS[,ADDRESS...] (an IPv6 address
-// in brackets), checked here so that a typo is a usage error naming it, not
-// a silently ignored entry (curl skips what it cannot parse).
-absl::Status ValidateResolveEntry(const std::string& entry) {
-  const auto bad = [&entry](const char* why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--resolve '", entry, "': ", why, " (expected HOST:PORT:ADDRESS)"));
-  };
-  const size_t first = entry.find(':');
-  if (first == std::string::npos || first == 0) return bad("no HOST");
-  const size_t second = entry.find(':', first + 1);
-  if (second == std::string::npos) return bad("no ADDRESS");
-  int port = 0;
-  if (!absl::SimpleAtoi(entry.substr(first + 1, second - first - 1), &port) || port < 1 ||
-      port > 65535) {
-    return bad("the port is not a number in [1, 65535]");
-  }
-  if (second + 1 >= entry.size()) return bad("no ADDRESS");
-  return absl::OkStatus();
-}
 
 absl::Status ValidateOptions(const FetchOptions& o) {
   if (o.threads < 1) return absl::InvalidArgumentError("fetch: threads must be >= 1");
@@ -88,7 +68,10 @@ absl::Status ValidateOptions(const FetchOptions& o) {
     return absl::InvalidArgumentError("--private-key needs --certificate (the key's certificate)");
   }
   for (const std::string& entry : o.resolve) {
-    if (absl::Status valid = ValidateResolveEntry(entry); !valid.ok()) return valid;
+    // A typo is a usage error naming it, not an entry curl silently skips.
+    if (absl::StatusOr<ResolveEntry> valid = ParseResolveEntry(entry); !valid.ok()) {
+      return valid.status();
+    }
   }
   return absl::OkStatus();
 }

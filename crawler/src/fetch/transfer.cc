@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "fetch/address_policy.h"
 #include "fetch/redact_credentials.h"
 
@@ -113,6 +114,7 @@ bool Transfer::Prepare(FetchRequest request) {
   } else {
     code = ConfigureAfresh();
   }
+  if (code == CURLE_OK) code = ConnectTo(request.connect_address);
   ended_cleanly_ = false;
   closed_before_ = context_.connections_closed->load(std::memory_order_relaxed);
   if (code != CURLE_OK) {
@@ -121,6 +123,17 @@ bool Transfer::Prepare(FetchRequest request) {
     return false;
   }
   return true;
+}
+
+CURLcode Transfer::ConnectTo(const std::string& address) {
+  // Set on every request, kept options or not: the list of the last one
+  // must not stay on the handle. "::ADDR:PORT": any host, any port.
+  connect_to_.reset();
+  if (!address.empty()) {
+    connect_to_.reset(curl_slist_append(nullptr, absl::StrCat("::", address).c_str()));
+    if (connect_to_ == nullptr) return CURLE_OUT_OF_MEMORY;
+  }
+  return curl_easy_setopt(easy_, CURLOPT_CONNECT_TO, connect_to_.get());
 }
 
 bool Transfer::CanKeepOptions() const {

@@ -74,6 +74,8 @@ class Transfer {
   explicit Transfer(const TransferContext& context) : context_(context) {}
   // Whether this request may run on the options the handle already holds.
   bool CanKeepOptions() const;
+  // Points the handle at FetchRequest::connect_address ("" = none).
+  CURLcode ConnectTo(const std::string& address);
   CURLcode ConfigureAfresh();  // reset, then every option (Configure)
   void ForgetOptions();        // reset: the handle holds no option and no info
   CURLcode Configure();
@@ -103,6 +105,9 @@ class Transfer {
   FetchResult result_;
   AbortCause cause_;
   std::vector<std::string> request_headers_;  // FetchRequest::headers of this request
+  // FetchRequest::connect_address as curl's CONNECT_TO list; null: none.
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> connect_to_{nullptr,
+                                                                          &curl_slist_free_all};
   uint64_t max_body_ = 0;    // this request's body cap (FetchRequest::max_body or the options')
   bool check_type_ = false;  // the type filter applies and has not yet been asked
   // The handle holds every option of the crawl and none of one request's

@@ -42,7 +42,7 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
     : sieve_(sieve),
       options_(options),
       policy_(std::move(policy)),
-      queues_(policy_.get(), options.max_buffered_per_host),
+      queues_(policy_.get(), options.max_buffered_per_host, options.addresses.get()),
       sieve_hosts_(std::make_unique<HostCountSketch>()),
       unfinished_hosts_(std::make_unique<HostCountSketch>()) {
   if (options.max_pages_per_host > 0) per_host_ = std::make_unique<HostLimitCounts>();
@@ -319,6 +319,8 @@ FrontierStats Frontier::Stats() {
   stats.fetching = queues_.fetching();
   stats.unfinished = stats_.handed_out - stats_.done;
   stats.authorities = queues_.authorities();
+  stats.servers = queues_.servers();
+  stats.server_waits = queues_.server_waits();
   stats.host_limit_bytes = per_host_ != nullptr ? per_host_->MemoryBytes() : 0;
   return stats;
 }

@@ -4,6 +4,10 @@
 // A dropped authority is pushed at InfinitePast so its URLs drain at once; a
 // duplicate heap entry that this may create is harmless (popped, found with
 // nothing to do, skipped).
+// Servers (HostAddresses): an authority ready on its own but held by its
+// server is pushed back to the server's next start, or parked on the server
+// when all its slots are taken; a slot given back wakes one parked
+// authority (all of them when the server is idle again).
 #include "crawler/host_queues.h"
 
 #include <algorithm>
@@ -55,6 +59,7 @@ void HostQueues::MaybeSchedule(const std::string& authority, Host& host) {
     heap_.push(HeapEntry{absl::InfinitePast(), order_++, authority});
     return;
   }
+  if (host.parked) return;  // its server wakes it
   if (host.in_flight >= policy_->MaxConnections(authority)) return;
   host.in_heap = true;
   heap_.push(HeapEntry{host.next_allowed, order_++, authority});
@@ -77,15 +82,91 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
       continue;
     }
     if (host.urls.empty() || host.in_flight >= policy_->MaxConnections(it->first)) continue;
+    if (!ServerAllows(it->first, host, now)) continue;
     CrawlUrl url = PopFront(host);
     ++host.in_flight;
     ++fetching_;
     host.allowed_before_take = host.next_allowed;
     host.next_allowed = std::max(host.next_allowed, now + policy_->StartInterval(it->first));
+    if (!host.address.empty()) {
+      Server& server = servers_[host.address];
+      ++server.in_flight;
+      const absl::Time before = server.next_allowed;
+      server.next_allowed = std::max(before, now + policy_->AddressInterval(it->first));
+      host.server_take.emplace(before, server.next_allowed);
+      url.address = host.address;
+    }
     MaybeSchedule(it->first, host);
     return url;
   }
   return std::nullopt;
+}
+
+bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Time now) {
+  if (addresses_ == nullptr) return true;
+  if (!host.address_known) {
+    std::optional<std::string> address = addresses_->AddressOf(authority);
+    if (!address.has_value()) {  // being looked up: look again shortly
+      host.in_heap = true;
+      heap_.push(HeapEntry{now + kAddressRetry, order_++, authority});
+      return false;
+    }
+    host.address = *std::move(address);
+    host.address_known = true;
+  }
+  if (host.address.empty()) return true;
+  auto it = servers_.find(host.address);
+  if (it == servers_.end()) return true;  // no record: nothing in flight, no interval
+  Server& server = it->second;
+  const int connections = policy_->AddressConnections(authority);
+  if (connections > 0 && server.in_flight >= connections) {
+    host.parked = true;
+    server.parked.push_back(authority);
+    ++server_waits_;
+    return false;
+  }
+  if (server.next_allowed > now) {
+    host.in_heap = true;
+    heap_.push(HeapEntry{server.next_allowed, order_++, authority});
+    ++server_waits_;
+    return false;
+  }
+  return true;
+}
+
+void HostQueues::WakeParked(Server& server) {
+  const bool all = server.in_flight == 0;
+  while (!server.parked.empty()) {
+    const std::string authority = std::move(server.parked.front());
+    server.parked.pop_front();
+    auto it = hosts_.find(authority);
+    if (it == hosts_.end() || !it->second.parked) continue;  // swept or woken already
+    it->second.parked = false;
+    MaybeSchedule(it->first, it->second);
+    if (!all) return;
+  }
+}
+
+void HostQueues::ReleaseServer(const std::string& authority, Host& host,
+                               const FetchOutcome& outcome, bool unfetched, absl::Time now) {
+  std::optional<std::pair<absl::Time, absl::Time>> take = std::exchange(host.server_take, {});
+  auto it = servers_.find(host.address);
+  if (it == servers_.end() || it->second.in_flight == 0) return;
+  Server& server = it->second;
+  --server.in_flight;
+  if (unfetched && take.has_value() && server.next_allowed == take->second) {
+    server.next_allowed = take->first;  // nothing was sent: no interval
+  } else if (outcome.sent_after > absl::ZeroDuration()) {
+    // As PolitePolicy spaces a host: the interval counted again from the
+    // request going out, so a slow connect does not bring two requests
+    // closer at the server.
+    const absl::Duration interval = policy_->AddressInterval(authority);
+    if (interval > absl::ZeroDuration()) {
+      server.next_allowed =
+          std::max(server.next_allowed, now - outcome.elapsed + outcome.sent_after + interval);
+    }
+  }
+  WakeParked(server);
 }
 
 CrawlUrl HostQueues::PopFront(Host& host) {
@@ -117,6 +198,7 @@ void HostQueues::Release(const std::string& authority, const FetchOutcome& outco
     host.in_heap = false;  // its entry waits for the later time: push one for this
   }
   host.allowed_before_take.reset();
+  if (!host.address.empty()) ReleaseServer(authority, host, outcome, unfetched, now);
   host.next_allowed = std::max(host.next_allowed, policy_->NextFetchTime(authority, outcome, now));
   if (host.drop_reason.empty()) {
     if (const std::string* reason = policy_->DropReason(authority)) {
@@ -135,6 +217,10 @@ void HostQueues::MaybeSweep(absl::Time now) {
         host.urls.empty() && host.in_flight == 0 && !host.in_heap && host.next_allowed <= now;
     if (idle) policy_->Forget(entry.first);
     return idle;
+  });
+  absl::erase_if(servers_, [now](const auto& entry) {
+    const Server& server = entry.second;
+    return server.in_flight == 0 && server.parked.empty() && server.next_allowed <= now;
   });
 }
 

@@ -44,6 +44,15 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> PolitePolicy::Create(PolitePolicyO
       return absl::InvalidArgumentError(
           absl::StrCat("hosts rule '", rule.pattern, "': delay must be >= 0"));
     }
+    if ((rule.per_ip.has_value() && *rule.per_ip < 0) ||
+        (rule.ip_delay.has_value() && *rule.ip_delay < absl::ZeroDuration())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hosts rule '", rule.pattern, "': per_ip and ip_delay must be >= 0"));
+    }
+  }
+  if ((options.per_ip.has_value() && *options.per_ip < 0) ||
+      (options.ip_delay.has_value() && *options.ip_delay < absl::ZeroDuration())) {
+    return absl::InvalidArgumentError("per_ip and ip_delay must be >= 0");
   }
   if (options.backoff_base <= absl::ZeroDuration() || options.backoff_max < options.backoff_base) {
     return absl::InvalidArgumentError("backoff_base must be > 0 and <= backoff_max");
@@ -211,6 +220,28 @@ absl::Time PolitePolicy::AfterRequestSent(const std::string& authority, HostStat
   const absl::Duration interval = StartIntervalLocked(authority, state);
   if (interval <= absl::ZeroDuration()) return now;
   return now - outcome.elapsed + outcome.sent_after + interval;
+}
+
+int PolitePolicy::AddressConnections(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const HostState& state = StateLocked(authority);
+  const HostOverride* rule = state.rule >= 0 ? &options_.rules[state.rule] : nullptr;
+  if (rule != nullptr && rule->per_ip.has_value()) return *rule->per_ip;
+  if (options_.per_ip.has_value()) return *options_.per_ip;
+  const int per_host =
+      rule != nullptr && rule->per_host.has_value() ? *rule->per_host : options_.per_host;
+  return std::max(kDefaultPerIp, per_host);
+}
+
+absl::Duration PolitePolicy::AddressInterval(const std::string& authority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const HostState& state = StateLocked(authority);
+  const HostOverride* rule = state.rule >= 0 ? &options_.rules[state.rule] : nullptr;
+  if (rule != nullptr && rule->ip_delay.has_value()) return *rule->ip_delay;
+  if (options_.ip_delay.has_value()) return *options_.ip_delay;
+  const absl::Duration delay =
+      rule != nullptr && rule->delay.has_value() ? *rule->delay : options_.delay;
+  return delay / kDefaultPerIp;
 }
 
 std::string PolitePolicy::PauseReason(const std::string& authority, absl::Time until) {

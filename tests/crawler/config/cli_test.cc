@@ -319,6 +319,11 @@ TEST(ParseCrawlCommand, BadValuesNameTheFlagAndTheValue) {
             "--overflow: 'drop' is not one of grow|warn");
   EXPECT_EQ(ParseError({"--seeds", "s", "--per-host", "0"}), "--per-host: 0 is not in [1, 1024]");
   EXPECT_EQ(ParseError({"--seeds", "s", "--delay", "-200ms"}), "--delay: -200ms is negative");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--per-ip", "-2"}), "--per-ip: -2 is not in [-1, 1024]");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--ip-delay", "soon"}),
+            "--ip-delay 'soon': expected a duration (250ms, 1s, 0) or auto");
+  EXPECT_EQ(ParseError({"--seeds", "s", "--ip-delay", "-1s"}),
+            "--ip-delay '-1s': expected a duration (250ms, 1s, 0) or auto");
   EXPECT_EQ(ParseError({"--seeds", "s", "--robots", "yes"}), "--robots: 'yes' is not on or off");
   EXPECT_EQ(ParseError({"--seeds", "s", "--max-redirects", "101"}),
             "--max-redirects: 101 is not in [0, 100]");

@@ -54,6 +54,38 @@ delay = 3
   EXPECT_EQ(loaded->per_host, 2);
 }
 
+// The server limits a start of the matching hosts checks (--per-ip,
+// --ip-delay); unset keys leave the flags' values.
+TEST(HostRules, PerIpAndIpDelay) {
+  testing::TempDir dir;
+  absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(
+[fetch]
+per_ip = 6
+ip_delay = "50ms"
+
+[[hosts]]
+pattern = "*.shared.example"
+per_ip = 0
+ip_delay = "2s"
+
+[[hosts]]
+pattern = "other.example"
+per_host = 3
+)");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->per_ip, 6);
+  EXPECT_EQ(loaded->ip_delay, "50ms");
+  ASSERT_EQ(loaded->hosts.size(), 2u);
+  EXPECT_EQ(loaded->hosts[0].per_ip, 0);
+  EXPECT_EQ(loaded->hosts[0].ip_delay_s, 2.0);
+  EXPECT_LT(loaded->hosts[1].per_ip, -1);     // unset: the flag's
+  EXPECT_LT(loaded->hosts[1].ip_delay_s, 0);  // unset: the flag's
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nper_ip = -1\n"),
+              HasSubstr("crawl.toml: hosts[0].per_ip: expected an integer in [0, 1024]"));
+  EXPECT_THAT(ErrorOf(dir, "[[hosts]]\npattern = \"a\"\nip_delay = \"soon\"\n"),
+              HasSubstr("crawl.toml: hosts[0].ip_delay: "));
+}
+
 // Per-host request headers and HTTP credentials.
 TEST(HostRules, Issue19HeadersAndCredentials) {
   testing::TempDir dir;
