@@ -171,6 +171,10 @@ struct CrawlOptions {
   // Minimum seconds between the starts of two requests to the same host.
   // Flag and file accept "200ms", "1s", "1.5", "0".
   double delay_s = 1.0;
+  // Per host, move the delay between delay_s (the floor) and 10 s by the
+  // host's answers: faster while quick and successful, slower on 429/503,
+  // failures and rising latency (docs/politeness.md). Off by default.
+  bool adaptive_delay = false;
   // User-Agent header; also the agent name matched in robots.txt.
   std::string user_agent = "crawl/0.1";
   // Whole-transfer timeout in seconds; connect_timeout_s bounds only the

@@ -387,8 +387,7 @@ MetricsSnapshot Crawler::Impl::MetricsNow() const {
   robots_.AddStats(&m.summary);
   m.host_queue_urls = frontier_->Stats().buffered;
   m.spilled_segments = sieve_->Stats().spilled_segments;
-  const PoliteStats polite = policy_->Stats();
-  m.hosts = {polite.failure_backoffs, polite.cooldowns, polite.throttles, polite.dropped};
+  m.hosts = HostCountsOf(*policy_);
   m.latency = latency_.Read();
   return m;
 }
@@ -550,7 +549,7 @@ void Crawler::Impl::SubmitReady() {
       continue;
     }
     if (url = robots_.Admit(std::move(*url), now); !url.has_value()) continue;
-    stats_.hosts().Started(url->authority, now);
+    stats_.hosts().Started(url->authority, now, policy_->StartInterval(url->authority));
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request;
     request.url = url->url;

@@ -155,6 +155,9 @@ const std::array kRows = {
             1, 1024),
     Row<&O::delay_s>("fetch", "delay", "delay", "DURATION", Kind::kSeconds,
                      "between request starts to one host (200ms, 1s, 0)"),
+    Row<&O::adaptive_delay>("fetch", "adaptive_delay", "adaptive-delay", "", Kind::kSwitch,
+                            "per host, adapt the delay to 429s and latency; --delay is the "
+                            "floor"),
     Bounded(Row<&O::user_agent>("fetch", "user_agent", "user-agent", "TEXT", Kind::kText,
                                 "User-Agent header and robots.txt agent"),
             1),
