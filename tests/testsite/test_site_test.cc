@@ -386,7 +386,9 @@ TEST(TestSiteTest, ARateLimitAnswers429PastTheBucket) {
     const auto response = client.Get("/p/1.html");
     ASSERT_TRUE(response);
     statuses.push_back(response->status);
-    if (response->status == 429) EXPECT_EQ(response->get_header_value("Retry-After"), "2");
+    if (response->status == 429) {
+      EXPECT_EQ(response->get_header_value("Retry-After"), "2");
+    }
   }
   EXPECT_THAT(statuses, ElementsAre(200, 200, 200, 429, 429));
   EXPECT_EQ(site->RequestCount("/p/1.html"), 5u);
