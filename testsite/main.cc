@@ -33,6 +33,8 @@ constexpr char kUsage[] =
     "                [--no-request-log] [--counts-file PATH]\n"
     "                [--epoch N] [--changed-fraction F] [--removed-fraction F]\n"
     "                [--added-fraction F] [--validators]\n"
+    "                [--rate-limit R] [--rate-burst B] [--rate-retry-after S]\n"
+    "                [--load-capacity R]\n"
     "Serves a deterministic generated site on ADDR (127.0.0.1) until SIGINT/SIGTERM.\n"
     "testsite --hosts N --help: the simulated web of N loopback hosts instead.\n"
     "--list prints the URLs a complete crawl fetches and exits (with --port 0 the\n"
@@ -45,7 +47,10 @@ constexpr char kUsage[] =
     "--epoch N: serve the site as changed N times: each epoch edits --changed-fraction\n"
     "(0.05) of the pages, removes --removed-fraction (0.01) and adds --added-fraction\n"
     "(0.01), linked from the root; the same seed gives the same changes.\n"
-    "--validators: ETag and Last-Modified on pages, 304 to a matching conditional GET.\n";
+    "--validators: ETag and Last-Modified on pages, 304 to a matching conditional GET.\n"
+    "--rate-limit R: a token bucket of R requests/s (--rate-burst 5 tokens); past it 429,\n"
+    "with Retry-After S when --rate-retry-after is given.\n"
+    "--load-capacity R: latency grows with load: --latency-ms x (1 + rate / R).\n";
 
 struct Command {
   testsite::SiteOptions options;
@@ -126,6 +131,14 @@ class FlagParser {
       ok = absl::SimpleAtod(text, &o.removed_fraction);
     else if (flag == "--added-fraction")
       ok = absl::SimpleAtod(text, &o.added_fraction);
+    else if (flag == "--rate-limit")
+      ok = absl::SimpleAtod(text, &o.rate_limit);
+    else if (flag == "--rate-burst")
+      ok = absl::SimpleAtoi(text, &o.rate_burst);
+    else if (flag == "--rate-retry-after")
+      ok = absl::SimpleAtoi(text, &o.rate_limit_retry_after);
+    else if (flag == "--load-capacity")
+      ok = absl::SimpleAtod(text, &o.load_capacity);
     else if (flag == "--robots-txt")
       ok = !(o.robots_txt = std::string(*value)).empty();
     else
@@ -151,7 +164,11 @@ class FlagParser {
                                                        "--epoch",
                                                        "--changed-fraction",
                                                        "--removed-fraction",
-                                                       "--added-fraction"};
+                                                       "--added-fraction",
+                                                       "--rate-limit",
+                                                       "--rate-burst",
+                                                       "--rate-retry-after",
+                                                       "--load-capacity"};
     for (std::string_view f : kValueFlags) {
       if (flag == f) return true;
     }

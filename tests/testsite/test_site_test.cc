@@ -367,3 +367,40 @@ TEST(TestSiteTest, StopIsIdempotentAndCountsStayReadable) {
 }
 
 }  // namespace
+
+namespace {
+
+// The token bucket: `rate_burst` requests served, then 429 (one token per
+// 1000 s: no refill within the test), with Retry-After when asked.
+TEST(TestSiteTest, ARateLimitAnswers429PastTheBucket) {
+  SiteOptions options;
+  options.pages = 10;
+  options.rate_limit = 0.001;
+  options.rate_burst = 3;
+  options.rate_limit_retry_after = 2;
+  auto site = StartOrDie(options);
+  ASSERT_NE(site, nullptr);
+  httplib::Client client("127.0.0.1", site->port());
+  std::vector<int> statuses;
+  for (int i = 0; i < 5; ++i) {
+    const auto response = client.Get("/p/1.html");
+    ASSERT_TRUE(response);
+    statuses.push_back(response->status);
+    if (response->status == 429) {
+      EXPECT_EQ(response->get_header_value("Retry-After"), "2");
+    }
+  }
+  EXPECT_THAT(statuses, ElementsAre(200, 200, 200, 429, 429));
+  EXPECT_EQ(site->RequestCount("/p/1.html"), 5u);
+}
+
+TEST(TestSiteTest, RejectsABadRateLimit) {
+  SiteOptions options;
+  options.rate_burst = 0;
+  EXPECT_FALSE(TestSite::Start(options).ok());
+  options = {};
+  options.load_capacity = -1;
+  EXPECT_FALSE(TestSite::Start(options).ok());
+}
+
+}  // namespace

@@ -43,6 +43,9 @@ absl::Status ValidateSiteOptions(const SiteOptions& options) {
   if (options.fault_retry_after_s < 0) {
     return Invalid("fault_retry_after_s", "must not be negative");
   }
+  if (!(options.rate_limit >= 0)) return Invalid("rate_limit", "must not be negative");
+  if (options.rate_burst < 1) return Invalid("rate_burst", "must be at least 1");
+  if (!(options.load_capacity >= 0)) return Invalid("load_capacity", "must not be negative");
   if (options.epoch < 0 || options.epoch > 1000) return Invalid("epoch", "must be in [0, 1000]");
   for (const auto& [field, value] : {std::pair{"changed_fraction", options.changed_fraction},
                                      std::pair{"removed_fraction", options.removed_fraction},

@@ -18,6 +18,7 @@
 #include "page_renderer.h"
 #include "raw_server.h"
 #include "request_tracker.h"
+#include "server_load.h"
 #include "site_graph.h"
 #include "site_paths.h"
 #include "site_router.h"
@@ -77,6 +78,7 @@ class TestSite::Impl {
   std::atomic<int> epoch_;
   RequestTracker tracker_;
   std::optional<FaultInjector> faults_;  // set by Start, before serving
+  std::optional<ServerLoad> load_;       // with a rate limit or load latency
   int port_ = 0;
   std::string base_url_;      // "http://host:port"
   std::string raw_base_url_;  // the RawServer's, "" without one
@@ -86,6 +88,8 @@ class TestSite::Impl {
   absl::Status ListenRaw();
   void ServeRaw(int fd, const RawRequest& raw, RawServer::Ending* ending);
   void Dispatch(const httplib::Request& request, httplib::Response& response);
+  // Rate limit and load latency: false when the request was refused (429).
+  bool ApplyLoad(httplib::Response& response);
   std::shared_ptr<const Handler> FindRoute(const std::string& path) const;
 
   StopSignal stop_;
@@ -150,6 +154,7 @@ absl::Status TestSite::Impl::Start() {
   if (raw_ != nullptr) raw_->Start();  // after hostile_: the thread start orders them
   renderer_.emplace(options_, graph_, base_url_, hostile_->RootLinksHtml());
   faults_.emplace(options_, stop_);
+  if (ServerLoad::Needed(options_)) load_.emplace(options_);
   router_.emplace(options_, graph_, *renderer_, *hostile_, *faults_, base_url_, stop_,
                   SiteRouter::Epochs{changes_, epoch_});
   listen_thread_ = std::thread([this] {
@@ -205,6 +210,10 @@ void TestSite::Impl::ServeRaw(int fd, const RawRequest& raw, RawServer::Ending* 
 
 void TestSite::Impl::Dispatch(const httplib::Request& request, httplib::Response& response) {
   const uint64_t seq = tracker_.Begin(request);
+  if (load_.has_value() && !ApplyLoad(response)) {
+    tracker_.Routed(seq, response.status);
+    return;
+  }
   if (const std::shared_ptr<const Handler> handler = FindRoute(request.path)) {
     (*handler)(request, response);
     if (response.status == -1) response.status = 200;
@@ -212,6 +221,21 @@ void TestSite::Impl::Dispatch(const httplib::Request& request, httplib::Response
     router_->Serve(request, response);
   }
   tracker_.Routed(seq, response.status);
+}
+
+bool TestSite::Impl::ApplyLoad(httplib::Response& response) {
+  const auto now = ServerLoad::Clock::now();
+  if (!load_->Admit(now)) {
+    response.status = 429;
+    if (options_.rate_limit_retry_after >= 0) {
+      response.set_header("Retry-After", std::to_string(options_.rate_limit_retry_after));
+    }
+    response.set_content("rate limit\n", "text/plain");
+    return false;
+  }
+  const auto extra = std::chrono::round<std::chrono::milliseconds>(load_->ExtraLatency(now));
+  if (extra.count() > 0) stop_.WaitFor(extra);
+  return true;
 }
 
 std::shared_ptr<const Handler> TestSite::Impl::FindRoute(const std::string& path) const {

@@ -21,6 +21,8 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "crawler/crawl.h"
 #include "crawler/output.h"
@@ -59,6 +61,13 @@ struct HostBackoffCounts {
   uint64_t cooldowns = 0;         // cool-downs after drop_after failures in a row
   uint64_t throttles = 0;         // pauses after a 429 (with or without Retry-After)
   uint64_t dropped_hosts = 0;     // hosts given up for the rest of the crawl
+  // --adaptive-delay: slow-downs by reason, and the hosts with the longest
+  // adaptive delay now (at most kAdaptiveHostsListed, longest first).
+  uint64_t slowdowns_refused = 0;  // 429 or 503
+  uint64_t slowdowns_failed = 0;   // other 5xx, timeouts, connection failures
+  uint64_t slowdowns_latency = 0;  // latency well above the host's baseline
+  static constexpr size_t kAdaptiveHostsListed = 20;
+  std::vector<std::pair<std::string, double>> adaptive_delay_s;  // authority, seconds
 };
 
 // Everything one scrape shows.

@@ -182,6 +182,10 @@ struct CrawlOptions {
   // "auto" = the host's delay / 4 (four times one host's rate at most; a
   // single host, started once per delay, never waits for it).
   std::string ip_delay = "auto";
+  // Per host, move the delay between delay_s (the floor) and 10 s by the
+  // host's answers: faster while quick and successful, slower on 429/503,
+  // failures and rising latency (docs/politeness.md). Off by default.
+  bool adaptive_delay = false;
   // User-Agent header; also the agent name matched in robots.txt.
   std::string user_agent = "crawl/0.1";
   // Whole-transfer timeout in seconds; connect_timeout_s bounds only the

@@ -150,7 +150,12 @@ struct HostSummary {
   // then); a server sees the gaps shrink or grow by each transfer's set-up.
   double min_delay_ms = 0;
   int64_t delay_samples = 0;  // gaps behind the mean (checkpoints keep it; not in summary.json)
-  std::string dropped;        // why the host was dropped; "" (null in JSON) if not
+  // The host's start interval at its last start: the larger of --delay (or
+  // its [[hosts]] delay) and Crawl-delay, or with --adaptive-delay the
+  // adaptive delay then (not kept in checkpoints: 0 until the host's first
+  // start after a resume).
+  double delay_ms = 0;
+  std::string dropped;  // why the host was dropped; "" (null in JSON) if not
 };
 
 // The Sieve's measured false-positive rate (sieve::MeasuredFpRate, docs/fp-rate.md),

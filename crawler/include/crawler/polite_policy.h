@@ -23,6 +23,14 @@
 //     that failure, neither counted nor extending the wait.
 //     429 without Retry-After backs off the same way but never drops a host
 //     (it asks us to slow down, it does not say the host is broken).
+//   - with `adaptive` (--adaptive-delay): each host's start interval moves
+//     between its delay (the floor) and adaptive_options.max_delay, by the
+//     host's answers (AdaptiveDelay, adaptive_delay.h): faster while they
+//     are quick and successful, slower on 429/503, failures and rising
+//     latency. Crawl-delay, Retry-After, back-offs and cool-downs still win
+//     (the largest wait holds). A 429 without Retry-After then slows the
+//     rate instead of pausing the host; the back-off pause starts at the
+//     second 429 in a row (one sent after the slow-down).
 //
 //   crawler::PolitePolicyOptions options;
 //   options.per_host = 1;
@@ -35,7 +43,7 @@
 //   auto frontier = crawler::Frontier::Create(sieve, {}, std::move(*policy));
 //
 // Memory: a record per authority seen since the last HostQueues sweep (the
-// sweep calls Forget; ~100 bytes each, bounded by the authorities with URLs
+// sweep calls Forget; ~100 bytes each, ~200 with `adaptive`, bounded by the authorities with URLs
 // buffered, in flight or pausing), plus one name and reason per dropped
 // authority (~150 bytes), kept for the whole crawl so that its later URLs are
 // not fetched, for at most kMaxDropped (100,000: ~15 MB) authorities; past
@@ -60,6 +68,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "crawler/adaptive_delay.h"
 #include "crawler/host_queues.h"
 
 namespace crawler {
@@ -86,6 +95,7 @@ struct PoliteStats {
   uint64_t cooldowns = 0;         // drop_after failures in a row: a cool-down began
   uint64_t throttles = 0;         // a 429, with or without Retry-After
   uint64_t dropped = 0;           // hosts dropped (restored ones included)
+  AdaptiveCounts adaptive;        // --adaptive-delay's slow-downs
 };
 
 struct PolitePolicyOptions {
@@ -124,6 +134,12 @@ struct PolitePolicyOptions {
   // comes back with every URL. 0 = drop at once (the old behaviour).
   int cooldowns = 3;
   absl::Duration cooldown_base = absl::Minutes(1);
+  // --adaptive-delay: the start interval adapts per host, never below the
+  // host's delay above. Off by default: at the default 1 s delay it can only
+  // slow a crawl down, and it reads the crawler's own stalls (a loaded
+  // machine) as the hosts' latency rising.
+  bool adaptive = false;
+  AdaptiveDelayOptions adaptive_options;
 };
 
 class PolitePolicy : public HostPolicy {
@@ -155,6 +171,9 @@ class PolitePolicy : public HostPolicy {
   PoliteStats Stats() const;
   // Authorities with state held now (for tests of the memory bound).
   size_t TrackedHosts() const;
+  // With `adaptive`: the `limit` tracked hosts with the longest adaptive
+  // delay now, longest first (for --metrics); empty without.
+  std::vector<std::pair<std::string, absl::Duration>> SlowestAdaptiveHosts(size_t limit) const;
 
  private:
   struct HostState {
@@ -172,6 +191,7 @@ class PolitePolicy : public HostPolicy {
     // crawl names when it waits for this host.
     absl::Time paused_until = absl::InfinitePast();
     std::string pause_reason;
+    std::optional<AdaptiveDelay> adaptive;  // with options_.adaptive, from the first answer
   };
 
   explicit PolitePolicy(PolitePolicyOptions options) : options_(std::move(options)) {}
@@ -179,6 +199,14 @@ class PolitePolicy : public HostPolicy {
   absl::Duration CrawlDelayLocked(const std::string& authority, HostState& state);
   absl::Duration Backoff(int consecutive) const;
   absl::Duration StartIntervalLocked(const std::string& authority, HostState& state);
+  absl::Duration ConfiguredDelay(const HostState& state) const;
+  // Feeds the adaptive controller (none without options_.adaptive).
+  AdaptiveDelay::Signal AdaptLocked(HostState& state, const FetchOutcome& outcome, absl::Time now);
+  // A 429 without Retry-After under --adaptive-delay: the first of a run
+  // slowed the rate; later ones back off as without.
+  absl::Time OnAdaptiveThrottleLocked(const std::string& authority, HostState& state,
+                                      const FetchOutcome& outcome, AdaptiveDelay::Signal signal,
+                                      absl::Time now);
   // The earliest next start after an answered fetch: a start interval after
   // its request went out (`now` when none was sent or there is no interval).
   absl::Time AfterRequestSent(const std::string& authority, HostState& state,

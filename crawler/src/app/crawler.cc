@@ -205,8 +205,7 @@ MetricsSnapshot Crawler::Impl::MetricsNow() const {
   parts_->robots.AddStats(&m.summary);
   m.host_queue_urls = parts_->frontier->Stats().buffered;
   m.spilled_segments = parts_->sieve->Stats().spilled_segments;
-  const PoliteStats polite = parts_->policy->Stats();
-  m.hosts = {polite.failure_backoffs, polite.cooldowns, polite.throttles, polite.dropped};
+  m.hosts = HostCountsOf(*parts_->policy);
   m.latency = latency_.Read();
   return m;
 }
@@ -361,7 +360,8 @@ void Crawler::Impl::SubmitReady() {
       continue;
     }
     if (url = parts_->robots.Admit(std::move(*url), now); !url.has_value()) continue;
-    parts_->stats.hosts().Started(url->authority, now);
+    parts_->stats.hosts().Started(url->authority, now,
+                                  parts_->policy->StartInterval(url->authority));
     const uint64_t tag = next_tag_.fetch_add(1);
     FetchRequest request;
     request.url = url->url;

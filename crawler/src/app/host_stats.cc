@@ -16,7 +16,7 @@ HostStats::Entry* HostStats::EntryLocked(const std::string& authority) {
   return &hosts_[authority];
 }
 
-void HostStats::Started(const std::string& authority, absl::Time at) {
+void HostStats::Started(const std::string& authority, absl::Time at, absl::Duration interval) {
   std::lock_guard<std::mutex> lock(mu_);
   Entry* entry = EntryLocked(authority);
   if (entry == nullptr) return;
@@ -26,6 +26,7 @@ void HostStats::Started(const std::string& authority, absl::Time at) {
     ++entry->gaps;
   }
   entry->last_start = at;
+  entry->interval = interval;
 }
 
 void HostStats::Add(const PageRecord& record) {
@@ -60,6 +61,7 @@ void HostStats::Fill(const std::map<std::string, std::string>& dropped, CrawlSum
       h.min_delay_ms = absl::ToDoubleMilliseconds(entry.min_gap);
     }
     h.delay_samples = entry.gaps;
+    h.delay_ms = absl::ToDoubleMilliseconds(entry.interval);
     if (auto it = dropped.find(authority); it != dropped.end()) h.dropped = it->second;
     all.push_back(std::move(h));
   }

@@ -1,11 +1,11 @@
 // HostStats: the per-host counters of summary.json ("hosts"): records,
 // errors and robots blocks counted from the pages.jsonl records (so every
 // path that writes a record is counted), the mean and smallest gap between
-// consecutive request starts as the scheduler handed them out, and the drop
-// reason.
+// consecutive request starts as the scheduler handed them out, the host's
+// start interval at its last start, and the drop reason.
 //
 //   HostStats hosts;
-//   hosts.Started(url.authority, absl::Now());        // scheduler, per fetch
+//   hosts.Started(url.authority, absl::Now(), interval);  // scheduler, per fetch
 //   hosts.Add(record);                                // per pages.jsonl record
 //   hosts.Fill(dropped_by_policy, &summary);          // at the end
 //
@@ -36,8 +36,11 @@ class HostStats {
   static constexpr size_t kMaxListed = 10'000;
 
   // A fetch of `authority` was handed to the fetcher at `at` (the time the
-  // Frontier was asked with, so the gaps are those its delay checked).
-  void Started(const std::string& authority, absl::Time at);
+  // Frontier was asked with, so the gaps are those its delay checked);
+  // `interval`: the host's start interval then (HostPolicy::StartInterval:
+  // --delay, Crawl-delay or --adaptive-delay's value), summary.json's delay_ms.
+  void Started(const std::string& authority, absl::Time at,
+               absl::Duration interval = absl::ZeroDuration());
   // One pages.jsonl record (its authority is AuthorityOf(record.url)).
   void Add(const PageRecord& record);
   // Writes summary->hosts (busiest first, at most `limit`) and
@@ -54,6 +57,7 @@ class HostStats {
     int64_t errors = 0;
     int64_t robots_blocked = 0;
     absl::Time last_start = absl::InfinitePast();
+    absl::Duration interval;  // at last_start
     absl::Duration gap_sum;
     absl::Duration min_gap = absl::InfiniteDuration();  // in this run
     int64_t gaps = 0;

@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<PolitePolicy>> MakePolitePolicy(
     // tests with a 10 ms back-off cool down for 0.6 s).
     p.cooldown_base = 60 * p.backoff_base;
   }
+  p.adaptive = options.adaptive_delay;
   p.crawl_delay = std::move(crawl_delay);
   return PolitePolicy::Create(std::move(p));
 }
@@ -81,6 +82,23 @@ FetchOutcome FetchOutcomeOf(const FetchResult& result, absl::Time now) {
     outcome.retry_after = RetryAfterFromHeaders(result.headers, now);
   }
   return outcome;
+}
+
+HostBackoffCounts HostCountsOf(const PolitePolicy& policy) {
+  const PoliteStats polite = policy.Stats();
+  HostBackoffCounts counts;
+  counts.failure_backoffs = polite.failure_backoffs;
+  counts.cooldowns = polite.cooldowns;
+  counts.throttles = polite.throttles;
+  counts.dropped_hosts = polite.dropped;
+  counts.slowdowns_refused = polite.adaptive.slowdowns_refused;
+  counts.slowdowns_failed = polite.adaptive.slowdowns_failed;
+  counts.slowdowns_latency = polite.adaptive.slowdowns_latency;
+  for (const auto& [authority, delay] :
+       policy.SlowestAdaptiveHosts(HostBackoffCounts::kAdaptiveHostsListed)) {
+    counts.adaptive_delay_s.emplace_back(authority, absl::ToDoubleSeconds(delay));
+  }
+  return counts;
 }
 
 PageRecord HostDroppedRecord(const CrawlUrl& url, absl::Time now) {

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "crawler/fetch.h"
+#include "crawler/metrics.h"
 #include "crawler/options.h"
 #include "crawler/output.h"
 #include "crawler/polite_policy.h"
@@ -45,6 +46,10 @@ std::string RobotsAuthorityOf(const std::string& frontier_authority);
 
 // Status, error kind, transfer time, and Retry-After for 429 and 503.
 FetchOutcome FetchOutcomeOf(const FetchResult& result, absl::Time now);
+
+// The policy's back-off and slow-down counts and its slowest adaptive
+// hosts, for --metrics.
+HostBackoffCounts HostCountsOf(const PolitePolicy& policy);
 
 // error "host_dropped: <reason>", fetched_at `now`, nothing fetched.
 PageRecord HostDroppedRecord(const CrawlUrl& url, absl::Time now);

@@ -162,6 +162,9 @@ const std::array kRows = {
     Bounded(Row<&O::ip_delay>("fetch", "ip_delay", "ip-delay", "DURATION|auto", Kind::kText,
                               "between request starts to one server address (auto = delay/4)"),
             1),
+    Row<&O::adaptive_delay>("fetch", "adaptive_delay", "adaptive-delay", "", Kind::kSwitch,
+                            "per host, adapt the delay to 429s and latency; --delay is the "
+                            "floor"),
     Bounded(Row<&O::user_agent>("fetch", "user_agent", "user-agent", "TEXT", Kind::kText,
                                 "User-Agent header and robots.txt agent"),
             1),

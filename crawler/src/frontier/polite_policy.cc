@@ -104,12 +104,37 @@ absl::Duration PolitePolicy::StartInterval(const std::string& authority) {
   return StartIntervalLocked(authority, StateLocked(authority));
 }
 
-absl::Duration PolitePolicy::StartIntervalLocked(const std::string& authority, HostState& state) {
-  absl::Duration delay = options_.delay;
+absl::Duration PolitePolicy::ConfiguredDelay(const HostState& state) const {
   if (state.rule >= 0 && options_.rules[state.rule].delay.has_value()) {
-    delay = *options_.rules[state.rule].delay;
+    return *options_.rules[state.rule].delay;
+  }
+  return options_.delay;
+}
+
+absl::Duration PolitePolicy::StartIntervalLocked(const std::string& authority, HostState& state) {
+  absl::Duration delay = ConfiguredDelay(state);
+  if (options_.adaptive) {
+    // Before its first answer a host starts at the controller's start delay.
+    delay = state.adaptive.has_value()
+                ? state.adaptive->Current()
+                : std::clamp(options_.adaptive_options.start, delay,
+                             std::max(delay, options_.adaptive_options.max_delay));
   }
   return std::max(delay, CrawlDelayLocked(authority, state));
+}
+
+AdaptiveDelay::Signal PolitePolicy::AdaptLocked(HostState& state, const FetchOutcome& outcome,
+                                                absl::Time now) {
+  if (!options_.adaptive) return AdaptiveDelay::Signal::kNone;
+  if (!state.adaptive.has_value()) {
+    state.adaptive.emplace(options_.adaptive_options, ConfiguredDelay(state));
+  }
+  const AdaptiveDelay::Signal signal =
+      state.adaptive->OnAnswer(options_.adaptive_options, outcome, now);
+  if (signal == AdaptiveDelay::Signal::kRefused) ++stats_.adaptive.slowdowns_refused;
+  if (signal == AdaptiveDelay::Signal::kFailed) ++stats_.adaptive.slowdowns_failed;
+  if (signal == AdaptiveDelay::Signal::kSlowLatency) ++stats_.adaptive.slowdowns_latency;
+  return signal;
 }
 
 absl::Duration PolitePolicy::Backoff(int consecutive) const {
@@ -178,6 +203,7 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
   std::lock_guard<std::mutex> lock(mu_);
   HostState& state = StateLocked(authority);
   if (outcome.status != 0) state.answered = true;
+  const AdaptiveDelay::Signal signal = AdaptLocked(state, outcome, now);
   // A 503 with Retry-After is the server asking for a pause, as a 429 is: it
   // is honoured and not counted toward dropping the host (counted, ten of
   // them began a one-minute cool-down).
@@ -200,11 +226,28 @@ absl::Time PolitePolicy::NextFetchTime(const std::string& authority, const Fetch
       }
       return until;
     }
+    if (options_.adaptive) return OnAdaptiveThrottleLocked(authority, state, outcome, signal, now);
     const absl::Time until = now + Backoff(++state.throttled);
     PauseLocked(state, until, absl::StrCat("back-off after 429 number ", state.throttled));
     return until;
   }
   state.throttled = 0;
+  return std::max(now, AfterRequestSent(authority, state, outcome, now));
+}
+
+absl::Time PolitePolicy::OnAdaptiveThrottleLocked(const std::string& authority, HostState& state,
+                                                  const FetchOutcome& outcome,
+                                                  AdaptiveDelay::Signal signal, absl::Time now) {
+  // A 429 to a request sent before the slow-down was sent at the old rate:
+  // the slow-down already answers it. The first 429 of a run is answered by
+  // the slower rate alone (a fixed 1 s pause at every limit hit would cost a
+  // fast host more than the limit asks); one sent at the slower rate and
+  // refused again backs off as without --adaptive-delay.
+  if (signal == AdaptiveDelay::Signal::kRefused && ++state.throttled >= 2) {
+    const absl::Time until = now + Backoff(state.throttled - 1);
+    PauseLocked(state, until, absl::StrCat("back-off after 429 number ", state.throttled));
+    return until;
+  }
   return std::max(now, AfterRequestSent(authority, state, outcome, now));
 }
 
@@ -278,6 +321,23 @@ PoliteStats PolitePolicy::Stats() const {
   PoliteStats stats = stats_;
   stats.dropped = dropped_.size();
   return stats;
+}
+
+std::vector<std::pair<std::string, absl::Duration>> PolitePolicy::SlowestAdaptiveHosts(
+    size_t limit) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::string, absl::Duration>> delays;
+  for (const auto& [authority, state] : hosts_) {
+    if (state.adaptive.has_value()) delays.emplace_back(authority, state.adaptive->Current());
+  }
+  const auto longer = [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  };
+  const size_t kept = std::min(limit, delays.size());
+  std::partial_sort(delays.begin(), delays.begin() + static_cast<std::ptrdiff_t>(kept),
+                    delays.end(), longer);
+  delays.resize(kept);
+  return delays;
 }
 
 size_t PolitePolicy::TrackedHosts() const {

@@ -55,6 +55,11 @@ class Exposition {
                int64_t number) {
     absl::StrAppend(&text_, name, "{", label, "=\"", EscapeLabelValue(value), "\"} ", number, "\n");
   }
+  void LabeledReal(absl::string_view name, absl::string_view label, absl::string_view value,
+                   double number) {
+    absl::StrAppend(&text_, name, "{", label, "=\"", EscapeLabelValue(value), "\"} ",
+                    FormatReal(number), "\n");
+  }
   // A family of one sample.
   void Counter(absl::string_view name, absl::string_view help, int64_t value) {
     Family(name, "counter", help);
@@ -166,6 +171,22 @@ void RenderHosts(const HostBackoffCounts& h, Exposition& out) {
   out.Labeled("crawl_host_backoffs_total", "reason", "throttle", static_cast<int64_t>(h.throttles));
   out.Gauge("crawl_hosts_dropped", "Hosts given up for the rest of the crawl.",
             static_cast<double>(h.dropped_hosts));
+  out.Family("crawl_host_slowdowns_total", "counter",
+             "--adaptive-delay: a host's rate cut by a 429/503, a failure, or its latency "
+             "rising well above its baseline.");
+  out.Labeled("crawl_host_slowdowns_total", "reason", "refused",
+              static_cast<int64_t>(h.slowdowns_refused));
+  out.Labeled("crawl_host_slowdowns_total", "reason", "failed",
+              static_cast<int64_t>(h.slowdowns_failed));
+  out.Labeled("crawl_host_slowdowns_total", "reason", "latency",
+              static_cast<int64_t>(h.slowdowns_latency));
+  if (h.adaptive_delay_s.empty()) return;
+  out.Family("crawl_host_delay_seconds", "gauge",
+             "--adaptive-delay: the current start interval of the hosts with the longest one "
+             "(at most 20).");
+  for (const auto& [authority, seconds] : h.adaptive_delay_s) {
+    out.LabeledReal("crawl_host_delay_seconds", "host", authority, seconds);
+  }
 }
 
 void RenderLatency(const LatencyHistogram::Counts& c, Exposition& out) {

@@ -24,6 +24,7 @@ nlohmann::ordered_json HostsToJson(const std::vector<HostSummary>& hosts) {
     one["robots_blocked"] = h.robots_blocked;
     one["mean_delay_ms"] = h.mean_delay_ms;
     one["min_delay_ms"] = h.min_delay_ms;
+    one["delay_ms"] = h.delay_ms;
     one["dropped"] =
         h.dropped.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(h.dropped);
   }

@@ -77,6 +77,24 @@ TEST(RenderMetrics, QueueFilterAndHostGauges) {
   EXPECT_TRUE(HasLine(text, "crawl_filter_fp_rate_measured 0.02"));
 }
 
+// --adaptive-delay: slow-downs by reason, and the listed hosts' delays
+// (absent without any).
+TEST(RenderMetrics, AdaptiveSlowDownsAndHostDelays) {
+  MetricsSnapshot m;
+  m.hosts.slowdowns_refused = 4;
+  m.hosts.slowdowns_latency = 2;
+  std::string text = RenderMetrics(m);
+  EXPECT_TRUE(HasLine(text, "crawl_host_slowdowns_total{reason=\"refused\"} 4"));
+  EXPECT_TRUE(HasLine(text, "crawl_host_slowdowns_total{reason=\"failed\"} 0"));
+  EXPECT_TRUE(HasLine(text, "crawl_host_slowdowns_total{reason=\"latency\"} 2"));
+  EXPECT_EQ(text.find("crawl_host_delay_seconds"), std::string::npos);
+  m.hosts.adaptive_delay_s = {{"http://a.test", 1.5}, {"http://b.test:81", 0.025}};
+  text = RenderMetrics(m);
+  EXPECT_TRUE(HasLine(text, "# TYPE crawl_host_delay_seconds gauge"));
+  EXPECT_TRUE(HasLine(text, "crawl_host_delay_seconds{host=\"http://a.test\"} 1.5"));
+  EXPECT_TRUE(HasLine(text, "crawl_host_delay_seconds{host=\"http://b.test:81\"} 0.025"));
+}
+
 TEST(RenderMetrics, TheHistogramIsCumulativeAndEndsWithInf) {
   MetricsSnapshot m;
   LatencyHistogram h;

@@ -174,6 +174,18 @@ struct SiteOptions {
   // whole host for it, so a long soak sets 0 to stay fast.
   int fault_retry_after_s = 1;
 
+  // --- Load (the adaptive-delay benchmark; testsite/src/server_load.h).
+  // A token bucket of `rate_limit` requests a second (0 = none) holding at
+  // most `rate_burst` tokens: a request finding it empty gets 429, with
+  // Retry-After `rate_limit_retry_after` seconds when that is >= 0.
+  double rate_limit = 0;
+  int rate_burst = 5;
+  int rate_limit_retry_after = -1;
+  // Latency that grows with load (0 = none): every generated response waits
+  // latency_ms x (1 + recent request rate / load_capacity), the rate
+  // smoothed over ~1 s: twice latency_ms at load_capacity requests a second.
+  double load_capacity = 0;
+
   // Body of /robots.txt (text/plain); empty serves 404.
   std::string robots_txt = "";
 
