@@ -7,7 +7,7 @@
 set(crawl_long_tests
   BadInput.AMillionSeedLinesWork 67
   StressTest.CheckpointsRunningBesideTheFetchersLoseAndRepeatNothing 18
-  Politeness.Issue5TenHostsAtDelay200msPerHost1 18
+  Politeness.TenHostsAtDelay200msPerHost1 18
   StressTest.EightThreadsAndRandomFaultsFetchEveryPageOnce 14
   RedisFrontierTest.ASigkilledProcessLosesNothingTheOthersFinishTheSite 7)
 while(crawl_long_tests)

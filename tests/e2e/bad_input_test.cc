@@ -132,7 +132,7 @@ TEST_F(BadInput, AMillionSeedLinesWork) {
 
 // `--seeds /dev/zero` and `--config /dev/zero` read
 // without limit (1.5 GB); input files are capped, with a message naming them.
-TEST_F(BadInput, Issue21SeedsAndConfigFilesAreCapped) {
+TEST_F(BadInput, SeedsAndConfigFilesAreCapped) {
   ExpectRefused(Run({"--seeds", "/dev/zero"}), "/dev/zero: more than 256 MiB");
   const std::string seeds = Seeds("http://127.0.0.1:1/\n");
   ExpectRefused(Run({"--seeds", seeds, "--config", "/dev/zero"}), "/dev/zero: more than 1 MiB");
@@ -141,7 +141,7 @@ TEST_F(BadInput, Issue21SeedsAndConfigFilesAreCapped) {
 // A filter that cannot be built is a usage error (exit 2,
 // was 1) naming the flags; a rate below what any filter reaches says so
 // (the Bloom library's message spoke of a size under its maximum).
-TEST_F(BadInput, Issue21ImpossibleFilterSizesExitTwo) {
+TEST_F(BadInput, ImpossibleFilterSizesExitTwo) {
   const std::string seeds = Seeds("http://127.0.0.1:1/\n");
   ExpectRefused(Run({"--seeds", seeds, "--expected", "1e12", "--fp-rate", "1e-6"}),
                 "--expected 1000000000000 with --fp-rate 1e-06");

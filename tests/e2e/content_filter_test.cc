@@ -62,7 +62,7 @@ std::map<std::string, nlohmann::json> PagesByPath(const std::string& out_dir) {
   return pages;
 }
 
-TEST(ContentFilter, Issue19RejectedTypeIsAbortedAfterHeadersAndRecorded) {
+TEST(ContentFilter, RejectedTypeIsAbortedAfterHeadersAndRecorded) {
   auto site = MixedSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-reject-type");
@@ -84,7 +84,7 @@ TEST(ContentFilter, Issue19RejectedTypeIsAbortedAfterHeadersAndRecorded) {
   EXPECT_EQ(e2e::ReadSummary(options.out_dir)["errors_by_kind"]["type_rejected"], 1);
 }
 
-TEST(ContentFilter, Issue19AcceptTypeRefusesTheRest) {
+TEST(ContentFilter, AcceptTypeRefusesTheRest) {
   auto site = MixedSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-accept-type");
@@ -101,7 +101,7 @@ TEST(ContentFilter, Issue19AcceptTypeRefusesTheRest) {
   EXPECT_TRUE(pages["/ok.html"]["error"].is_null());
 }
 
-TEST(ContentFilter, Issue19RejectedExtensionIsNeverRequestedAndCounted) {
+TEST(ContentFilter, RejectedExtensionIsNeverRequestedAndCounted) {
   auto site = MixedSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-reject-ext");
@@ -118,7 +118,7 @@ TEST(ContentFilter, Issue19RejectedExtensionIsNeverRequestedAndCounted) {
   EXPECT_EQ(e2e::ReadSummary(options.out_dir)["rejected_ext"], 2);
 }
 
-TEST(ContentFilter, Issue19DefaultsKeepTodaysBehaviour) {
+TEST(ContentFilter, DefaultsKeepTodaysBehaviour) {
   auto site = MixedSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-defaults");
@@ -193,7 +193,7 @@ std::unique_ptr<testsite::TestSite> StartSitemapSite() {
   return std::move(*started);
 }
 
-TEST(ContentFilter, Issue19SitemapFlagStartsFromAnUnlistedSitemap) {
+TEST(ContentFilter, SitemapFlagStartsFromAnUnlistedSitemap) {
   auto site = StartSitemapSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap");
@@ -205,7 +205,7 @@ TEST(ContentFilter, Issue19SitemapFlagStartsFromAnUnlistedSitemap) {
   for (const std::string& url : site->PageUrls()) EXPECT_EQ(site->RequestCount(url), 1u) << url;
 }
 
-TEST(ContentFilter, Issue19SitemapFlagWorksWithRobotsOff) {
+TEST(ContentFilter, SitemapFlagWorksWithRobotsOff) {
   auto site = StartSitemapSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap-robots-off");
@@ -219,7 +219,7 @@ TEST(ContentFilter, Issue19SitemapFlagWorksWithRobotsOff) {
 
 // `crawl --sitemap URL` with no seed: the crawl starts from the sitemap,
 // its pages in scope by the sitemap's host; nothing else is fetched.
-TEST(ContentFilter, Issue19SitemapFlagAloneStartsTheCrawl) {
+TEST(ContentFilter, SitemapFlagAloneStartsTheCrawl) {
   auto site = StartSitemapSite();
   ASSERT_NE(site, nullptr);
   crawler::CrawlOptions options = e2e::FastOptions("content-sitemap-alone");
@@ -238,7 +238,7 @@ TEST(ContentFilter, Issue19SitemapFlagAloneStartsTheCrawl) {
             (std::set<std::string>{"/hidden/1.html", "/hidden/2.html", "/hidden/blocked.html"}));
 }
 
-TEST(ContentFilter, Issue19BadValuesAreUsageErrorsNamingTheFlag) {
+TEST(ContentFilter, BadValuesAreUsageErrorsNamingTheFlag) {
   const std::string dir = e2e::FreshDir("content-bad-values");
   const std::string seeds = e2e::WriteFile(dir, "seeds.txt", "http://127.0.0.1:9/\n");
   const std::vector<std::pair<std::string, std::string>> cases = {

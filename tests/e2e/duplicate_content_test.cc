@@ -75,7 +75,7 @@ TEST_P(SessionTrapShapes, EndsAfterAFewHundredPagesWithTheSiteWhole) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Issue33Item2, SessionTrapShapes,
+    TrapPlaces, SessionTrapShapes,
     ::testing::Combine(::testing::Values(SessionTrapSite::kPath, SessionTrapSite::kToken,
                                          SessionTrapSite::kJsessionid, SessionTrapSite::kPhpsessid),
                        ::testing::Bool()),
@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // 0 turns the defence off: the path-id trap then runs on (cut here by
 // --max-pages, as the host budget would cut it at 250 000).
-TEST(DuplicateContent, Issue33Item2ZeroTurnsTheDefenceOff) {
+TEST(DuplicateContent, ZeroTurnsTheDefenceOff) {
   SessionTrapSite site({.place = SessionTrapSite::kPath, .own_pages = 2});
   const e2e::BinaryCrawl crawl = e2e::RunCrawlBinary(
       "session-trap-off", {site.RootUrl()},
@@ -97,7 +97,7 @@ TEST(DuplicateContent, Issue33Item2ZeroTurnsTheDefenceOff) {
 
 // 1000 pages of one template (title, navigation, footer) that differ in a
 // paragraph of 60 words: every one is fetched, none counted as a copy.
-TEST(DuplicateContent, Issue33Item2TemplatedSiteIsCrawledWhole) {
+TEST(DuplicateContent, TemplatedSiteIsCrawledWhole) {
   constexpr int kPages = 1000;
   SessionTrapSite site({.place = SessionTrapSite::kNone, .own_pages = kPages});
   const e2e::BinaryCrawl crawl =
@@ -111,7 +111,7 @@ TEST(DuplicateContent, Issue33Item2TemplatedSiteIsCrawledWhole) {
 // The test site's generated pages (a template and paragraphs of random words,
 // as the synthetic benchmark sites): 5000 of them, all fetched once, even at a
 // threshold of 2 pages per fingerprint.
-TEST(DuplicateContent, Issue33Item2SyntheticSiteIsCrawledWholeAtAThresholdOfTwo) {
+TEST(DuplicateContent, SyntheticSiteIsCrawledWholeAtAThresholdOfTwo) {
   testsite::SiteOptions options;
   options.pages = 5000;
   auto site = testsite::TestSite::Start(options);

@@ -1,6 +1,5 @@
-// Issue 33, items 3 to 14: what a new user met on a first crawl, through the
-// binary as they run it. Each test is named after its item; each crawl that
-// used to hang is bounded (killed after kTimeLimitS: exit 142).
+// What a new user met on a first crawl, through the binary as they run it.
+// Each crawl that used to hang is bounded (killed after kTimeLimitS: exit 142).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -36,10 +35,10 @@ void ServeText(testsite::TestSite* site, const std::string& path, const std::str
   });
 }
 
-// Item 3: https:// to a port that speaks plain HTTP sat 180 s in silence
+// Https:// to a port that speaks plain HTTP sat 180 s in silence
 // (robots.txt "tls", tried 3 times a minute apart). A handshake failing on a
 // host's first contact is now given up like a refused connection.
-TEST(FirstContact, Issue33Item3TlsFailingSeedEndsAtOnceAndSaysWhy) {
+TEST(FirstContact, TlsFailingSeedEndsAtOnceAndSaysWhy) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   const std::string https = absl::StrReplaceAll(site->BaseUrl(), {{"http://", "https://"}});
@@ -51,9 +50,9 @@ TEST(FirstContact, Issue33Item3TlsFailingSeedEndsAtOnceAndSaysWhy) {
   EXPECT_EQ(crawl.pages[0]["error"], "robots_unreachable: robots.txt tls (1 tries)");
 }
 
-// Item 3: the first robots.txt failure is said at once, with when the next
+// The first robots.txt failure is said at once, with when the next
 // try is (it used to be said only when the host was given up).
-TEST(FirstContact, Issue33Item3FirstRobotsFailureIsWarnedWithTheRetryTime) {
+TEST(FirstContact, FirstRobotsFailureIsWarnedWithTheRetryTime) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   auto asked = std::make_shared<std::atomic<int>>(0);
@@ -75,10 +74,10 @@ TEST(FirstContact, Issue33Item3FirstRobotsFailureIsWarnedWithTheRetryTime) {
   EXPECT_EQ(crawl.by_path.at(e2e::PathOf(site->RootUrl()))["status"], 200);
 }
 
-// Item 4: with Crawl-delay: 2, five links robots.txt forbids and one it
+// With Crawl-delay: 2, five links robots.txt forbids and one it
 // allows took 14 s: none was requested, each waited its turn. A blocked URL
 // is recorded at once, and is not one of the crawl's errors.
-TEST(FirstContact, Issue33Item4BlockedUrlsCostNoPolitenessSlot) {
+TEST(FirstContact, BlockedUrlsCostNoPolitenessSlot) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   ServeText(site.get(), "/robots.txt", "User-agent: *\nCrawl-delay: 2\nDisallow: /no/\n",
@@ -111,9 +110,9 @@ TEST(FirstContact, Issue33Item4BlockedUrlsCostNoPolitenessSlot) {
       << crawl.run.err;
 }
 
-// Item 5: an --out with an earlier crawl's pages.jsonl and no checkpoint
+// An --out with an earlier crawl's pages.jsonl and no checkpoint
 // was overwritten in silence. Refused (exit 2, naming the file) unless --fresh.
-TEST(FirstContact, Issue33Item5EarlierRecordsAreNotOverwrittenWithoutFresh) {
+TEST(FirstContact, EarlierRecordsAreNotOverwrittenWithoutFresh) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("first-overwrite");
@@ -132,8 +131,8 @@ TEST(FirstContact, Issue33Item5EarlierRecordsAreNotOverwrittenWithoutFresh) {
   EXPECT_EQ(e2e::RunProgram("crawl", args).exit_code, 0);
 }
 
-// Item 6: `crawl --resume --out DIR URL` ignored URL and exited 0. Refused.
-TEST(FirstContact, Issue33Item6AUrlGivenWithResumeIsRefused) {
+// `crawl --resume --out DIR URL` ignored URL and exited 0. Refused.
+TEST(FirstContact, AUrlGivenWithResumeIsRefused) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("first-resume-url");
@@ -146,10 +145,10 @@ TEST(FirstContact, Issue33Item6AUrlGivenWithResumeIsRefused) {
   EXPECT_NE(resumed.err.find("--resume"), std::string::npos) << resumed.err;
 }
 
-// Item 7: an --out that cannot be created said "cannot open directory
+// An --out that cannot be created said "cannot open directory
 // .../state: No such file or directory". Now it names the directory that
 // refused and why (/sys refuses mkdir even to root).
-TEST(FirstContact, Issue33Item7AnUnwritableOutNamesTheDirectoryThatRefused) {
+TEST(FirstContact, AnUnwritableOutNamesTheDirectoryThatRefused) {
   const e2e::CommandResult run = e2e::RunProgram(
       "crawl",
       {"--out", "/sys/crawl-e2e-out/run", "--quiet", "--robots", "off", "http://127.0.0.1:9/"});
@@ -160,9 +159,9 @@ TEST(FirstContact, Issue33Item7AnUnwritableOutNamesTheDirectoryThatRefused) {
   EXPECT_EQ(run.err.find("No such file"), std::string::npos) << run.err;
 }
 
-// Item 9: one start line (seeds, --out, delay, expected), and a crawl
+// One start line (seeds, --out, delay, expected), and a crawl
 // stopped by --max-pages says how to go on; the resumed crawl does go on.
-TEST(FirstContact, Issue33Item9AStartLineAndHowToGoOnAfterMaxPages) {
+TEST(FirstContact, AStartLineAndHowToGoOnAfterMaxPages) {
   auto site = StartSite(40);
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("first-start-line");
@@ -185,9 +184,9 @@ TEST(FirstContact, Issue33Item9AStartLineAndHowToGoOnAfterMaxPages) {
   EXPECT_GT(e2e::ReadPages(out).size(), 5u);
 }
 
-// Item 11: a page cut at --max-body is a page (status 200, `truncated`), and
+// A page cut at --max-body is a page (status 200, `truncated`), and
 // the end line counted it among the errors.
-TEST(FirstContact, Issue33Item11ATruncatedPageIsNotAnError) {
+TEST(FirstContact, ATruncatedPageIsNotAnError) {
   auto site = StartSite();
   ASSERT_NE(site, nullptr);
   // As is: a set_content() body would go compressed, far under --max-body.
@@ -209,9 +208,9 @@ TEST(FirstContact, Issue33Item11ATruncatedPageIsNotAnError) {
       << crawl.run.err;
 }
 
-// Item 12: `crawl links FILE` with relative hrefs and no --base printed
+// `crawl links FILE` with relative hrefs and no --base printed
 // nothing and exited 0: now it says why on stderr.
-TEST(FirstContact, Issue33Item12LinksSaysWhyRelativeLinksAreNotPrinted) {
+TEST(FirstContact, LinksSaysWhyRelativeLinksAreNotPrinted) {
   const std::string dir = e2e::FreshDir("first-links");
   const std::string file =
       e2e::WriteFile(dir, "page.html", "<a href='a.html'>a</a><a href='/b'>b</a>");
@@ -227,10 +226,10 @@ TEST(FirstContact, Issue33Item12LinksSaysWhyRelativeLinksAreNotPrinted) {
   EXPECT_EQ(based.err, "");
 }
 
-// Item 14: --resolve HOST:PORT:ADDR as curl's: the seed's name is crawled
+// --resolve HOST:PORT:ADDR as curl's: the seed's name is crawled
 // at the address given (robots.txt included), the records keep the name; a
 // malformed entry is a usage error naming it. --no-check-certificate warns.
-TEST(FirstContact, Issue33Item14ResolveAndNoCheckCertificate) {
+TEST(FirstContact, ResolveAndNoCheckCertificate) {
   auto site = StartSite(3);
   ASSERT_NE(site, nullptr);
   const std::string host = "crawl-e2e.invalid";

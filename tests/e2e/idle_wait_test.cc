@@ -72,7 +72,7 @@ int CountStatus(const e2e::BinaryCrawl& crawl, int status) {
 // queued for good: its host cooled down 1 + 2 + 4 min before being dropped,
 // with nothing said. Now a host that never answered and refuses is dropped at
 // its first refusal, and each URL is recorded.
-TEST(IdleWait, Issue33Item1aRefusedHostWithRobotsOffEndsAtOnce) {
+TEST(IdleWait, RefusedHostWithRobotsOffEndsAtOnce) {
   auto site = StartIdleSite();
   auto dead = StartIdleSite();
   ASSERT_NE(site, nullptr);
@@ -102,7 +102,7 @@ TEST(IdleWait, Issue33Item1aRefusedHostWithRobotsOffEndsAtOnce) {
 // one-minute cool-down (at the default --retry-backoff), in silence. It is
 // the server asking for a pause, as 429 is: honoured, never a failure; and
 // the wait is named in the log with its end.
-TEST(IdleWait, Issue33Item1b503WithRetryAfterIsAPauseNamedInTheLog) {
+TEST(IdleWait, 503WithRetryAfterIsAPauseNamedInTheLog) {
   auto site = StartIdleSite();
   ASSERT_NE(site, nullptr);
   const std::vector<std::string> busy = ServeBusyPages(site.get(), 10, 503, "2");
@@ -150,7 +150,7 @@ TEST_P(IdleWaitMatrix, EveryPauseEndsAndEveryPageIsFetched) {
   EXPECT_EQ(crawl.run.err.find("stalled"), std::string::npos) << crawl.run.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Issue33Item1, IdleWaitMatrix,
+INSTANTIATE_TEST_SUITE_P(RetryAfterPauses, IdleWaitMatrix,
                          ::testing::Combine(::testing::Values(503, 429), ::testing::Bool(),
                                             ::testing::Values(1, 2), ::testing::Bool(),
                                             ::testing::Values(1, 2)));

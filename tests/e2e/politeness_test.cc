@@ -85,7 +85,7 @@ std::chrono::steady_clock::duration SetUpTime(const testsite::TestSite& site,
   return std::chrono::steady_clock::duration::zero();
 }
 
-TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
+TEST(Politeness, TenHostsAtDelay200msPerHost1) {
   constexpr int kHosts = 10;
   constexpr uint64_t kPages = 8;
   auto sites = StartSites(kHosts, kPages);
@@ -146,7 +146,7 @@ TEST(Politeness, Issue5TenHostsAtDelay200msPerHost1) {
 // after it too. robots.txt has no pages.jsonl record, so its set-up is
 // measured from its --warc record's WARC-Date (CI once saw the first page
 // 163 ms after it under TSan: the server read robots.txt's request late).
-TEST(Politeness, Issue19CrawlDelayHoldsFromTheSecondPage) {
+TEST(Politeness, CrawlDelayHoldsFromTheSecondPage) {
   testsite::SiteOptions site_options;
   site_options.pages = 6;
   site_options.links_per_page = 5;
@@ -183,7 +183,7 @@ TEST(Politeness, Issue19CrawlDelayHoldsFromTheSecondPage) {
   }
 }
 
-TEST(Politeness, Issue5RetryAfterPausesTheHost) {
+TEST(Politeness, RetryAfterPausesTheHost) {
   auto site = StartPolitenessSite(4);
   ASSERT_NE(site, nullptr);
   site->Handle("/busy", [](const httplib::Request&, httplib::Response& response) {
@@ -208,7 +208,7 @@ TEST(Politeness, Issue5RetryAfterPausesTheHost) {
   EXPECT_EQ(throttled, 1);
 }
 
-TEST(Politeness, Issue5FailingHostsAreDroppedOthersFinish) {
+TEST(Politeness, FailingHostsAreDroppedOthersFinish) {
   auto healthy = StartSites(2, 8);
   auto broken = StartPolitenessSite(2);  // answers 500 to the seed paths below
   auto gone = StartPolitenessSite(2);    // stopped: connections refused

@@ -1,6 +1,6 @@
-// Issue 21 ("reliability"), end to end against loopback sites: what a hostile
-// web and careless users broke. Each test is named after the item it pins;
-// docs/reliability.md states the policies.
+// Reliability, end to end against loopback sites: what a hostile web and
+// careless users broke, each test pinning one defence; docs/reliability.md
+// states the policies.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
@@ -51,7 +51,7 @@ void SetRawBody(httplib::Response& res, const std::string& body, const char* typ
                            });
 }
 
-// Item 1: a robots.txt naming one sitemap of `count` URLs no page links to
+// A robots.txt naming one sitemap of `count` URLs no page links to
 // (they answer 404: a record is what counts).
 void AddBigSitemap(testsite::TestSite* site, int count) {
   const std::string base = site->BaseUrl();
@@ -67,10 +67,10 @@ void AddBigSitemap(testsite::TestSite* site, int count) {
   });
 }
 
-// Item 1: the crawl ended "drained" while a sitemap's URLs were being parsed
+// The crawl ended "drained" while a sitemap's URLs were being parsed
 // and offered (the gate had forgotten the fetch, the Frontier had not yet
 // seen its URLs). Repeated: the window was a race.
-TEST(Reliability, Item1BigSitemapIsCrawledWholeEveryTime) {
+TEST(Reliability, BigSitemapIsCrawledWholeEveryTime) {
   constexpr int kUrls = 20000;
   auto site = StartTinySite();
   ASSERT_NE(site, nullptr);
@@ -92,10 +92,10 @@ TEST(Reliability, Item1BigSitemapIsCrawledWholeEveryTime) {
 
 namespace {
 
-// Item 3: a robots.txt far larger than --max-body was fetched three times and
+// A robots.txt far larger than --max-body was fetched three times and
 // its host given up ("robots_unreachable"). Now it is fetched once with its
 // own 512 KiB cap and its first 500 KiB applied (RFC 9309 2.5).
-TEST(Reliability, Item3HugeRobotsTxtIsAppliedFromItsFirst500KiB) {
+TEST(Reliability, HugeRobotsTxtIsAppliedFromItsFirst500KiB) {
   auto site = StartTinySite(20);
   ASSERT_NE(site, nullptr);
   std::string robots = "User-agent: *\nDisallow: /p/1\n";
@@ -125,7 +125,7 @@ TEST(Reliability, Item3HugeRobotsTxtIsAppliedFromItsFirst500KiB) {
 
 namespace {
 
-// Item 2: `count` pages /once/<i> answering `status` (with Retry-After: 1)
+// `count` pages /once/<i> answering `status` (with Retry-After: 1)
 // to their first request and 200 after, all linked from /hub.
 void AddOnceFailingPages(testsite::TestSite* site, int status, int count) {
   auto seen = std::make_shared<std::mutex>();
@@ -155,10 +155,10 @@ void AddOnceFailingPages(testsite::TestSite* site, int status, int count) {
   });
 }
 
-// Item 2: 20 of 20 pages answering 429 once were recorded as final 429, and
+// 20 of 20 pages answering 429 once were recorded as final 429, and
 // 503-once pages dropped their host ("status 0"): each is fetched again after
 // the server's Retry-After, within --retries, and recorded 200.
-TEST(Reliability, Item2PagesAnswering429Or503OnceAreFetchedAgain) {
+TEST(Reliability, PagesAnswering429Or503OnceAreFetchedAgain) {
   for (int status : {429, 503}) {
     auto site = StartTinySite();
     ASSERT_NE(site, nullptr);
@@ -184,9 +184,9 @@ TEST(Reliability, Item2PagesAnswering429Or503OnceAreFetchedAgain) {
 
 namespace {
 
-// Item 2: a robots.txt answering 503 with Retry-After: 1 is asked again after
+// A robots.txt answering 503 with Retry-After: 1 is asked again after
 // a second, not after the 60 s robots back-off, and then applied.
-TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
+TEST(Reliability, RobotsTxtRetryAfterIsHonoured) {
   auto site = StartTinySite(10);
   ASSERT_NE(site, nullptr);
   auto asked = std::make_shared<std::atomic<int>>(0);
@@ -215,9 +215,9 @@ TEST(Reliability, Item2RobotsTxtRetryAfterIsHonoured) {
 
 namespace {
 
-// Item 8: a page cut at --max-body yielded no links and nothing said so; its
+// A page cut at --max-body yielded no links and nothing said so; its
 // received prefix is parsed now and the record flagged.
-TEST(Reliability, Item8TruncatedPagesLinksAreFollowedAndTheRecordFlagged) {
+TEST(Reliability, TruncatedPagesLinksAreFollowedAndTheRecordFlagged) {
   auto site = StartTinySite(3);
   ASSERT_NE(site, nullptr);
   const std::string big = "<html><body><a href='/p/1.html'>early</a><a href='/p/2.html'>x</a>" +
@@ -249,10 +249,10 @@ TEST(Reliability, Item8TruncatedPagesLinksAreFollowedAndTheRecordFlagged) {
 
 namespace {
 
-// Item 9: a redirect to http://user:pass@host/ was followed and the URL,
+// A redirect to http://user:pass@host/ was followed and the URL,
 // credentials included, written to pages.jsonl. Userinfo is stripped from
 // what is queued and recorded, so no credential is ever sent.
-TEST(Reliability, Item9UserinfoIsNeverQueuedSentOrRecorded) {
+TEST(Reliability, UserinfoIsNeverQueuedSentOrRecorded) {
   auto site = StartTinySite(3);
   ASSERT_NE(site, nullptr);
   const std::string base = site->BaseUrl();
@@ -298,10 +298,10 @@ std::vector<std::string> BinaryArgs(const std::string& dir, const std::string& s
           "--quiet"};
 }
 
-// Item 6: two crawls on one --out both ran (NUL bytes, torn lines, duplicate
+// Two crawls on one --out both ran (NUL bytes, torn lines, duplicate
 // records). The second is refused now, naming the holder, exit 2, before it
 // touches anything (--fresh included).
-TEST(Reliability, Item6ASecondCrawlOnALockedDirectoryIsRefused) {
+TEST(Reliability, ASecondCrawlOnALockedDirectoryIsRefused) {
   auto site = StartTinySite(5);
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("rel-locked");
@@ -339,10 +339,10 @@ TEST(Reliability, Item6ASecondCrawlOnALockedDirectoryIsRefused) {
   EXPECT_TRUE(crawler::Crawler::Create(options, {site->RootUrl()}).ok());  // released
 }
 
-// Item 7: SIGTERM on a fan-out crawl exits within the documented bound
+// SIGTERM on a fan-out crawl exits within the documented bound
 // (docs/reliability.md: 3 s for running transfers, the parse backlog, then
 // summary.json, then the final checkpoint) and summary.json is there.
-TEST(Reliability, Item7SigtermExitsInBoundWithSummaryWritten) {
+TEST(Reliability, SigtermExitsInBoundWithSummaryWritten) {
   testsite::SiteOptions site_options;
   site_options.pages = 200000;
   site_options.links_per_page = 40;
@@ -381,8 +381,8 @@ TEST(Reliability, Item7SigtermExitsInBoundWithSummaryWritten) {
 
 namespace {
 
-// Item 10: --fp-rate past 0.5 is accepted with a warning (it was silent).
-TEST(Reliability, Item10AnAbsurdFpRateWarns) {
+// --fp-rate past 0.5 is accepted with a warning (it was silent).
+TEST(Reliability, AnAbsurdFpRateWarns) {
   auto site = StartTinySite(2);
   ASSERT_NE(site, nullptr);
   const std::string dir = e2e::FreshDir("rel-fp-warn");
@@ -394,10 +394,10 @@ TEST(Reliability, Item10AnAbsurdFpRateWarns) {
       << run.err;
 }
 
-// Item 10: a redirect to a dead port (another authority) held the crawl
+// A redirect to a dead port (another authority) held the crawl
 // robots_retry x 3 = 180 s waiting for that authority's robots.txt. Nothing
 // listens there: its URL is given up at the first refusal.
-TEST(Reliability, Item10RedirectToADeadPortDoesNotHoldTheCrawl) {
+TEST(Reliability, RedirectToADeadPortDoesNotHoldTheCrawl) {
   auto site = StartTinySite(2);
   ASSERT_NE(site, nullptr);
   int dead_port = 0;
@@ -435,13 +435,13 @@ TEST(Reliability, Item10RedirectToADeadPortDoesNotHoldTheCrawl) {
 
 namespace {
 
-// Item 5: a session-id trap (/session?token=N linking to token N+1, forever)
+// A session-id trap (/session?token=N linking to token N+1, forever)
 // ran 282 889 pages in 60 s. It ends by itself at --trap-query-variants
 // (1000) pages, while the site stays complete. Its pages are all the same,
 // so with the default flags the duplicate-content defence
 // (duplicate_content_test.cc) ends it sooner, at 101: turned off here, so
 // that this pins the query-variant cap.
-TEST(Reliability, Item5SessionIdTrapEndsAtTheQueryVariantCap) {
+TEST(Reliability, SessionIdTrapEndsAtTheQueryVariantCap) {
   auto site = e2e::StartSmallSite({});
   ASSERT_NE(site, nullptr);
   site->Handle("/session", [](const httplib::Request& req, httplib::Response& res) {
@@ -460,10 +460,10 @@ TEST(Reliability, Item5SessionIdTrapEndsAtTheQueryVariantCap) {
   EXPECT_NE(crawl.run.err.find("--trap-query-variants"), std::string::npos) << crawl.run.err;
 }
 
-// Item 5: a calendar trap on a host nobody links to ends at the host budget
+// A calendar trap on a host nobody links to ends at the host budget
 // (lowered here from 250 000 so the test stays short; the mechanism is the
 // same), and the site's own pages came first.
-TEST(Reliability, Item5CalendarTrapEndsAtTheHostBudget) {
+TEST(Reliability, CalendarTrapEndsAtTheHostBudget) {
   auto site = e2e::StartSmallSite({.calendar = true});
   ASSERT_NE(site, nullptr);
   const e2e::BinaryCrawl crawl =
@@ -475,11 +475,11 @@ TEST(Reliability, Item5CalendarTrapEndsAtTheHostBudget) {
   EXPECT_GT(crawl.summary["traps"]["host_budget"].get<int64_t>(), 0);
 }
 
-// Item 5 across a resume: the trap counts travel in the checkpoint
+// Across a resume: the trap counts travel in the checkpoint
 // (traps.txt, state version 4), so a calendar crawl stopped at 200 pages and
 // resumed ends at the same host budget as one run straight through. Counted
 // from zero on resume (the build before), the second run fetched ~300 more.
-TEST(Reliability, Item5TrapBudgetsHoldAcrossAResume) {
+TEST(Reliability, TrapBudgetsHoldAcrossAResume) {
   auto site = e2e::StartSmallSite({.calendar = true});
   ASSERT_NE(site, nullptr);
   const e2e::BinaryCrawl first =

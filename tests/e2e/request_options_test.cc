@@ -45,7 +45,7 @@ class ScopedEnv {
   const char* name_;
 };
 
-TEST(RequestOptions, Issue19ProxyFlagSeesEveryRequest) {
+TEST(RequestOptions, ProxyFlagSeesEveryRequest) {
   auto site = SmallSite();
   ASSERT_NE(site, nullptr);
   e2e::ForwardProxy proxy;
@@ -59,7 +59,7 @@ TEST(RequestOptions, Issue19ProxyFlagSeesEveryRequest) {
   for (const nlohmann::json& page : e2e::ReadPages(options.out_dir)) EXPECT_EQ(page["status"], 200);
 }
 
-TEST(RequestOptions, Issue19ProxyEnvironmentHonouredUnlessNoProxyEnv) {
+TEST(RequestOptions, ProxyEnvironmentHonouredUnlessNoProxyEnv) {
   auto site = SmallSite();
   ASSERT_NE(site, nullptr);
   e2e::ForwardProxy proxy;
@@ -99,7 +99,7 @@ class HeaderProbe {
   std::vector<std::string> seen_;
 };
 
-TEST(RequestOptions, Issue19HeadersReachTheServerPerHostPattern) {
+TEST(RequestOptions, HeadersReachTheServerPerHostPattern) {
   auto a = SmallSite(1);
   auto b = SmallSite(1);
   ASSERT_NE(a, nullptr);
@@ -165,7 +165,7 @@ std::string AllOutput(const std::string& dir) {
   return all;
 }
 
-TEST(RequestOptions, Issue19AuthReachesOnlyItsHostAndNoOutput) {
+TEST(RequestOptions, AuthReachesOnlyItsHostAndNoOutput) {
   auto a = SmallSite(1);
   auto b = SmallSite(1);
   ASSERT_NE(a, nullptr);
@@ -214,7 +214,7 @@ class CookieSite {
   HeaderProbe probe_;
 };
 
-TEST(RequestOptions, Issue19CookiesSetAreSentBackAndSaved) {
+TEST(RequestOptions, CookiesSetAreSentBackAndSaved) {
   CookieSite on;
   crawler::CrawlOptions options = e2e::FastOptions("cookies-on");
   options.save_cookies = options.out_dir + "/jar.txt";
@@ -232,7 +232,7 @@ TEST(RequestOptions, Issue19CookiesSetAreSentBackAndSaved) {
   EXPECT_EQ(off.Seen(), std::vector<std::string>{"<none>"});
 }
 
-TEST(RequestOptions, Issue19LoadCookiesSendsThemFromTheFirstRequest) {
+TEST(RequestOptions, LoadCookiesSendsThemFromTheFirstRequest) {
   CookieSite site;
   const std::string dir = e2e::FreshDir("cookies-load-file");
   const std::string file =

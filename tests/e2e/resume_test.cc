@@ -268,7 +268,7 @@ TEST(Resume, ConflictingFlagIsAnErrorNamingItAndBothValues) {
 // A crawl directory moved elsewhere resumes there (the
 // stored paths named where it was): pages.jsonl and summary.json are written
 // in the moved directory, and the old place is not recreated.
-TEST(Resume, Issue21AMovedCrawlDirectoryResumes) {
+TEST(Resume, AMovedCrawlDirectoryResumes) {
   auto site = StartResumeSite(kSmallPages);
   ASSERT_NE(site, nullptr);
   const std::string dir = StoppedCrawl(*site, "resume-moved");
@@ -365,7 +365,7 @@ TEST(Resume, LostStateDirectoryStopsTheCrawlWithItsLastCheckpointWhole) {
 // The cookie jar is part of the checkpoint. A cookie set before a
 // SIGKILL is sent back by the resumed crawl, which never refetches the page
 // that set it: the cookie can only have come from the state directory.
-TEST(Resume, Issue19CookiesSetBeforeAKillAreSentBackAfterResume) {
+TEST(Resume, CookiesSetBeforeAKillAreSentBackAfterResume) {
   auto site = testsite::TestSite::Start({});
   ASSERT_TRUE(site.ok()) << site.status();
   std::atomic<int> set_calls{0};

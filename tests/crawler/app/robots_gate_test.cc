@@ -301,7 +301,7 @@ TEST_F(GateTest, SitemapFetchWaitsForItsHostsSlotAndHoldsIt) {
 // --sitemap: sitemaps given at the start take the robots.txt sitemaps' path
 // (fetched once, no robots.txt needed first, visible to the end check), and
 // with obey_robots off (--robots off) pages pass without any robots.txt.
-TEST_F(GateTest, Issue19GivenSitemapsAreQueuedOnceAndKeepTheCrawlGoing) {
+TEST_F(GateTest, GivenSitemapsAreQueuedOnceAndKeepTheCrawlGoing) {
   RobotsGateOptions options;
   options.obey_robots = false;
   Build(options);

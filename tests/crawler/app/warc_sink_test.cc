@@ -92,7 +92,7 @@ TEST(WarcSink, ArchiveBorrowingLeavesAResultWithoutResponseAlone) {
 
 // A response refused by --accept-type/--reject-type is archived
 // with its headers, no body, and WARC-Truncated, like one cut by --max-body.
-TEST(WarcSink, Issue19RefusedTypeIsArchivedAsTruncated) {
+TEST(WarcSink, RefusedTypeIsArchivedAsTruncated) {
   FetchResult refused = PageResult();
   refused.body.clear();
   refused.error = std::string(kFetchTypeRejected);

@@ -185,7 +185,7 @@ TEST(ParseCrawlCommand, AllowAndDenyRepeatAndAppend) {
 }
 
 // Type and extension filters and --sitemap, repeatable, each checked.
-TEST(ParseCrawlCommand, Issue19TypeFiltersAndSitemaps) {
+TEST(ParseCrawlCommand, TypeFiltersAndSitemaps) {
   CrawlOptions o = ParseOk({"--seeds", "s", "--accept-type", "text/html", "--accept-type=image/*",
                             "--reject-type", "image/svg+xml", "--reject-ext", "pdf,zip",
                             "--reject-ext=mp4", "--sitemap", "https://a.test/sitemap.xml",
@@ -209,7 +209,7 @@ TEST(ParseCrawlCommand, Issue19TypeFiltersAndSitemaps) {
 }
 
 // --proxy, --no-proxy-env and a repeatable --header, each checked.
-TEST(ParseCrawlCommand, Issue19ProxyAndHeaders) {
+TEST(ParseCrawlCommand, ProxyAndHeaders) {
   CrawlOptions o = ParseOk({"--seeds", "s", "--proxy", "socks5h://127.0.0.1:1080", "--no-proxy-env",
                             "--header", "X-A: 1", "--header=Accept-Language: en"});
   EXPECT_EQ(o.proxy, "socks5h://127.0.0.1:1080");

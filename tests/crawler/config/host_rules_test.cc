@@ -87,7 +87,7 @@ per_host = 3
 }
 
 // Per-host request headers and HTTP credentials.
-TEST(HostRules, Issue19HeadersAndCredentials) {
+TEST(HostRules, HeadersAndCredentials) {
   testing::TempDir dir;
   absl::StatusOr<CrawlOptions> loaded = LoadText(dir, R"(
 [[hosts]]

@@ -41,7 +41,7 @@ TEST(OptionsAsLines, ALineBreakInAValueCannotStartAnotherField) {
 
 // A proxy's USER:PASS and header values (an Authorization) stay
 // out of the warcinfo record.
-TEST(OptionsAsLines, Issue19ProxyAndHeadersAreRedacted) {
+TEST(OptionsAsLines, ProxyAndHeadersAreRedacted) {
   CrawlOptions options;
   options.proxy = "http://me:secret@proxy:3128";
   options.headers = {"Authorization: Bearer tok"};

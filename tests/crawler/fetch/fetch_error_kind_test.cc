@@ -63,7 +63,7 @@ class RawReplyServer {
   std::thread thread_;
 };
 
-TEST(FetchErrorKind, Issue21GarbageStatusLineIsABadResponse) {
+TEST(FetchErrorKind, GarbageStatusLineIsABadResponse) {
   for (const char* reply : {"HTTP/1.7 200 OK\r\nContent-Length: 2\r\n\r\nok",
                             "garbage that is not http at all\r\n\r\nbody"}) {
     RawReplyServer server(reply);
@@ -72,7 +72,7 @@ TEST(FetchErrorKind, Issue21GarbageStatusLineIsABadResponse) {
   }
 }
 
-TEST(FetchErrorKind, Issue21OneMegabyteHeaderLineIsHeadersTooLarge) {
+TEST(FetchErrorKind, OneMegabyteHeaderLineIsHeadersTooLarge) {
   RawReplyServer server("HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') +
                         "\r\nContent-Length: 2\r\n\r\nok");
   const FetchResult r = FetchOne(TestOptions(), server.Url());

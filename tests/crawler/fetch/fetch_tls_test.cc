@@ -74,7 +74,7 @@ TEST_F(FetchTlsTest, PlainHttpToATlsPortIsNotASuccess) {
 }
 
 // The TLS options people expect from wget and curl.
-TEST_F(FetchTlsTest, Issue33NoCheckCertificateFetchesFromAnUntrustedServer) {
+TEST_F(FetchTlsTest, NoCheckCertificateFetchesFromAnUntrustedServer) {
   FetchOptions options = TestOptions();
   options.verify_peer = false;  // --no-check-certificate
   const FetchResult r = FetchOne(options, Url("127.0.0.1"));
@@ -85,7 +85,7 @@ TEST_F(FetchTlsTest, Issue33NoCheckCertificateFetchesFromAnUntrustedServer) {
 // --resolve, as curl's CURLOPT_RESOLVE: the name stays in the URL (and in
 // TLS's check: the certificate is for 127.0.0.1 and localhost, so the name
 // "localhost" resolved to 127.0.0.1 verifies), the address is the one given.
-TEST_F(FetchTlsTest, Issue33ResolveConnectsANameToTheGivenAddress) {
+TEST_F(FetchTlsTest, ResolveConnectsANameToTheGivenAddress) {
   FetchOptions options = TestOptions();
   options.ca_file = kCert;
   const std::string name = "crawl-resolve.invalid";
@@ -103,7 +103,7 @@ TEST_F(FetchTlsTest, Issue33ResolveConnectsANameToTheGivenAddress) {
   EXPECT_EQ(FetchOne(options, Url("localhost")).status, 200);
 }
 
-TEST(FetchTlsOptions, Issue33BadResolveEntriesAndUnreadableFilesAreRefused) {
+TEST(FetchTlsOptions, BadResolveEntriesAndUnreadableFilesAreRefused) {
   const auto refused = [](const std::function<void(FetchOptions&)>& change) {
     FetchOptions options = TestOptions();
     change(options);
@@ -127,7 +127,7 @@ TEST(FetchTlsOptions, Issue33BadResolveEntriesAndUnreadableFilesAreRefused) {
 // A server that asks for a client certificate (signed by the CA it trusts,
 // here the loopback certificate itself) gets one from --certificate and
 // --private-key; without them the handshake fails.
-TEST(FetchTlsOptions, Issue33ClientCertificateIsSentWhenGiven) {
+TEST(FetchTlsOptions, ClientCertificateIsSentWhenGiven) {
   httplib::SSLServer server(kCert.c_str(), kKey.c_str(), kCert.c_str());
   ASSERT_TRUE(server.is_valid());
   server.Get("/mtls", [](const httplib::Request&, httplib::Response& res) {

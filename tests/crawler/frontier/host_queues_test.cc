@@ -131,7 +131,7 @@ TEST(HostQueues, OtherHostsAreNotHeldUpByADelayedOne) {
   EXPECT_EQ(next->authority, "http://b");
 }
 
-// A policy that backs off after an error, as #5 will.
+// A policy that backs off after an error, as PolitePolicy does.
 class BackOffPolicy : public HostPolicy {
  public:
   int MaxConnections(const std::string&) override { return 1; }

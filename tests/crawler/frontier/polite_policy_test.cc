@@ -1,7 +1,6 @@
 // PolitePolicy: [[hosts]] patterns, Crawl-delay, Retry-After, the back-off
-// sequence, dropping a failing host, and the bound on per-host state. Rules
-// from issue #5 are named after it; the numbers (1 s x 2^n, 5 failures, 1 h
-// cap) are our documented choices.
+// sequence, dropping a failing host, and the bound on per-host state. The
+// numbers (1 s x 2^n, 5 failures, 1 h cap) are our documented choices.
 #include "crawler/polite_policy.h"
 
 #include <string>
@@ -86,7 +85,7 @@ TEST(PolitePolicy, RestoredDropsStayInForce) {
   EXPECT_EQ(policy->Dropped().size(), 1u);
 }
 
-TEST(PolitePolicy, Issue5PerHostAndDelayOverridablePerPatternFirstMatchWins) {
+TEST(PolitePolicy, PerHostAndDelayOverridablePerPatternFirstMatchWins) {
   PolitePolicyOptions options;
   options.per_host = 2;
   options.delay = absl::Seconds(1);
@@ -102,7 +101,7 @@ TEST(PolitePolicy, Issue5PerHostAndDelayOverridablePerPatternFirstMatchWins) {
   EXPECT_EQ(policy->StartInterval("http://fast.example.org"), absl::ZeroDuration());
 }
 
-TEST(PolitePolicy, Issue5CrawlDelayHonoredOnlyWhenLarger) {
+TEST(PolitePolicy, CrawlDelayHonoredOnlyWhenLarger) {
   int asks = 0;
   PolitePolicyOptions options;
   options.delay = absl::Seconds(1);
@@ -125,7 +124,7 @@ TEST(PolitePolicy, Issue5CrawlDelayHonoredOnlyWhenLarger) {
 // The delay holds from the first start after robots.txt arrived
 // (it used to be asked only every 16th start, so a host's first pages went
 // out unspaced).
-TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
+TEST(PolitePolicy, UnknownCrawlDelayIsAskedOnEveryStart) {
   bool known = false;
   int asks = 0;
   PolitePolicyOptions options;
@@ -145,7 +144,7 @@ TEST(PolitePolicy, Issue19UnknownCrawlDelayIsAskedOnEveryStart) {
 
 // robots.txt's own fetch ends with the delay known; the next start
 // is a delay after that fetch's request went out, not at once.
-TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
+TEST(PolitePolicy, DelayLearnedAtAFetchEndSpacesTheNextStart) {
   bool known = false;
   PolitePolicyOptions options;
   options.delay = absl::ZeroDuration();
@@ -165,7 +164,7 @@ TEST(PolitePolicy, Issue19DelayLearnedAtAFetchEndSpacesTheNextStart) {
 // A fetch whose set-up (connect, TLS) took long reached the server
 // late; the next start is spaced from its request, so the gap holds at the
 // server. No request sent (refused, given back): no spacing from it.
-TEST(PolitePolicy, Issue19TheNextStartIsSpacedFromTheRequestSent) {
+TEST(PolitePolicy, TheNextStartIsSpacedFromTheRequestSent) {
   PolitePolicyOptions options;
   options.delay = absl::Milliseconds(300);
   auto policy = Make(options);
@@ -181,7 +180,7 @@ TEST(PolitePolicy, Issue19TheNextStartIsSpacedFromTheRequestSent) {
   EXPECT_EQ(policy->NextFetchTime("http://a", FetchOutcome{}, kPolicyT0), kPolicyT0);
 }
 
-TEST(PolitePolicy, Issue5RetryAfterPausesTheHostCapped) {
+TEST(PolitePolicy, RetryAfterPausesTheHostCapped) {
   auto policy = Make({});
   FetchOutcome throttled = Answer(429);
   throttled.retry_after = absl::Seconds(30);
@@ -252,7 +251,7 @@ TEST(PolitePolicy, OnlyServerAndConnectionFailuresCount) {
   EXPECT_FALSE(IsHostFailure(Answer(429)));
 }
 
-TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
+TEST(PolitePolicy, DroppedAfterFiveConsecutiveFailuresWithReason) {
   PolitePolicyOptions options;
   options.cooldowns = 0;  // drop at once
   auto policy = Make(options);
@@ -273,7 +272,7 @@ TEST(PolitePolicy, Issue5DroppedAfterFiveConsecutiveFailuresWithReason) {
 // A host down for a while cools down (1, 2, 4 min), one
 // probe after each; only a probe failing after the last one drops it, and a
 // success at any point gives it back its whole crawl.
-TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
+TEST(PolitePolicy, FailingHostCoolsDownBeforeItIsDropped) {
   auto policy = Make({});
   absl::Time now = kPolicyT0;
   for (int i = 0; i < 4; ++i) now = policy->NextFetchTime("http://bad", Answer(500), now);
@@ -298,7 +297,7 @@ TEST(PolitePolicy, Issue21FailingHostCoolsDownBeforeItIsDropped) {
 
 // A 503 with Retry-After asks for a pause, as a 429
 // does; ten of them in a row are not ten failures (they began a cool-down).
-TEST(PolitePolicy, Issue33A503WithRetryAfterIsAPauseNotAFailure) {
+TEST(PolitePolicy, A503WithRetryAfterIsAPauseNotAFailure) {
   auto policy = Make({});
   absl::Time now = kPolicyT0;
   for (int i = 0; i < 10; ++i) {
@@ -322,7 +321,7 @@ TEST(PolitePolicy, Issue33A503WithRetryAfterIsAPauseNotAFailure) {
 // A host that never answered and refuses connections (or
 // has no address) is dropped at its first such failure; one that answered
 // before gets the back-offs and cool-downs of a host that is down a while.
-TEST(PolitePolicy, Issue33AHostThatNeverAnsweredAndRefusesIsDroppedAtOnce) {
+TEST(PolitePolicy, AHostThatNeverAnsweredAndRefusesIsDroppedAtOnce) {
   auto policy = Make({});
   for (const char* kind : {"connect", "dns"}) {
     const std::string host = absl::StrCat("http://", kind);
@@ -360,7 +359,7 @@ TEST(PolitePolicy, ForgetBoundsPerHostState) {
 
 // Through the Frontier: the dropped host's queued URLs come out at once,
 // marked, without a slot; the other host is unaffected.
-TEST(PolitePolicy, Issue5FrontierHandsOutADroppedHostsUrlsMarked) {
+TEST(PolitePolicy, FrontierHandsOutADroppedHostsUrlsMarked) {
   sieve::SieveOptions sieve_options;
   sieve_options.expected_count = 1000;
   auto sieve = sieve::Sieve::Create(sieve_options);

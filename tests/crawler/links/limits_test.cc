@@ -143,7 +143,7 @@ std::string ManyAttributes(int count) {
   return html + "><a href=/after>a</a></div>";
 }
 
-TEST(LimitsTest, Issue21ATagWithTooManyAttributesCutsThePageBeforeIt) {
+TEST(LimitsTest, ATagWithTooManyAttributesCutsThePageBeforeIt) {
   const PageLinks page = ExtractLinks(ManyAttributes(100000), "text/html", LimitsPageUrl());
   ASSERT_EQ(page.links.size(), 1u);
   EXPECT_EQ(page.links[0].url, "http://example.com/before");

@@ -81,7 +81,7 @@ TEST(ExtractLinksTest, LinkRelationsThatNameAnotherPageOnly) {
 
 // Per source, what is followed (docs/crawler-options.md): a
 // feed's URL is (rel=alternate), srcset candidates and images are not.
-TEST(ExtractLinksTest, Issue19FeedUrlFollowedSrcsetAndImagesNot) {
+TEST(ExtractLinksTest, FeedUrlFollowedSrcsetAndImagesNot) {
   const PageLinks page = Extract(
       "<link rel=alternate type=application/rss+xml href=/feed.xml>"
       "<link rel=alternate type=application/atom+xml href=/atom.xml>"

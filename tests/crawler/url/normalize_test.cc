@@ -1,8 +1,8 @@
 // NormalizeForSeen: the seen-check key. Each test is named after its
 // source: "Whatwg" (the URL Standard's serialization, which the key starts
-// from), "Issue4" (the normalization the issue fixes: fragment removed,
-// unreserved escapes decoded, other escapes upper-cased) or "Option"
-// (our opt-in rewrites, off by default).
+// from), "Option" (our opt-in rewrites, off by default), or neither (the
+// key's own normalization: fragment removed, unreserved escapes decoded,
+// other escapes upper-cased).
 #include <string>
 
 #include "crawler/url.h"
@@ -36,22 +36,22 @@ TEST(NormalizeTest, WhatwgEmptyPathIsSlashAndDotSegmentsResolved) {
   EXPECT_EQ(Key("http://a.com/x/./y/../z/%2e%2E/w"), "http://a.com/x/w");
 }
 
-TEST(NormalizeTest, Issue4FragmentRemoved) {
+TEST(NormalizeTest, FragmentRemoved) {
   EXPECT_EQ(Key("http://a.com/x#section"), "http://a.com/x");
   EXPECT_EQ(Key("http://a.com/x?q#"), "http://a.com/x?q");
 }
 
-TEST(NormalizeTest, Issue4UnreservedEscapesDecoded) {
+TEST(NormalizeTest, UnreservedEscapesDecoded) {
   EXPECT_EQ(Key("http://a.com/%7Euser/%41%62%2D%2e%5F%30"), "http://a.com/~user/Ab-._0");
   EXPECT_EQ(Key("http://a.com/?q=%7e%61"), "http://a.com/?q=~a");
 }
 
-TEST(NormalizeTest, Issue4RemainingEscapesUpperCased) {
+TEST(NormalizeTest, RemainingEscapesUpperCased) {
   EXPECT_EQ(Key("http://a.com/a%2fb%c3%a9?x=%3d%3D"), "http://a.com/a%2Fb%C3%A9?x=%3D%3D");
   EXPECT_EQ(Key("http://a.com/%e2%82%ac"), "http://a.com/%E2%82%AC");
 }
 
-TEST(NormalizeTest, Issue4ReservedEscapesStayEncodedAndNothingElseChanges) {
+TEST(NormalizeTest, ReservedEscapesStayEncodedAndNothingElseChanges) {
   // %2F, %3F, %25, %26 mean something different from '/', '?', '%', '&'.
   EXPECT_EQ(Key("http://a.com/a%2Fb%3Fc%25d?x=%26"), "http://a.com/a%2Fb%3Fc%25d?x=%26");
   // One decoding pass only: %257E is "%7E" literally, not "~".
@@ -67,7 +67,7 @@ TEST(NormalizeTest, Issue4ReservedEscapesStayEncodedAndNothingElseChanges) {
 
 // Userinfo is dropped, so credentials a page or a redirect
 // wrote are never queued, sent or recorded.
-TEST(NormalizeTest, Issue21UserinfoIsDropped) {
+TEST(NormalizeTest, UserinfoIsDropped) {
   EXPECT_EQ(Key("http://u:p@a.com/dir/index.html"), "http://a.com/dir/index.html");
   EXPECT_EQ(Key("https://u%40x:p@a.com:8443/?q@r"), "https://a.com:8443/?q@r");
   EXPECT_EQ(Key("http://user@a.com/x@y"), "http://a.com/x@y");
@@ -76,7 +76,7 @@ TEST(NormalizeTest, Issue21UserinfoIsDropped) {
   EXPECT_EQ(WithoutUserinfo("/relative@x"), "/relative@x");
 }
 
-TEST(NormalizeTest, Issue4KeysAreIdempotent) {
+TEST(NormalizeTest, KeysAreIdempotent) {
   for (const char* input : {"http://a.com/%7e%2f?%41#x",
                             "HTTPS://B\xC3\xBC"
                             "cher.de:443/a b",
@@ -89,7 +89,7 @@ TEST(NormalizeTest, Issue4KeysAreIdempotent) {
 // Found by the url fuzzer (tests/fuzz/crashes/crawler_url/normalize-not-idempotent.txt):
 // decoding "%32" right after a stray "%3" made a new escape "%32", which the
 // next normalization decoded again, so one page had two keys.
-TEST(NormalizeTest, Issue4DecodingNeverJoinsAStrayPercentIntoANewEscape) {
+TEST(NormalizeTest, DecodingNeverJoinsAStrayPercentIntoANewEscape) {
   for (const char* input : {"https://a.example/%3%32", "http://a.com/%%33%34", "http://a.com/%%331",
                             "http://a.com/x%4%31y?q=%2%35", "http://a.com/100%25%32"}) {
     const std::string once = Key(input);
@@ -101,7 +101,7 @@ TEST(NormalizeTest, Issue4DecodingNeverJoinsAStrayPercentIntoANewEscape) {
 
 // "%41" decoded right after a stray '%' made "/%A", a
 // half escape that was not there (what the server receives changed).
-TEST(NormalizeTest, Issue21DecodingNeverPutsAHexDigitAfterAStrayPercent) {
+TEST(NormalizeTest, DecodingNeverPutsAHexDigitAfterAStrayPercent) {
   EXPECT_EQ(Key("http://a.com/%%41"), "http://a.com/%%41");
   EXPECT_EQ(Key("http://a.com/%%41/"), "http://a.com/%%41/");
   EXPECT_EQ(Key("http://a.com/x%?q=%%62"), "http://a.com/x%?q=%%62");
@@ -109,12 +109,12 @@ TEST(NormalizeTest, Issue21DecodingNeverPutsAHexDigitAfterAStrayPercent) {
   EXPECT_EQ(Key("http://a.com/%20%41"), "http://a.com/%20A");  // a whole escape before: fine
 }
 
-TEST(NormalizeTest, Issue4OnlyHttpAndHttpsAreKeyed) {
+TEST(NormalizeTest, OnlyHttpAndHttpsAreKeyed) {
   EXPECT_EQ(Key("ftp://a.com/"), "ERROR: scheme 'ftp' is not crawled");
   EXPECT_EQ(Key("mailto:x@y.z"), "ERROR: scheme 'mailto' is not crawled");
 }
 
-TEST(NormalizeTest, Issue4MaxLengthDefault2048) {
+TEST(NormalizeTest, MaxLengthDefault2048) {
   const std::string prefix = "http://a.com/";
   const std::string at_limit = prefix + std::string(2048 - prefix.size(), 'x');
   EXPECT_EQ(Key(at_limit), at_limit);

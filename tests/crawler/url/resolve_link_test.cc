@@ -65,7 +65,7 @@ TEST_F(ResolveLinkTest, WhatwgBrowserQuirks) {
             "http://xn--bcher-kva.de/x");
 }
 
-TEST_F(ResolveLinkTest, Issue4NormalizedForTheSeenCheck) {
+TEST_F(ResolveLinkTest, NormalizedForTheSeenCheck) {
   EXPECT_EQ(Resolve("%7Euser/%c3%a9#top"), "http://a.com/b/c/~user/%C3%A9");
   const Url https_base = *Url::Parse("https://www.example.com/dir/page.html");
   EXPECT_EQ(*ResolveLink(https_base, "//cdn.example.net/app.js"), "https://cdn.example.net/app.js");
