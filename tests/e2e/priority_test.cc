@@ -29,9 +29,13 @@ std::unique_ptr<testsite::TestSite> StartSite(uint64_t pages) {
   return site.ok() ? std::move(*site) : nullptr;
 }
 
-// One fetch at a time, so pages.jsonl is in fetch order.
+// One fetch at a time and one parser, so links are pushed in the order their
+// pages were fetched. With two parsers a slow parse of a page at depth d can
+// finish after the parse of a later page at depth d+1, whose depth d+2 links
+// then queue ahead of the first page's depth d+1 links: a FIFO that still
+// fetches a shallower page after a deeper one.
 std::vector<std::string> Serial(std::vector<std::string> extra) {
-  std::vector<std::string> flags = {"--connections", "1", "--per-host", "1"};
+  std::vector<std::string> flags = {"--connections", "1", "--per-host", "1", "--threads", "1"};
   flags.insert(flags.end(), extra.begin(), extra.end());
   return flags;
 }
