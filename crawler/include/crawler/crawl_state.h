@@ -96,8 +96,13 @@ struct CrawlCheckpoint {
   std::string traps;
 };
 
+namespace state_internal {
+struct PreviousCheckpoint;  // state/checkpoint_codec.h
+}  // namespace state_internal
+
 class CrawlStateDir {
  public:
+  ~CrawlStateDir();
   // For a crawl that is not resumed. An existing non-empty `dir` is an
   // InvalidArgument error asking for --resume or --fresh, unless `fresh`:
   // then its checkpoints are deleted. Creates `dir`; an unwritable place is
@@ -121,6 +126,8 @@ class CrawlStateDir {
   // not counted again). Both 0 before the first.
   int64_t last_write_ms() const { return last_write_ms_; }
   int64_t last_write_bytes() const { return last_write_bytes_; }
+  // Files of at least 64 KiB that a checkpoint holds unchanged from the
+  // previous one (the seeds) are hard-linked from it, not written again.
 
   // Writes the next checkpoint. `capture` gets the new checkpoint's
   // directory (created, empty), must save the Sieve there and return the
@@ -139,6 +146,9 @@ class CrawlStateDir {
   int64_t last_write_bytes_ = 0;
   CrawlCheckpoint loaded_;
   std::filesystem::path checkpoint_dir_;
+  // The current checkpoint (written or opened), whose unchanged files the
+  // next one links.
+  std::unique_ptr<state_internal::PreviousCheckpoint> previous_;
 };
 
 // The options of `crawl --resume ARGS`: ARGS (without the program name) are

@@ -5,6 +5,7 @@
 #define CRAWLER_STATE_CHECKPOINT_CODEC_H_
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -35,6 +36,12 @@ struct Manifest {
   int64_t sequence = 0;
   int64_t log_bytes = 0;
   std::map<std::string, FileCheck> files;  // by name, in the checkpoint's folder
+};
+
+// A checkpoint already written: its folder and what its manifest lists.
+struct PreviousCheckpoint {
+  std::filesystem::path folder;
+  Manifest manifest;
 };
 
 // "crawl-state <version>\n<json>\ncrc32 <8 hex digits of the bytes before>\n"

@@ -19,12 +19,16 @@ namespace crawler {
 
 using state_internal::FileCheck;
 using state_internal::Manifest;
+using state_internal::PreviousCheckpoint;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr absl::string_view kCurrentName = "CURRENT";
 constexpr absl::string_view kCheckpointPrefix = "ckpt-";
+// Files smaller than this are written again even when unchanged: a link
+// saves nothing worth a read-back to compare.
+constexpr size_t kLinkUnchangedFromBytes = 64 << 10;
 
 std::string CheckpointName(int64_t sequence) {
   return absl::StrFormat("%s%06d", kCheckpointPrefix, sequence);
@@ -162,6 +166,40 @@ absl::Status WriteListed(const fs::path& folder, std::string_view name, const st
   return absl::OkStatus();
 }
 
+// The file `name` of the previous checkpoint, when it holds exactly `bytes`:
+// its manifest entry has their size and CRC and its content compares equal
+// (read back from the page cache: a CRC alone could collide).
+bool PreviousHolds(const PreviousCheckpoint& previous, std::string_view name,
+                   const std::string& bytes, const FileCheck& check) {
+  const auto listed = previous.manifest.files.find(std::string(name));
+  if (listed == previous.manifest.files.end() || listed->second.bytes != check.bytes ||
+      listed->second.crc32 != check.crc32) {
+    return false;
+  }
+  absl::StatusOr<std::string> stored = state_internal::ReadWholeFile(previous.folder / name);
+  return stored.ok() && *stored == bytes;
+}
+
+// WriteListed, but a file the previous checkpoint holds unchanged (the seeds,
+// all of them, in every checkpoint of a crawl) is hard-linked from it: it
+// was made durable when first written, and the checkpoint's cost follows what
+// changed. A link that fails falls back to writing.
+absl::Status WriteOrLinkListed(const fs::path& folder, std::string_view name,
+                               const std::string& bytes, const PreviousCheckpoint* previous,
+                               Manifest* manifest) {
+  const FileCheck check{bytes.size(), state_internal::Crc32(bytes)};
+  if (previous != nullptr && bytes.size() >= kLinkUnchangedFromBytes &&
+      PreviousHolds(*previous, name, bytes, check)) {
+    std::error_code ec;
+    fs::create_hard_link(previous->folder / name, folder / name, ec);
+    if (!ec) {
+      manifest->files[std::string(name)] = check;
+      return absl::OkStatus();
+    }
+  }
+  return WriteListed(folder, name, bytes, manifest);
+}
+
 // Bytes of the files in `folder` this checkpoint wrote: those with one link.
 // Only metadata is read (one stat per file): the Sieve's segment files are
 // never opened.
@@ -177,7 +215,8 @@ int64_t NewlyWrittenBytes(const fs::path& folder) {
   return bytes;
 }
 
-absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoint checkpoint) {
+absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoint checkpoint,
+                         const PreviousCheckpoint* previous, Manifest* written) {
   checkpoint.options.resume = false;
   checkpoint.options.fresh = false;
   Manifest manifest;
@@ -193,19 +232,23 @@ absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoi
       {state_internal::kTrapsName, checkpoint.traps},
   };
   for (const auto& [name, bytes] : files) {
-    absl::Status written = WriteListed(folder, name, bytes, &manifest);
-    if (!written.ok()) return written;
+    absl::Status status = WriteOrLinkListed(folder, name, bytes, previous, &manifest);
+    if (!status.ok()) return status;
   }
-  absl::Status written = state_internal::WriteFileSynced(folder / state_internal::kManifestName,
-                                                         state_internal::EncodeManifest(manifest));
-  if (!written.ok()) return written;
-  return state_internal::SyncDirectory(folder);
+  absl::Status status = state_internal::WriteFileSynced(folder / state_internal::kManifestName,
+                                                        state_internal::EncodeManifest(manifest));
+  if (!status.ok()) return status;
+  status = state_internal::SyncDirectory(folder);
+  if (status.ok()) *written = std::move(manifest);
+  return status;
 }
 
 }  // namespace
 
 CrawlStateDir::CrawlStateDir(fs::path dir, int64_t sequence)
     : dir_(std::move(dir)), sequence_(sequence) {}
+
+CrawlStateDir::~CrawlStateDir() = default;
 
 absl::StatusOr<std::unique_ptr<CrawlStateDir>> CrawlStateDir::Create(const std::string& dir,
                                                                      bool fresh) {
@@ -245,6 +288,8 @@ absl::StatusOr<std::unique_ptr<CrawlStateDir>> CrawlStateDir::Open(const std::st
   auto state = std::unique_ptr<CrawlStateDir>(new CrawlStateDir(dir, *sequence));
   state->loaded_ = *std::move(checkpoint);
   state->checkpoint_dir_ = folder;
+  state->previous_ =
+      std::make_unique<PreviousCheckpoint>(PreviousCheckpoint{folder, *std::move(manifest)});
   return state;
 }
 
@@ -262,7 +307,9 @@ absl::Status CrawlStateDir::Write(const Capture& capture) {
   absl::Status status;
   absl::StatusOr<CrawlCheckpoint> checkpoint = capture(folder);
   if (!checkpoint.ok()) status = checkpoint.status();
-  if (status.ok()) status = WriteFolder(folder, sequence, *std::move(checkpoint));
+  Manifest written;
+  if (status.ok())
+    status = WriteFolder(folder, sequence, *std::move(checkpoint), previous_.get(), &written);
   if (status.ok()) {
     status = state_internal::ReplaceFileAtomically(dir_ / std::string(kCurrentName), name + "\n");
   }
@@ -271,6 +318,7 @@ absl::Status CrawlStateDir::Write(const Capture& capture) {
     return absl::Status(status.code(), absl::StrCat("checkpoint: ", status.message()));
   }
   sequence_ = sequence;
+  previous_ = std::make_unique<PreviousCheckpoint>(PreviousCheckpoint{folder, std::move(written)});
   ++written_;
   last_write_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - started)

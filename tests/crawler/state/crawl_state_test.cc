@@ -469,6 +469,52 @@ TEST_F(StateTest, SieveFilesAreNotListedNorCountedWhenLinked) {
   EXPECT_TRUE(CrawlStateDir::Open(StateDir()).ok());
 }
 
+// A crawl's seeds are the same in every checkpoint: from 64 KiB on, the
+// next checkpoint links them from the previous one (written and fsynced once)
+// instead of writing them again; changed seeds are written; a resumed crawl
+// links from the checkpoint it opened; every copy reads back whole.
+TEST_F(StateTest, UnchangedSeedsAreLinkedFromThePreviousCheckpoint) {
+  std::vector<std::string> seeds;
+  for (int i = 0; i < 20000; ++i) seeds.push_back("http://127.0.0.1:1/seed/" + std::to_string(i));
+  // A checkpoint of the sample with `seeds`; returns the bytes it wrote.
+  auto write = [&](CrawlStateDir& state, const std::vector<std::string>& with) {
+    absl::Status written = state.Write([&](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
+      sieve::SieveOptions options;
+      options.expected_count = 1000;
+      auto sieve = sieve::Sieve::Create(options);
+      if (!sieve.ok()) return sieve.status();
+      absl::Status saved = (*sieve)->Save(dir);
+      if (!saved.ok()) return saved;
+      CrawlCheckpoint checkpoint = Sample();
+      checkpoint.seeds = with;
+      return checkpoint;
+    });
+    EXPECT_TRUE(written.ok()) << written;
+    return state.last_write_bytes();
+  };
+  auto state = CrawlStateDir::Create(StateDir(), false);
+  ASSERT_TRUE(state.ok());
+  const int64_t first = write(**state, seeds);
+  const int64_t seeds_bytes = static_cast<int64_t>(fs::file_size(CurrentFolder() / "seeds.txt"));
+  ASSERT_GT(seeds_bytes, 64 << 10);
+  EXPECT_GT(first, seeds_bytes);
+  const int64_t second = write(**state, seeds);
+  EXPECT_LT(second, first - seeds_bytes + 4096);  // the seeds were not written again
+  std::vector<std::string> changed = seeds;
+  changed.back() = "http://127.0.0.1:1/another";
+  const int64_t third = write(**state, changed);
+  EXPECT_GT(third, seeds_bytes);
+  auto opened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->loaded().seeds, changed);
+  const int64_t resumed = write(**opened, changed);
+  EXPECT_LT(resumed, seeds_bytes);
+  auto reopened = CrawlStateDir::Open(StateDir());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->loaded().seeds, changed);
+  EXPECT_EQ(fs::hard_link_count(CurrentFolder() / "seeds.txt"), 1u);  // the older folders are gone
+}
+
 TEST_F(StateTest, RepairPageLogCutsOnlyATornLastLine) {
   const std::string path = (root_ / "pages.jsonl").string();
   WriteAll(path, "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n{\"d\":");
