@@ -4,6 +4,7 @@
 // prints one JSON line.
 const fs = require('node:fs');
 const path = require('node:path');
+const { duBytes } = require('./measure');
 
 const crawleeDir = path.join(__dirname, '../../node/crawlee');
 const { RequestQueue, Configuration, log } = require(path.join(crawleeDir, 'node_modules/@crawlee/core'));
@@ -27,16 +28,6 @@ function cpuSeconds(from) {
   return (used.user + used.system) / 1e6;
 }
 
-function duBytes(root) {
-  let total = 0;
-  const walk = (p) => {
-    const stat = fs.lstatSync(p);
-    if (stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
-    else total += stat.size;
-  };
-  if (fs.existsSync(root)) walk(root);
-  return total;
-}
 
 function* urls(from, to) {
   for (let i = from; i < to; ++i) yield `https://host${i % 1000}.example/section/${i % 37}/page-${i}.html`;

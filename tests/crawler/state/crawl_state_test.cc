@@ -75,6 +75,15 @@ class StateTest : public ::testing::Test {
     return c;
   }
 
+  // An empty Sieve's checkpoint in `dir`, for captures about the crawler's files.
+  static absl::Status SaveEmptySieve(const fs::path& dir) {
+    sieve::SieveOptions options;
+    options.expected_count = 1000;
+    auto sieve = sieve::Sieve::Create(options);
+    if (!sieve.ok()) return sieve.status();
+    return (*sieve)->Save(dir);
+  }
+
   // Writes one checkpoint whose Sieve holds /a (in flight) and /b (queued).
   void WriteSample(CrawlStateDir& state) {
     absl::Status written = state.Write([](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
@@ -444,11 +453,7 @@ TEST_F(StateTest, SieveFilesAreNotListedNorCountedWhenLinked) {
   for (int round = 0; round < 2; ++round) {
     absl::Status written =
         (*state)->Write([&](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
-          sieve::SieveOptions options;
-          options.expected_count = 1000;
-          auto sieve = sieve::Sieve::Create(options);
-          if (!sieve.ok()) return sieve.status();
-          absl::Status saved = (*sieve)->Save(dir);
+          absl::Status saved = SaveEmptySieve(dir);
           if (!saved.ok()) return saved;
           fs::create_hard_link(segment, dir / "segment-000001");  // as a spilling Sieve does
           return Sample();
@@ -479,11 +484,7 @@ TEST_F(StateTest, UnchangedSeedsAreLinkedFromThePreviousCheckpoint) {
   // A checkpoint of the sample with `seeds`; returns the bytes it wrote.
   auto write = [&](CrawlStateDir& state, const std::vector<std::string>& with) {
     absl::Status written = state.Write([&](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
-      sieve::SieveOptions options;
-      options.expected_count = 1000;
-      auto sieve = sieve::Sieve::Create(options);
-      if (!sieve.ok()) return sieve.status();
-      absl::Status saved = (*sieve)->Save(dir);
+      absl::Status saved = SaveEmptySieve(dir);
       if (!saved.ok()) return saved;
       CrawlCheckpoint checkpoint = Sample();
       checkpoint.seeds = with;
