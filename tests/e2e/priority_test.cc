@@ -13,6 +13,7 @@
 #include "e2e/binary_crawl.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "redis_fixture/redis_cluster.h"
 #include "redis_fixture/redis_server.h"
 #include "testsite/test_site.h"
 
@@ -177,16 +178,16 @@ TEST(Priority, SitemapPriorityOrdersTheSitemapsPages) {
   }
 }
 
-TEST(Priority, PreferWorksWithARedisFrontier) {
+// --prefer with a shared frontier at `base` ("redis://.../" or
+// "redis-cluster://.../"): the section first, as with the in-memory one
+// (PreferFetchesTheSectionFirstWithinThePageBudget).
+void ExpectPreferWorksWith(const std::string& base, const std::string& name) {
   auto site = StartSite(2000);
   ASSERT_NE(site, nullptr);
-  sieve_test::RedisServer redis;
-  ASSERT_TRUE(redis.Start().ok());
-  const std::string base = absl::StrCat("redis://127.0.0.1:", redis.port(), "/");
-  BinaryCrawl plain = RunCrawlBinary("priority-redis-plain", {site->RootUrl()},
+  BinaryCrawl plain = RunCrawlBinary(name + "-plain", {site->RootUrl()},
                                      Serial({"--max-pages", "300", "--frontier", base + "plain"}));
   BinaryCrawl preferred = RunCrawlBinary(
-      "priority-redis-prefer", {site->RootUrl()},
+      name + "-prefer", {site->RootUrl()},
       Serial({"--max-pages", "300", "--prefer", "7\\.html$", "--frontier", base + "prefer"}));
   ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
   ASSERT_EQ(preferred.run.exit_code, 0) << preferred.run.err;
@@ -194,16 +195,27 @@ TEST(Priority, PreferWorksWithARedisFrontier) {
   ASSERT_EQ(preferred.pages.size(), 300u);
   const int plain_section = SectionPages(plain);
   const int preferred_section = SectionPages(preferred);
-  // As with the in-memory frontier (PreferFetchesTheSectionFirst...): the
-  // lanes in Redis put the section's pages first.
-  EXPECT_LT(plain_section, 60);
-  EXPECT_GE(preferred_section, 3 * plain_section);
-  EXPECT_GE(preferred_section, 120);
+  EXPECT_LT(plain_section, 60) << name;
+  EXPECT_GE(preferred_section, 3 * plain_section) << name;
+  EXPECT_GE(preferred_section, 120) << name;
   int first_half = 0;
   for (size_t i = 0; i < preferred.pages.size() / 2; ++i) {
     first_half += std::regex_match(PathOf(preferred.pages[i]["url"].get<std::string>()), kSection);
   }
-  EXPECT_GT(first_half, preferred_section / 2);
+  EXPECT_GT(first_half, preferred_section / 2) << name;
+}
+
+TEST(Priority, PreferWorksWithARedisFrontier) {
+  sieve_test::RedisServer redis;
+  ASSERT_TRUE(redis.Start().ok());
+  ExpectPreferWorksWith(absl::StrCat("redis://127.0.0.1:", redis.port(), "/"), "priority-redis");
+}
+
+TEST(Priority, PreferWorksWithARedisClusterFrontier) {
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(cluster.Start().ok());
+  // FrontierUrl("") ends in "/": the frontier names follow.
+  ExpectPreferWorksWith(cluster.FrontierUrl(""), "priority-cluster");
 }
 
 }  // namespace
