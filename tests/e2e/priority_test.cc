@@ -1,17 +1,20 @@
 // The crawler's order through the binary (docs/crawler.md, "Order"): with no
 // rule a crawl stays breadth first (a FIFO: the depth of the pages fetched
 // never goes down), --prefer fetches a section first within a --max-pages
-// budget, --depth-priority -1 goes deep, and rules with a shared frontier
-// are a usage error.
+// budget, --depth-priority -1 goes deep, and --prefer works the same with
+// a shared frontier in Redis (its priority lanes, docs/redis.md).
 #include <algorithm>
 #include <functional>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "e2e/binary_crawl.h"
 #include "e2e/e2e_util.h"
 #include "gtest/gtest.h"
+#include "redis_fixture/redis_cluster.h"
+#include "redis_fixture/redis_server.h"
 #include "testsite/test_site.h"
 
 namespace {
@@ -179,11 +182,44 @@ TEST(Priority, SitemapPriorityOrdersTheSitemapsPages) {
   }
 }
 
-TEST(Priority, RulesWithASharedFrontierAreAUsageError) {
-  BinaryCrawl crawl = RunCrawlBinary("priority-redis", {"http://127.0.0.1:1/"},
-                                     {"--prefer", "/a/", "--frontier", "redis://127.0.0.1:1/x"});
-  EXPECT_EQ(crawl.run.exit_code, 2);
-  EXPECT_NE(crawl.run.err.find("need the in-memory frontier"), std::string::npos) << crawl.run.err;
+// --prefer with a shared frontier at `base` ("redis://.../" or
+// "redis-cluster://.../"): the section first, as with the in-memory one
+// (PreferFetchesTheSectionFirstWithinThePageBudget).
+void ExpectPreferWorksWith(const std::string& base, const std::string& name) {
+  auto site = StartSite(2000);
+  ASSERT_NE(site, nullptr);
+  BinaryCrawl plain = RunCrawlBinary(name + "-plain", {site->RootUrl()},
+                                     Serial({"--max-pages", "300", "--frontier", base + "plain"}));
+  BinaryCrawl preferred = RunCrawlBinary(
+      name + "-prefer", {site->RootUrl()},
+      Serial({"--max-pages", "300", "--prefer", "7\\.html$", "--frontier", base + "prefer"}));
+  ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
+  ASSERT_EQ(preferred.run.exit_code, 0) << preferred.run.err;
+  ASSERT_EQ(plain.pages.size(), 300u);
+  ASSERT_EQ(preferred.pages.size(), 300u);
+  const int plain_section = SectionPages(plain);
+  const int preferred_section = SectionPages(preferred);
+  EXPECT_LT(plain_section, 60) << name;
+  EXPECT_GE(preferred_section, 3 * plain_section) << name;
+  EXPECT_GE(preferred_section, 120) << name;
+  int first_half = 0;
+  for (size_t i = 0; i < preferred.pages.size() / 2; ++i) {
+    first_half += std::regex_match(PathOf(preferred.pages[i]["url"].get<std::string>()), kSection);
+  }
+  EXPECT_GT(first_half, preferred_section / 2) << name;
+}
+
+TEST(Priority, PreferWorksWithARedisFrontier) {
+  sieve_test::RedisServer redis;
+  ASSERT_TRUE(redis.Start().ok());
+  ExpectPreferWorksWith(absl::StrCat("redis://127.0.0.1:", redis.port(), "/"), "priority-redis");
+}
+
+TEST(Priority, PreferWorksWithARedisClusterFrontier) {
+  sieve_test::RedisCluster cluster(3);
+  ASSERT_TRUE(cluster.Start().ok());
+  // FrontierUrl("") ends in "/": the frontier names follow.
+  ExpectPreferWorksWith(cluster.FrontierUrl(""), "priority-cluster");
 }
 
 }  // namespace

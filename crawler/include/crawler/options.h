@@ -118,7 +118,8 @@ struct CrawlOptions {
   // DEPTH_PRIORITY: positive = breadth first even across priorities,
   // negative = deeper first), and [[priority]] tables add their deltas; the
   // sum is clamped to [-512, 511]. None given: every URL at 0, the order of
-  // a crawl without priorities exactly. Needs the in-memory frontier.
+  // a crawl without priorities exactly. A Redis frontier keeps them too
+  // (its range is the same: sieve::kRedisMinPriority..kRedisMaxPriority).
   std::vector<std::string> prefer;
   std::vector<std::string> defer;
   int depth_priority = 0;

@@ -91,17 +91,6 @@ absl::Status CheckCombinations(const CrawlOptions& options) {
                                             "' is not one of basic|digest|any"));
     }
   }
-  const bool priorities = !options.prefer.empty() || !options.defer.empty() ||
-                          options.depth_priority != 0 || !options.priorities.empty() ||
-                          options.sitemap_priority != 0;
-  if (priorities && !options.frontier.empty()) {
-    return absl::InvalidArgumentError(
-        "--prefer, --defer, --depth-priority, --sitemap-priority and [[priority]] need the "
-        "in-memory "
-        "frontier: the "
-        "shared frontier in Redis has one order (docs/redis.md, \"Priorities\"); drop them or "
-        "--frontier");
-  }
   if (options.ip_delay != "auto") {
     absl::StatusOr<double> seconds = ParseDuration(options.ip_delay);
     if (!seconds.ok() || *seconds < 0) {

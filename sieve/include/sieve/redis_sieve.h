@@ -290,6 +290,13 @@ inline constexpr uint64_t kClusterShardBytes = uint64_t{1} << 20;
 // InvalidArgument otherwise.
 absl::StatusOr<RedisSieveOptions> ParseRedisUrl(std::string_view url, RedisSieveOptions base = {});
 
+// The priorities a RedisSieve takes: 1,024 of them (kMaxLanes, as the
+// in-memory Sieve's live lanes), from -512 to 511. The bound keeps each
+// script's work per host and per pop bounded (a host's lanes and the ready
+// lanes are read whole); a push beyond it is refused.
+inline constexpr int32_t kRedisMinPriority = -512;
+inline constexpr int32_t kRedisMaxPriority = 511;
+
 class RedisSieve final : public Sieve {
  public:
   // Validates the options (InvalidArgument), connects (Unavailable after the
@@ -304,10 +311,14 @@ class RedisSieve final : public Sieve {
 
   using Sieve::Push;
   using Sieve::PushBatch;
-  // Priorities are not kept in Redis yet: a push at a priority other than 0
-  // is refused (false, Stats().refused, an error logged once); see
-  // docs/redis.md, "Priorities".
+  // Priorities: a push at priority P goes to its host's lane P in Redis,
+  // and pops take the highest lane first, FIFO within a lane, fleet-wide
+  // (docs/redis.md, "Priorities"). P must lie in [kRedisMinPriority,
+  // kRedisMaxPriority]: a push beyond is refused (false, Stats().refused,
+  // an error logged once).
   bool Push(std::string_view url, std::string_view payload, int32_t priority) override;
+  // True for priorities in [kRedisMinPriority, kRedisMaxPriority].
+  bool AcceptsPriority(int32_t priority) const override;
   size_t PushBatch(absl::Span<const std::string_view> urls,
                    absl::Span<const std::string_view> payloads,
                    absl::Span<const int32_t> priorities, absl::Span<bool> accepted) override;

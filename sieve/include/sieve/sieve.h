@@ -140,13 +140,14 @@ class Sieve {
   // kMaxPayloadBytes, or if `priority` would open a lane past kMaxLanes
   // (both counted in Stats().refused; the lane bound also logs an error).
   // The filter is one filter: a URL is new or seen whatever its priority.
-  // RedisSieve refuses a priority other than 0 (docs/redis.md).
+  // RedisSieve takes priorities in [kRedisMinPriority, kRedisMaxPriority]
+  // (redis_sieve.h).
   virtual bool Push(std::string_view url, std::string_view payload, int32_t priority) = 0;
   // Push at priority 0.
   bool Push(std::string_view url, std::string_view payload) { return Push(url, payload, 0); }
 
   // False if a push at `priority` would be refused now for its priority (the
-  // lane bound; RedisSieve: any priority but 0): for a caller that must tell
+  // lane bound; RedisSieve: its priority range): for a caller that must tell
   // that refusal from "seen" (the C and Python bindings raise on it). A hint
   // of the moment only: other threads may open or close lanes.
   virtual bool AcceptsPriority(int32_t priority) const { return priority == 0; }

@@ -79,12 +79,67 @@ const char* HostEnqueue::Check() {
   return nullptr;
 }
 
+namespace {
+
+// An integer command's reply, or -1 if the call failed.
+long long IntegerCall(RedisModuleCtx* ctx, const char* command, const std::string& key,
+                      RedisModuleString* member = nullptr) {
+  RedisModuleCallReply* reply = member == nullptr
+                                    ? api.Call(ctx, command, "b", key.data(), key.size())
+                                    : api.Call(ctx, command, "bs", key.data(), key.size(), member);
+  if (reply == nullptr || api.CallReplyType(reply) != kReplyInteger) return -1;
+  return api.CallReplyInteger(reply);
+}
+
+}  // namespace
+
+const char* HostEnqueue::LaneZeroOpened(RedisModuleString* host) {
+  const std::string h(View(host));
+  const std::string lanes = prefix_ + "lanes:" + h;
+  RedisModuleCallReply* higher =
+      api.Call(ctx_, "ZCOUNT", "bcc", lanes.data(), lanes.size(), "(0", "+inf");
+  if (higher == nullptr || api.CallReplyType(higher) != kReplyInteger) return kCallFailed;
+  if (api.CallReplyInteger(higher) > 0) return nullptr;  // lane 0 is not its best
+  const std::string cooling = prefix_ + "cooling";
+  RedisModuleCallReply* cools =
+      api.Call(ctx_, "ZSCORE", "bs", cooling.data(), cooling.size(), host);
+  if (cools == nullptr) return kCallFailed;
+  if (api.CallReplyType(cools) != kReplyNull) return nullptr;  // placed when its cooldown ends
+  const std::string readyat = prefix_ + "readyat";
+  RedisModuleCallReply* at = api.Call(ctx_, "HGET", "bs", readyat.data(), readyat.size(), host);
+  if (at == nullptr) return kCallFailed;
+  if (api.CallReplyType(at) != kReplyString) return nullptr;
+  size_t length = 0;
+  const char* data = api.CallReplyStringPtr(at, &length);
+  const std::string lane(data, length);
+  const std::string from = prefix_ + "ready@" + lane;
+  const std::string ready = prefix_ + "ready";
+  const std::string readylanes = prefix_ + "readylanes";
+  if (api.Call(ctx_, "LREM", "bcs", from.data(), from.size(), "1", host) == nullptr ||
+      IntegerCall(ctx_, "HDEL", readyat, host) < 0) {
+    return kCallFailed;
+  }
+  const long long left = IntegerCall(ctx_, "LLEN", from);
+  if (left < 0) return kCallFailed;
+  if (left == 0 && api.Call(ctx_, "ZREM", "bb", readylanes.data(), readylanes.size(), lane.data(),
+                            lane.size()) == nullptr) {
+    return kCallFailed;
+  }
+  return IntegerCall(ctx_, "RPUSH", ready, host) < 0 ? kCallFailed : nullptr;
+}
+
 const char* HostEnqueue::MakeReady(RedisModuleString* host, long long now) {
   if (View(host).empty()) return nullptr;
   const std::string owners = prefix_ + "hostowners";
   RedisModuleCallReply* held = api.Call(ctx_, "HEXISTS", "bs", owners.data(), owners.size(), host);
   if (held == nullptr || api.CallReplyType(held) != kReplyInteger) return kCallFailed;
   if (api.CallReplyInteger(held) == 1) return nullptr;
+  // A host with URLs in other priority lanes (lua/prelude.lua, "lanes") is
+  // in a ready list already, or cooling: lane 0 may only be its new best.
+  const long long other_lanes =
+      IntegerCall(ctx_, "ZCARD", prefix_ + "lanes:" + std::string(View(host)));
+  if (other_lanes < 0) return kCallFailed;
+  if (other_lanes > 0) return LaneZeroOpened(host);
   const std::string cool_key = prefix_ + "cool:" + std::string(View(host));
   RedisModuleCallReply* cool = api.Call(ctx_, "GET", "b", cool_key.data(), cool_key.size());
   if (cool == nullptr) return kCallFailed;

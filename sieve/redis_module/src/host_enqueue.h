@@ -7,8 +7,10 @@
 // their first new URL; NAME:queued grows by their count; a host
 // whose list was empty and that nobody holds (NAME:hostowners) becomes
 // takeable: RPUSH NAME:ready, or ZADD NAME:cooling at the end of its
-// cooldown (NAME:cool:<host>) if that is still ahead. Host '' (no host
-// partitions) is never made ready.
+// cooldown (NAME:cool:<host>) if that is still ahead; a host with URLs in
+// other priority lanes (NAME:lanes:<host>) moves to NAME:ready only if lane 0
+// is its new best (lua/prelude.lua). Host '' (no host partitions) is never
+// made ready. Lanes other than 0 are pushed by the script only.
 //
 //   HostEnqueue enqueue(ctx, prefix, urls_and_hosts, n);
 //   if (const char* error = enqueue.Check()) ...      // before any write
@@ -50,6 +52,10 @@ class HostEnqueue {
   // (batch_codec.h). False if the GET failed.
   bool ReadPacked();
   const char* MakeReady(RedisModuleString* host, long long now);
+  // Lane 0 of a host with URLs in other lanes just got its first URLs: a
+  // ready host whose best lane was below 0 moves to NAME:ready, as the
+  // scripts' lane_opened does.
+  const char* LaneZeroOpened(RedisModuleString* host);
   // Appends the lease elements to the queue's batches (queue_batch.h).
   const char* AppendBatches(RedisModuleKey* queue, bool was_empty,
                             const std::vector<RedisModuleString*>& elements);

@@ -274,21 +274,21 @@ bool ClusterEnqueueStep(State& s, const std::string& owner, const std::string& t
 }
 
 bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
-                     absl::Span<const std::string> elements, absl::Span<bool> is_new) {
+                     absl::Span<const std::string> elements, absl::Span<const std::string> queues,
+                     absl::Span<bool> is_new) {
   const size_t per_trip = s.options.push_batch_size * kClusterTripBatches;
   for (size_t first = 0; first < urls.size(); first += per_trip) {
     const size_t count = std::min(urls.size() - first, per_trip);
     const std::string trip = absl::StrCat(++s.push_trips);
     const absl::Span<const std::string_view> part = urls.subspan(first, count);
-    std::vector<std::string> hosts;
+    // The journal's "host" of each URL is its host lane (lane_queue.h), so a
+    // replayed trip enqueues it in its lane.
     std::vector<std::string_view> element_views;
     std::vector<std::string_view> host_views;
-    hosts.reserve(count);
     for (size_t i = 0; i < count; ++i) {
-      hosts.push_back(s.options.host_key ? s.options.host_key(part[i]) : std::string());
       element_views.push_back(elements[first + i]);
+      host_views.push_back(queues[first + i]);
     }
-    host_views.assign(hosts.begin(), hosts.end());
     if (!JournalReplicatedTrip(s, element_views, host_views, trip)) return false;
     std::optional<std::string> flags = ClusterFilterStep(s, s.owner, trip, "run", part);
     if (!flags.has_value()) return false;

@@ -7,6 +7,7 @@
 #include "batch_codec.h"
 #include "bloom/hash.h"
 #include "cluster/key_slot.h"
+#include "lane_queue.h"
 
 namespace sieve::internal {
 
@@ -69,6 +70,7 @@ std::vector<std::string> PartitionPrefixes(const std::string& name, uint32_t par
 }
 
 uint32_t PartitionOfHost(std::string_view host, uint32_t partitions) {
+  host = HostOfLaneQueue(host);  // a host's lanes share its partition
   if (host.empty() || partitions <= 1) return 0;
   return static_cast<uint32_t>(bloom::HashKey(host).low % partitions);
 }

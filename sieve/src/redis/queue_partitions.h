@@ -52,8 +52,9 @@ std::optional<MetaFields> SplitMeta(std::string_view stored);
 // here moves every queue (cluster_test.cc freezes some prefixes).
 std::vector<std::string> PartitionPrefixes(const std::string& name, uint32_t partitions);
 
-// The partition of host `host` among `partitions`: 0 for the shared queue
-// (""), else XXH3 of the host (bloom::HashKey), so every process and build
+// The partition of host `host` among `partitions` (`host` may be a lane's
+// queue id, lane_queue.h: a host's lanes share its partition): 0 for the
+// shared queue (""), else XXH3 of the host (bloom::HashKey), so every process and build
 // agrees.
 uint32_t PartitionOfHost(std::string_view host, uint32_t partitions);
 

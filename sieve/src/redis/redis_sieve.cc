@@ -9,6 +9,7 @@
 
 #include "../log_emit.h"
 #include "absl/strings/str_cat.h"
+#include "lane_queue.h"
 #include "queue_element.h"
 #include "queue_partitions.h"
 #include "redis_state.h"
@@ -49,11 +50,15 @@ RedisSieve::~RedisSieve() {
   // after the leases expire.
   std::vector<internal::ElementOfHost> give_back;
   for (const auto& [url, flight] : s.in_flight) give_back.push_back({flight.element, flight.host});
-  for (const auto& [element, host] : s.prefetched) give_back.push_back({element, host});
+  for (const State::Prefetched& p : s.prefetched) give_back.push_back({p.element, p.host});
   const bool hosts = static_cast<bool>(s.options.host_key);
   if ((!give_back.empty() || hosts) && s.failure.ok()) {
     internal::Release(s, "head", give_back, hosts);
   }
+}
+
+bool RedisSieve::AcceptsPriority(int32_t priority) const {
+  return priority >= kRedisMinPriority && priority <= kRedisMaxPriority;
 }
 
 bool RedisSieve::Push(std::string_view url, std::string_view payload, int32_t priority) {
@@ -71,20 +76,31 @@ bool Storable(std::string_view url, std::string_view payload) {
   return url.find('\0') == std::string_view::npos && payload.size() <= kMaxPayloadBytes;
 }
 
-// The shared queue has one order (one lane): a URL pushed at another
-// priority would come out in the wrong place, so it is refused, and the
-// first refusal says why.
+// A priority outside [kRedisMinPriority, kRedisMaxPriority] is refused (the
+// scripts' work per host and per pop grows with the lanes), and the first
+// refusal says why.
 bool PriorityRefused(RedisSieve::State& s, absl::Span<const int32_t> priorities, size_t i)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  if (priorities.empty() || priorities[i] == 0) return false;
+  if (priorities.empty()) return false;
+  const int32_t priority = priorities[i];
+  if (priority >= kRedisMinPriority && priority <= kRedisMaxPriority) return false;
   if (!s.warned_priority) {
     s.warned_priority = true;
-    internal::Emit(
-        s.options.log_sink, LogLevel::kError,
-        absl::StrCat("sieve: the Redis frontier has one lane: a push at priority ", priorities[i],
-                     " is refused (only priority 0 is supported; docs/redis.md)"));
+    internal::Emit(s.options.log_sink, LogLevel::kError,
+                   absl::StrCat("sieve: a push at priority ", priority,
+                                " is refused: the Redis frontier takes priorities from ",
+                                kRedisMinPriority, " to ", kRedisMaxPriority, " (docs/redis.md)"));
   }
   return true;
+}
+
+// A URL this client queued at a priority other than 0: its partition's
+// best lane is at least that now (pops ask the best partition first).
+void NoteLane(RedisSieve::State& s, const std::string& queue, int32_t priority)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  s.lanes_seen = true;
+  int64_t& best = s.part_figures[internal::PartitionOfHost(queue, s.partitions)].best_lane;
+  best = std::max<int64_t>(best, priority);  // an unknown one stays unknown: asked first
 }
 
 }  // namespace
@@ -99,9 +115,11 @@ size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
   // The storable URLs and their queue elements; `index` maps them back.
   std::vector<std::string_view> kept;
   std::vector<std::string> elements;
+  std::vector<std::string> queues;  // each URL's host lane (lane_queue.h)
   std::vector<size_t> index;
   kept.reserve(urls.size());
   elements.reserve(urls.size());
+  queues.reserve(urls.size());
   index.reserve(urls.size());
   for (size_t i = 0; i < urls.size(); ++i) {
     const std::string_view payload = payloads.empty() ? std::string_view() : payloads[i];
@@ -111,17 +129,22 @@ size_t RedisSieve::PushBatch(absl::Span<const std::string_view> urls,
     }
     kept.push_back(urls[i]);
     elements.push_back(internal::EncodeQueueElement(urls[i], payload));
+    queues.push_back(
+        internal::LaneQueueId(s.options.host_key ? s.options.host_key(urls[i]) : std::string(),
+                              priorities.empty() ? 0 : priorities[i]));
     index.push_back(i);
   }
   if (kept.empty()) return 0;
   std::unique_ptr<bool[]> is_new(new bool[kept.size()]());
-  if (!internal::PushUrls(s, kept, elements, absl::Span<bool>(is_new.get(), kept.size()))) {
+  if (!internal::PushUrls(s, kept, elements, queues, absl::Span<bool>(is_new.get(), kept.size()))) {
     return 0;
   }
   size_t count = 0;
   for (size_t j = 0; j < kept.size(); ++j) {
     count += is_new[j];
     if (!accepted.empty()) accepted[index[j]] = is_new[j];
+    const int32_t priority = priorities.empty() ? 0 : priorities[index[j]];
+    if (is_new[j] && priority != 0) NoteLane(s, queues[j], priority);
   }
   s.accepted += count;
   s.dropped += kept.size() - count;
@@ -137,9 +160,12 @@ std::optional<SieveEntry> RedisSieve::TryPopEntry() {
     if (!AckAndLease(s, s.prefetched.empty() ? s.options.pop_batch_size : 0)) return std::nullopt;
   }
   if (s.prefetched.empty()) return std::nullopt;
-  auto [element, host] = std::move(s.prefetched.front());
+  State::Prefetched next = std::move(s.prefetched.front());
   s.prefetched.pop_front();
+  std::string element = std::move(next.element);
+  std::string host = std::move(next.host);
   SieveEntry entry = internal::DecodeQueueElement(element);
+  entry.priority = next.priority;
   s.in_flight.insert_or_assign(entry.url, State::InFlight{std::move(host), std::move(element)});
   ++s.popped;
   return entry;

@@ -93,10 +93,15 @@ struct RedisSieve::State {
   bool closed ABSL_GUARDED_BY(mutex) = false;
   uint64_t producers ABSL_GUARDED_BY(mutex) = 0;  // this client's open producers
   // Prefetched: leased from Redis by a pop round trip (a batch at a time),
-  // not yet returned by Pop: (queue element, host), the element as stored
-  // (queue_element.h: URL and payload), the host as the pop script named it
-  // ("" without host_key).
-  std::deque<std::pair<std::string, std::string>> prefetched ABSL_GUARDED_BY(mutex);
+  // not yet returned by Pop, highest priority first: the queue element as
+  // stored (queue_element.h: URL and payload), the host as the pop script
+  // named it ("" without host_key) and the priority of the lane it came from.
+  struct Prefetched {
+    std::string element;
+    std::string host;
+    int32_t priority = 0;
+  };
+  std::deque<Prefetched> prefetched ABSL_GUARDED_BY(mutex);
   // Returned by Pop, not yet done or deferred, by URL: its host and its
   // queue element (acks and give-backs name the element, as its lease does).
   struct InFlight {
@@ -138,14 +143,24 @@ struct RedisSieve::State {
   // fair share). A pop wanting URLs starts at partition pop_cursor, which
   // moves on by one each time. `moves`: NAME:moves, the count of finished
   // push trips, as partition 0 last said (IsFinished's scan).
+  // `best_lane`: the best priority this client could pop there, from the
+  // partition's last reply and raised by this client's own pushes since
+  // (kLaneUnknown before any reply, kLaneNone if nothing).
+  static constexpr int64_t kLaneUnknown = INT64_MAX;
+  static constexpr int64_t kLaneNone = INT64_MIN;
   struct PartitionFigures {
     uint64_t queued = 0;
     uint64_t leases = 0;
     uint64_t hosts = 0;
     uint64_t held = 0;
+    int64_t best_lane = kLaneUnknown;
   };
   std::vector<PartitionFigures> part_figures ABSL_GUARDED_BY(mutex);
   uint64_t pop_cursor ABSL_GUARDED_BY(mutex) = 0;
+  // This client met a priority other than 0 (pushed one, or a reply's best
+  // lane): from then on a pop asks the partitions best lane first
+  // (round_trips.cc), before that in turn, as a frontier without lanes.
+  bool lanes_seen ABSL_GUARDED_BY(mutex) = false;
   uint64_t moves ABSL_GUARDED_BY(mutex) = 0;
   uint64_t bits_set ABSL_GUARDED_BY(mutex) = 0;
   std::chrono::steady_clock::time_point refreshed ABSL_GUARDED_BY(mutex);

@@ -10,6 +10,7 @@
 #include "../overflow_warning.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lane_queue.h"
 #include "push_wire.h"
 #include "queue_partitions.h"
 
@@ -40,7 +41,8 @@ void AppendProbes(const FilterLayout& layout, const std::vector<uint64_t>& posit
 // One push script call: per URL, its queue element, its host, its shard and
 // offsets.
 RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls,
-                         absl::Span<const std::string> elements) {
+                         absl::Span<const std::string> elements,
+                         absl::Span<const std::string> queues) {
   RedisCommand command = {"EVALSHA",
                           s.push_sha,
                           "1",
@@ -52,7 +54,7 @@ RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls
   std::vector<uint64_t> positions;
   for (size_t i = 0; i < urls.size(); ++i) {
     command.push_back(elements[i]);
-    command.push_back(s.options.host_key ? s.options.host_key(urls[i]) : std::string());
+    command.push_back(queues[i]);
     s.layout.Positions(bloom::HashKey(urls[i]), positions);
     AppendProbes(s.layout, positions, command);
   }
@@ -62,7 +64,8 @@ RedisCommand PushCommand(const State& s, absl::Span<const std::string_view> urls
 // One CRAWLSIEVE.PUSH call (push_wire.h): the probes of all URLs packed in
 // one argument, then each URL's queue element and its host.
 RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view> urls,
-                               absl::Span<const std::string> elements) {
+                               absl::Span<const std::string> elements,
+                               absl::Span<const std::string> queues) {
   RedisCommand command = {crawlsieve_wire::kPushCommand, s.keys.prefix,
                           std::to_string(s.layout.hash_count()), std::string()};
   command.reserve(command.size() + 2 * urls.size());
@@ -78,7 +81,7 @@ RedisCommand ModulePushCommand(const State& s, absl::Span<const std::string_view
   }
   for (size_t i = 0; i < urls.size(); ++i) {
     command.push_back(elements[i]);
-    command.push_back(s.options.host_key ? s.options.host_key(urls[i]) : std::string());
+    command.push_back(queues[i]);
   }
   return command;
 }
@@ -137,8 +140,9 @@ void Fail(State& s, const absl::Status& status) {
 }
 
 bool PushUrls(State& s, absl::Span<const std::string_view> urls,
-              absl::Span<const std::string> elements, absl::Span<bool> is_new) {
-  if (s.keys.cluster) return ClusterPushUrls(s, urls, elements, is_new);
+              absl::Span<const std::string> elements, absl::Span<const std::string> queues,
+              absl::Span<bool> is_new) {
+  if (s.keys.cluster) return ClusterPushUrls(s, urls, elements, queues, is_new);
   const size_t batch = s.options.push_batch_size;
   const size_t per_trip = batch * kPushPipelineDepth;
   size_t start = 0;
@@ -149,8 +153,14 @@ bool PushUrls(State& s, absl::Span<const std::string_view> urls,
       const size_t size = std::min(batch, end - b);
       const absl::Span<const std::string_view> part = urls.subspan(b, size);
       const absl::Span<const std::string> part_elements = elements.subspan(b, size);
-      commands.push_back(s.push_module ? ModulePushCommand(s, part, part_elements)
-                                       : PushCommand(s, part, part_elements));
+      const absl::Span<const std::string> part_queues = queues.subspan(b, size);
+      // CRAWLSIEVE.PUSH knows one lane per host (priority 0): a batch with
+      // another lane goes through the script.
+      const bool lanes = std::any_of(part_queues.begin(), part_queues.end(),
+                                     [](const std::string& q) { return IsNonZeroLane(q); });
+      commands.push_back(s.push_module && !lanes
+                             ? ModulePushCommand(s, part, part_elements, part_queues)
+                             : PushCommand(s, part, part_elements, part_queues));
     }
     absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
     if (!replies.ok()) {
@@ -187,8 +197,8 @@ namespace {
 // acks and idle hosts, asking `want` URLs; the other partitions' figures
 // give the fleet-wide fair share (lua/pop.lua).
 RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
-                        const std::vector<std::string>& acks, const std::vector<std::string>& idle)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+                        const std::vector<std::string>& acks, const std::vector<std::string>& idle,
+                        int64_t floor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   uint64_t hosts_elsewhere = 0;
   uint64_t held_before = 0;
   uint64_t held_after = 0;
@@ -216,6 +226,9 @@ RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
   command.insert(command.end(), acks.begin(), acks.end());
   command.push_back(std::to_string(idle.size()));
   command.insert(command.end(), idle.begin(), idle.end());
+  command.push_back(floor == State::kLaneNone || floor == State::kLaneUnknown
+                        ? std::string()
+                        : std::to_string(floor));
   return command;
 }
 
@@ -225,9 +238,11 @@ RedisCommand PopCommand(const State& s, uint32_t part, size_t want,
 // error.
 std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
-  if (r->type != REDIS_REPLY_ARRAY || r->elements != 10 ||
-      r->element[0]->type != REDIS_REPLY_ARRAY || r->element[1]->type != REDIS_REPLY_ARRAY ||
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 12 ||
+      r->element[11]->type != REDIS_REPLY_STRING || r->element[0]->type != REDIS_REPLY_ARRAY ||
+      r->element[1]->type != REDIS_REPLY_ARRAY || r->element[10]->type != REDIS_REPLY_ARRAY ||
       r->element[0]->elements != r->element[1]->elements ||
+      r->element[0]->elements != r->element[10]->elements ||
       r->element[5]->type != REDIS_REPLY_ARRAY || r->element[6]->type != REDIS_REPLY_ARRAY) {
     Fail(s, absl::InternalError(r->type == REDIS_REPLY_ERROR ? std::string(r->str, r->len)
                                                              : "pop script: unexpected reply"));
@@ -235,17 +250,24 @@ std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
   }
   const redisReply* urls = r->element[0];
   const redisReply* hosts = r->element[1];
+  const redisReply* lanes = r->element[10];
   for (size_t i = 0; i < urls->elements; ++i) {
     std::string host(hosts->element[i]->str, hosts->element[i]->len);
     if (!host.empty()) ++s.host_urls[host];
-    s.prefetched.emplace_back(std::string(urls->element[i]->str, urls->element[i]->len),
-                              std::move(host));
+    s.prefetched.push_back({std::string(urls->element[i]->str, urls->element[i]->len),
+                            std::move(host), static_cast<int32_t>(lanes->element[i]->integer)});
   }
   State::PartitionFigures& figures = s.part_figures[part];
   figures.queued = static_cast<uint64_t>(r->element[2]->integer);
   figures.leases = static_cast<uint64_t>(r->element[3]->integer);
   figures.hosts = static_cast<uint64_t>(r->element[7]->integer);
   figures.held = static_cast<uint64_t>(r->element[8]->integer);
+  const std::string_view best(r->element[11]->str, r->element[11]->len);
+  int64_t lane = 0;
+  figures.best_lane = absl::SimpleAtoi(absl::string_view(best.data(), best.size()), &lane)
+                          ? lane
+                          : State::kLaneNone;
+  if (figures.best_lane != 0 && figures.best_lane != State::kLaneNone) s.lanes_seen = true;
   if (part == 0) {
     s.journals = static_cast<uint64_t>(r->element[4]->integer);
     s.moves = static_cast<uint64_t>(r->element[9]->integer);
@@ -267,7 +289,8 @@ std::optional<size_t> TakePopReply(State& s, uint32_t part, const redisReply* r)
 // One round trip: a pop call on each partition of `parts` (pipelined),
 // each with its pending acks and idle hosts, the first asking `want` URLs.
 // URLs leased; nullopt (and failed) on error.
-std::optional<size_t> PopRound(State& s, const std::vector<uint32_t>& parts, size_t want)
+std::optional<size_t> PopRound(State& s, const std::vector<uint32_t>& parts, size_t want,
+                               int64_t floor = State::kLaneNone)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
   std::vector<RedisCommand> commands;
   for (uint32_t part : parts) {
@@ -283,7 +306,8 @@ std::optional<size_t> PopRound(State& s, const std::vector<uint32_t>& parts, siz
       idle.push_back(std::move(host));
       return true;
     });
-    commands.push_back(PopCommand(s, part, commands.empty() ? want : 0, acks, idle));
+    commands.push_back(PopCommand(s, part, commands.empty() ? want : 0, acks, idle,
+                                  commands.empty() ? floor : State::kLaneNone));
   }
   absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
   if (!replies.ok()) {
@@ -310,11 +334,50 @@ std::vector<uint32_t> AllPartitionsBut(const State& s, uint32_t skip) {
 
 }  // namespace
 
+namespace {
+
+// The partitions in the order a pop asks them: in turn from `turn`, or,
+// once this client met priorities, best lane first (ties in turn), so the
+// highest lane of the whole frontier is popped first.
+std::vector<uint32_t> PartitionsToAsk(const State& s, uint64_t turn)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  std::vector<uint32_t> order;
+  for (uint32_t k = 0; k < s.partitions; ++k) {
+    order.push_back(static_cast<uint32_t>((turn + k) % s.partitions));
+  }
+  if (s.lanes_seen) {
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return s.part_figures[a].best_lane > s.part_figures[b].best_lane;
+    });
+  }
+  return order;
+}
+
+// The floor of the pop asking order[k]: the next partition's best lane
+// (its URLs of that lane come before this one's lower lanes); none for the
+// last, or before priorities were met.
+int64_t FloorAfter(const State& s, const std::vector<uint32_t>& order, size_t k)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex) {
+  if (!s.lanes_seen || k + 1 >= order.size()) return State::kLaneNone;
+  return s.part_figures[order[k + 1]].best_lane;
+}
+
+}  // namespace
+
 bool AckAndLease(State& s, size_t want) {
   // Without host_key a client's URLs go to the shared queue, partition 0's:
   // asked first, the others only when it falls short.
   const uint64_t turn = s.pop_cursor++;
-  const uint32_t first = s.options.host_key ? static_cast<uint32_t>(turn % s.partitions) : 0;
+  const bool by_lane = s.options.host_key && s.partitions > 1 && s.lanes_seen;
+  if (by_lane && want > 0 &&
+      std::any_of(s.part_figures.begin(), s.part_figures.end(),
+                  [](const auto& f) { return f.best_lane == State::kLaneUnknown; })) {
+    // Every partition's best lane, once: one pipelined round trip.
+    if (!PopRound(s, AllPartitionsBut(s, s.partitions), 0).has_value()) return false;
+  }
+  const std::vector<uint32_t> order = by_lane ? PartitionsToAsk(s, turn) : std::vector<uint32_t>{};
+  const uint32_t first =
+      by_lane ? order[0] : (s.options.host_key ? static_cast<uint32_t>(turn % s.partitions) : 0);
   // The partition asked for URLs first, then those with acks or idle hosts
   // pending.
   std::vector<uint32_t> parts = {first};
@@ -325,13 +388,25 @@ bool AckAndLease(State& s, size_t want) {
     const uint32_t part = PartitionOfHost(host, s.partitions);
     if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
   }
-  std::optional<size_t> got = PopRound(s, parts, want);
+  std::optional<size_t> got =
+      PopRound(s, parts, want, by_lane ? FloorAfter(s, order, 0) : State::kLaneNone);
   if (!got.has_value()) return false;
-  // Short: the next partitions in turn, until `want` or all were asked.
+  // Short: the next partitions in turn (best lane first), until `want` or
+  // all were asked.
   for (uint32_t k = 1; k < s.partitions && *got < want; ++k) {
-    std::optional<size_t> more = PopRound(s, {(first + k) % s.partitions}, want - *got);
+    std::optional<size_t> more = by_lane
+                                     ? PopRound(s, {order[k]}, want - *got, FloorAfter(s, order, k))
+                                     : PopRound(s, {(first + k) % s.partitions}, want - *got);
     if (!more.has_value()) return false;
     *got += *more;
+  }
+  // Each partition's reply comes highest priority first; across the
+  // partitions asked, the same order (stable: FIFO within a priority).
+  if (s.partitions > 1) {
+    std::stable_sort(s.prefetched.begin(), s.prefetched.end(),
+                     [](const State::Prefetched& a, const State::Prefetched& b) {
+                       return a.priority > b.priority;
+                     });
   }
   // With several partitions only a sweep renews every host lease.
   if (s.partitions == 1) s.last_round_trip = std::chrono::steady_clock::now();
@@ -424,7 +499,7 @@ bool RenewUrlLeases(State& s) {
     }
     commands[command_of[part]].push_back(element);
   };
-  for (const auto& [element, host] : s.prefetched) add(host, element);
+  for (const State::Prefetched& p : s.prefetched) add(p.host, p.element);
   for (const auto& [url, flight] : s.in_flight) add(flight.host, flight.element);
   absl::StatusOr<std::vector<RedisReply>> replies = s.connection->Run(commands);
   if (!replies.ok()) {

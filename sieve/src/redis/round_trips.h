@@ -27,21 +27,22 @@ void Fail(State& s, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.
 // Pushes `urls` in batches of push_batch_size, pipelined, through the
 // crawlsieve module's CRAWLSIEVE.PUSH if s.push_module, else the push script
 // (and through the script from then on if the server says the module's
-// command is unknown); writes each result into `is_new`. The filter's probes
+// command is unknown; a batch with a URL of a lane other than 0 always
+// through the script); writes each result into `is_new`. The filter's probes
 // come from each URL, the queue gets its element (queue_element.h: the URL
-// with its payload; `elements` is parallel to `urls`). False (and failed) on
-// error.
+// with its payload) in its host lane (`queues`, lane_queue.h; both parallel
+// to `urls`). False (and failed) on error.
 bool PushUrls(State& s, absl::Span<const std::string_view> urls,
-              absl::Span<const std::string> elements, absl::Span<bool> is_new)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+              absl::Span<const std::string> elements, absl::Span<const std::string> queues,
+              absl::Span<bool> is_new) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // PushUrls on a Redis Cluster (cluster_push.cc): per trip of
 // push_batch_size x 8 URLs, the filter step on each shard, then the enqueue
 // of the new URLs (redis_sieve.h, "Redis Cluster"). False (and failed) on
 // error.
 bool ClusterPushUrls(State& s, absl::Span<const std::string_view> urls,
-                     absl::Span<const std::string> elements, absl::Span<bool> is_new)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
+                     absl::Span<const std::string> elements, absl::Span<const std::string> queues,
+                     absl::Span<bool> is_new) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mutex);
 
 // How long a filter shard keeps a client's last trip record
 // (lua/filter.lua): a resend, or a survivor's replay of a dead client's journal,

@@ -89,7 +89,7 @@ absl::StatusOr<ParsedCommand> ParsePriorityFlags(std::vector<std::string> args) 
   return ParseCrawlCommand(static_cast<int>(argv.size()), argv.data());
 }
 
-TEST(PriorityRules, FlagsParseAndASharedFrontierRefusesThem) {
+TEST(PriorityRules, FlagsParseWithEitherFrontier) {
   absl::StatusOr<ParsedCommand> parsed =
       ParsePriorityFlags({"--prefer", "/a/", "--prefer", "/b/", "--defer", "/z/",
                           "--depth-priority", "-1", "https://a.example/"});
@@ -97,10 +97,14 @@ TEST(PriorityRules, FlagsParseAndASharedFrontierRefusesThem) {
   EXPECT_EQ(parsed->options.prefer, (std::vector<std::string>{"/a/", "/b/"}));
   EXPECT_EQ(parsed->options.defer, (std::vector<std::string>{"/z/"}));
   EXPECT_EQ(parsed->options.depth_priority, -1);
-  absl::StatusOr<ParsedCommand> shared = ParsePriorityFlags(
-      {"--prefer", "/a/", "--frontier", "redis://127.0.0.1:6379/x", "https://a.example/"});
-  ASSERT_FALSE(shared.ok());
-  EXPECT_THAT(std::string(shared.status().message()), HasSubstr("need the in-memory frontier"));
+  // The shared frontier in Redis keeps priority lanes too (docs/redis.md).
+  for (const std::string frontier :
+       {"redis://127.0.0.1:6379/x", "redis-cluster://127.0.0.1:7000,127.0.0.1:7001/x"}) {
+    absl::StatusOr<ParsedCommand> shared =
+        ParsePriorityFlags({"--prefer", "/a/", "--frontier", frontier, "https://a.example/"});
+    ASSERT_TRUE(shared.ok()) << frontier << ": " << shared.status();
+    EXPECT_EQ(shared->options.prefer, (std::vector<std::string>{"/a/"}));
+  }
   absl::StatusOr<ParsedCommand> bad = ParsePriorityFlags({"--prefer", "(x", "https://a.example/"});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--prefer"));

@@ -31,6 +31,7 @@
 #include "../../../sieve/src/redis/cluster/cluster_connection.h"
 #include "../../../sieve/src/redis/cluster/key_slot.h"
 #include "../../../sieve/src/redis/filter_layout.h"
+#include "../../../sieve/src/redis/lane_queue.h"
 #include "../../../sieve/src/redis/queue_element.h"
 #include "../../../sieve/src/redis/queue_partitions.h"
 #include "../../../sieve/src/redis/scripts.h"
@@ -215,8 +216,11 @@ struct HandMadeTrip {
   std::map<uint64_t, internal::RedisCommand> filter_calls;  // by shard
 };
 
+// `priorities`: empty (all 0) or one per URL, journaled as the URLs'
+// lanes (lane_queue.h).
 HandMadeTrip MakeTrip(const RedisSieveOptions& options, bool module, const std::string& owner,
-                      const std::vector<std::string>& urls) {
+                      const std::vector<std::string>& urls,
+                      const std::vector<int32_t>& priorities = {}) {
   HandMadeTrip trip;
   absl::StatusOr<internal::FilterLayout> layout = internal::FilterLayout::For(options);
   EXPECT_TRUE(layout.ok()) << layout.status();
@@ -227,9 +231,11 @@ HandMadeTrip MakeTrip(const RedisSieveOptions& options, bool module, const std::
                   prefix, owner,
                   "1",    absl::StrCat(options.lease_time.count())};
   std::map<uint64_t, std::vector<uint64_t>> offsets;  // by shard, in URL order
-  for (const std::string& url : urls) {
+  for (size_t i = 0; i < urls.size(); ++i) {
+    const std::string& url = urls[i];
     trip.journal.push_back(internal::EncodeQueueElement(url, "payload:" + url));
-    trip.journal.push_back(options.host_key(url));
+    trip.journal.push_back(
+        internal::LaneQueueId(options.host_key(url), priorities.empty() ? 0 : priorities[i]));
     std::vector<uint64_t> positions;
     layout->Positions(bloom::HashKey(url), positions);
     std::vector<uint64_t>& shard_offsets = offsets[layout->ShardOf(positions.front())];
@@ -458,6 +464,37 @@ TEST_P(ClusterTest, AResentTripIsAnsweredFromItsRecord) {
 // from their records, the others are tested now) and enqueues the new
 // ones: every URL comes out once, with its payload, and the dead client's
 // own enqueue, had it come late, finds the trip done.
+// A dead client's journaled URLs keep their lanes: the survivor's replay
+// enqueues each in its own lane, and pops them with their priorities.
+TEST_P(ClusterTest, AReplayedJournalKeepsEachUrlsLane) {
+  const RedisSieveOptions options = SurvivorOptions(cluster_->Options("dead-lanes"));
+  absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);
+  ASSERT_TRUE(survivor.ok()) << survivor.status();
+  const std::vector<std::string> trip = ClusterUrls("lanes", 300);
+  std::vector<int32_t> priorities;
+  std::map<std::string, int32_t> priority_of;
+  for (size_t i = 0; i < trip.size(); ++i) {
+    priorities.push_back(static_cast<int32_t>(i % 5) * 3 - 6);  // -6, -3, 0, 3, 6
+    priority_of[trip[i]] = priorities.back();
+  }
+  absl::StatusOr<std::unique_ptr<internal::ClusterConnection>> dying =
+      internal::ClusterConnection::Open(options);
+  ASSERT_TRUE(dying.ok()) << dying.status();
+  const HandMadeTrip made = MakeTrip(options, GetParam(), "dead-lanes:1:00", trip, priorities);
+  ASSERT_TRUE((*dying)->Call(made.journal).ok());
+  dying->reset();  // dead after its journal: no filter step, no enqueue
+
+  std::map<std::string, int32_t> popped;
+  while (std::optional<SieveEntry> entry = (*survivor)->PopEntryFor(std::chrono::seconds(20))) {
+    EXPECT_EQ(entry->payload, "payload:" + entry->url);
+    EXPECT_TRUE(popped.emplace(entry->url, entry->priority).second) << "twice: " << entry->url;
+    EXPECT_TRUE((*survivor)->MarkDone(entry->url));
+    ASSERT_LE(popped.size(), trip.size());
+  }
+  EXPECT_TRUE((*survivor)->Health().ok()) << (*survivor)->Health();
+  EXPECT_EQ(popped, priority_of);
+}
+
 TEST_P(ClusterTest, AClientDeadBetweenTheStepsLosesNothing) {
   const RedisSieveOptions options = SurvivorOptions(cluster_->Options("dead"));
   absl::StatusOr<std::unique_ptr<RedisSieve>> survivor = RedisSieve::Connect(options);

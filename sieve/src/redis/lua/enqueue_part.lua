@@ -6,7 +6,7 @@
 -- of a journal whose client got this far, does not queue them twice.
 --   ARGV[1] the partition's prefix "{NAME:qI}:", [2] client id, [3] the
 --   trip's id, [4] how long the record is kept (ms), then per URL its
---   queue element and its host
+--   queue element and its queue id (host and lane: the prelude)
 --   Reply: URLs enqueued; 0 if the record is of this trip or a later one.
 local K_trip = prefix .. 'etrip:' .. ARGV[2]
 if tonumber(redis.call('GET', K_trip) or '0') >= tonumber(ARGV[3]) then return 0 end

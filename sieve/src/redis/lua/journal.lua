@@ -3,7 +3,8 @@
 -- FILTER and ENQUEUE leaves them where a survivor finds them.
 --   ARGV[1] prefix, [2] client id, [3] the trip's id, [4] how long the
 --   record waits for its client (ms: the URL lease time), then per URL its
---   queue element and its host ('' without host partitions)
+--   queue element and its queue id (host and lane: the prelude; '' without
+--   host partitions)
 --   Reply: 1.
 -- NAME:journal:<client> is a list: the trip's id, the server time it was
 -- written (ms), then element, host, element, host, ... (one record per

@@ -3,14 +3,22 @@
 -- slot); keys are built from it, and KEYS[1] is NAME:meta, a key of that
 -- slot, so a cluster routes the call.
 --
--- A host h's URLs wait in the list NAME:q:<h>; h = '' is the shared queue of
--- a frontier without host partitions (no host_key): nobody leases it.
+-- A host h's URLs wait in one list per priority lane: NAME:q:<h> for
+-- priority 0 (the only key of a frontier written before lanes: read and
+-- written as then), NAME:q@<P>:<h> for priority P ~= 0; the sorted set
+-- NAME:lanes:<h> holds h's non-empty lanes other than 0 (member and score
+-- P). h = '' is the shared queue of a frontier without host partitions (no
+-- host_key): nobody leases it. A queue id names one host's lane: h for
+-- lane 0, h NUL P otherwise; pushes, journals and NAME:lhosts carry it, so
+-- a URL given back or expired returns to its own lane.
 -- A host with queued URLs is in exactly one of:
 --   leased   NAME:hostowners (h -> client) and NAME:hostleases (h -> deadline)
 --            and the holder's set NAME:held:<client>;
---   ready    the list NAME:ready (takeable now, FIFO), or NAME:cooling (h ->
---            the time it may be taken: it was given back less than a
---            cooldown ago).
+--   ready    the ready list of its best (highest) lane: NAME:ready for lane
+--            0, NAME:ready@<P> otherwise (takeable now, FIFO; NAME:readylanes
+--            holds the P of the non-empty ones, NAME:readyat h -> P for their
+--            hosts), or NAME:cooling (h -> the time it may be taken: it was
+--            given back less than a cooldown ago).
 -- A host with an empty queue and no holder is in none. NAME:cool:<h> (PX
 -- expiry) remembers a give-back's cooldown end for a host whose queue was
 -- empty then. NAME:queued counts the URLs of all host queues.
@@ -25,7 +33,79 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function qkey(h) return prefix .. 'q:' .. h end
+-- Lanes: a queue id's host and lane, and back; a lane's list; h's lanes.
+local function split_queue(q)
+  local nul = string.find(q, '\0', 1, true)
+  if not nul then return q, 0 end
+  return string.sub(q, 1, nul - 1), tonumber(string.sub(q, nul + 1))
+end
+local function queue_id(h, lane)
+  if lane == 0 then return h end
+  return h .. '\0' .. lane
+end
+local function lane_key(h, lane)
+  if lane == 0 then return prefix .. 'q:' .. h end
+  return prefix .. 'q@' .. lane .. ':' .. h
+end
+local function lanes_key(h) return prefix .. 'lanes:' .. h end
+-- h's non-empty lanes, highest first.
+local function lanes_of(h)
+  local out = {}
+  for _, lane in ipairs(redis.call('ZREVRANGEBYSCORE', lanes_key(h), '+inf', '(0')) do
+    out[#out + 1] = tonumber(lane)
+  end
+  if redis.call('LLEN', lane_key(h, 0)) > 0 then out[#out + 1] = 0 end
+  for _, lane in ipairs(redis.call('ZREVRANGEBYSCORE', lanes_key(h), '(0', '-inf')) do
+    out[#out + 1] = tonumber(lane)
+  end
+  return out
+end
+-- h's highest non-empty lane; nil if h has no URL queued.
+local function best_lane(h)
+  local top = redis.call('ZREVRANGE', lanes_key(h), 0, 0)[1]
+  top = top and tonumber(top)
+  if (not top or top < 0) and redis.call('LLEN', lane_key(h, 0)) > 0 then return 0 end
+  return top
+end
+-- The ready lists, one per best lane (NAME:ready is lane 0's).
+local K_readylanes, K_readyat = prefix .. 'readylanes', prefix .. 'readyat'
+local function ready_key(lane)
+  if lane == 0 then return K_ready end
+  return prefix .. 'ready@' .. lane
+end
+local function into_ready(h, lane)
+  redis.call('RPUSH', ready_key(lane), h)
+  if lane ~= 0 then
+    redis.call('ZADD', K_readylanes, lane, lane)
+    redis.call('HSET', K_readyat, h, lane)
+  end
+end
+local function ready_list_left(lane)
+  if lane ~= 0 and redis.call('LLEN', ready_key(lane)) == 0 then
+    redis.call('ZREM', K_readylanes, lane)
+  end
+end
+-- The best lane of the ready hosts (nil if none) and its first host, out.
+local function best_ready_lane()
+  local top = redis.call('ZREVRANGE', K_readylanes, 0, 0)[1]
+  top = top and tonumber(top)
+  if (not top or top < 0) and redis.call('LLEN', K_ready) > 0 then return 0 end
+  return top
+end
+local function pop_ready(lane)
+  local h = redis.call('LPOP', ready_key(lane))
+  if lane ~= 0 then redis.call('HDEL', K_readyat, h) end
+  ready_list_left(lane)
+  return h
+end
+-- Hosts in the ready lists.
+local function ready_count()
+  local n = redis.call('LLEN', K_ready)
+  for _, lane in ipairs(redis.call('ZRANGE', K_readylanes, 0, -1)) do
+    n = n + redis.call('LLEN', ready_key(tonumber(lane)))
+  end
+  return n
+end
 -- h just got URLs and has no holder: takeable now, or when its cooldown ends.
 local function make_ready(h, now)
   if h == '' or redis.call('HEXISTS', K_hostowners, h) == 1 then return end
@@ -33,8 +113,24 @@ local function make_ready(h, now)
   if cool > now then
     redis.call('ZADD', K_cooling, cool, h)
   else
-    redis.call('RPUSH', K_ready, h)
+    local best = best_lane(h)
+    if best then into_ready(h, best) end
   end
+end
+-- h's lane `lane` just got its first URLs: h becomes ready if it had no
+-- URL; a ready host whose best lane this is now moves to its ready list.
+local function lane_opened(h, lane, now)
+  if lane ~= 0 then redis.call('ZADD', lanes_key(h), lane, lane) end
+  if h == '' or redis.call('HEXISTS', K_hostowners, h) == 1 then return end
+  local others = redis.call('ZCARD', lanes_key(h)) - (lane ~= 0 and 1 or 0)
+  if lane ~= 0 and redis.call('LLEN', lane_key(h, 0)) > 0 then others = others + 1 end
+  if others == 0 then return make_ready(h, now) end
+  if redis.call('ZSCORE', K_cooling, h) or best_lane(h) ~= lane then return end
+  local was = tonumber(redis.call('HGET', K_readyat, h) or '0')
+  redis.call('LREM', ready_key(was), 1, h)
+  if was ~= 0 then redis.call('HDEL', K_readyat, h) end
+  ready_list_left(was)
+  into_ready(h, lane)
 end
 -- A host queue's elements are batches of URLs (format v4: sieve/redis_module/
 -- src/queue_batch.h has the layout and the rules; the crawlsieve module
@@ -125,12 +221,14 @@ local function batch_base(key, b)
   local len, pos = read_varint(b, 2)
   return string.sub(b, pos, pos + len - 1), pos + len
 end
--- Appends (or prepends) the lease elements els[first..last] to h's queue:
+-- Appends (or prepends) the lease elements els[first..last] to queue q's
+-- lane (q: a queue id, above):
 -- at the tail, into its last batch while that stays within MAX_BATCH, then
 -- new batches; at the head, a batch each (els[last] ends up first). Makes
 -- h ready if its queue was empty.
-local function enqueue(h, els, first, last, head, now)
-  local key = qkey(h)
+local function enqueue(q, els, first, last, head, now)
+  local h, lane = split_queue(q)
+  local key = lane_key(h, lane)
   local tail = redis.call('LINDEX', key, -1)
   local was_empty = not tail
   local cap = max_batch()
@@ -171,14 +269,16 @@ local function enqueue(h, els, first, last, head, now)
     end
   end
   redis.call('INCRBY', K_queued, last - first + 1)
-  if was_empty then make_ready(h, now) end
+  if was_empty then lane_opened(h, lane, now) end
 end
--- Takes up to `want` URLs from the head of h's queue as lease elements,
--- appended to `into` (and h to `hosts`); returns how many. A head batch
--- partly taken is written back unpacked: the next pops of the host read it
--- without UNPACK (one such batch per host being taken from).
-local function dequeue(h, want, into, hosts)
-  local key, got = qkey(h), 0
+-- Takes up to `want` URLs from the head of h's lane `lane` as lease
+-- elements, appended to out.urls (h to out.hosts, the lane to out.lanes);
+-- returns how many. A head batch partly taken is written back unpacked: the
+-- next pops of the host read it without UNPACK (one such batch per host
+-- lane being taken from). An emptied lane leaves NAME:lanes:<h>.
+local function dequeue(h, lane, want, out)
+  local key, got = lane_key(h, lane), 0
+  local into = out.urls
   while got < want do
     local b = redis.call('LINDEX', key, 0)
     if not b then break end
@@ -196,7 +296,8 @@ local function dequeue(h, want, into, hosts)
       pos = pos + plen
       got = got + 1
       into[#into + 1] = u
-      hosts[#hosts + 1] = h
+      out.hosts[#into] = h
+      out.lanes[#into] = lane
     end
     if pos > #b then
       redis.call('LPOP', key)
@@ -205,10 +306,11 @@ local function dequeue(h, want, into, hosts)
     end
   end
   if got > 0 then redis.call('DECRBY', K_queued, got) end
+  if lane ~= 0 and redis.call('EXISTS', key) == 0 then redis.call('ZREM', lanes_key(h), lane) end
   return got
 end
--- New URLs gathered per host (hosts in the order they first came), then
--- enqueued in one RPUSH per host and 1000 URLs.
+-- New URLs gathered per queue id (host and lane; in the order they first
+-- came), then enqueued in one RPUSH per host lane and 1000 URLs.
 local function by_host_batches() return {lists = {}, hosts = {}} end
 local function add_to_host(b, h, u)
   local list = b.lists[h]
@@ -249,7 +351,7 @@ local function not_hungry(c)
   redis.call('ZREM', K_hungry, c)
   redis.call('ZREM', K_hungryuntil, c)
 end
--- Drops URL u's lease; returns its host.
+-- Drops URL u's lease; returns its queue id (host and lane).
 local function unlease(u)
   local h = redis.call('HGET', K_lhosts, u)
   redis.call('ZREM', K_leases, u)
@@ -267,5 +369,5 @@ local function give_back(h, owner, now, cooldown)
   if cooldown > 0 then
     redis.call('SET', prefix .. 'cool:' .. h, now + cooldown + 1, 'PX', cooldown + 1)
   end
-  if redis.call('LLEN', qkey(h)) > 0 then make_ready(h, now) end
+  if best_lane(h) then make_ready(h, now) end
 end

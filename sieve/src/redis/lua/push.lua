@@ -1,7 +1,8 @@
 -- PUSH: test-and-set of each URL's k bits, then the enqueue of the new ones
 -- into their hosts' queues.
 --   ARGV[1] prefix, ARGV[2] n, ARGV[3] k, then per URL 3 + k values: the
---   URL, its host ('' without host partitions), its shard, its k bit
+--   URL, its queue id (its host, '' without host partitions, and its lane:
+--   the prelude), its shard, its k bit
 --   offsets in that shard's key NAME:bits:<shard> (decimal). The blocked
 --   layout puts all k bits of a URL in one 512-bit block, so one shard; a
 --   classic-layout URL whose probes span shards sends '*' as its shard and

@@ -1,6 +1,7 @@
--- RELEASE: gives leased URLs back to their hosts' queues, at the tail
--- (Defer) or the head in the given order (a closing client's unreturned
--- pops); and, when closing, every host the client holds.
+-- RELEASE: gives leased URLs back to their hosts' queues, each to its own
+-- lane (NAME:lhosts names it), at the tail (Defer) or the head in the given
+-- order (a closing client's unreturned pops); and, when closing, every host
+-- the client holds.
 --   ARGV[1] prefix, [2] client id, [3] 'tail' or 'head', [4] cooldown ms,
 --   [5] '1' to give back all the client's hosts, [6..] URLs
 --   Reply: how many URLs were released (a URL whose lease is no longer this
