@@ -2,14 +2,15 @@
 // uses it for the parse step, so Gumbo runs on every core and never on the
 // curl threads. Unbounded: the scheduler bounds what it lets in (Backlog()).
 //
-// Submit signals only when a thread sleeps that no earlier signal is already
-// waking. The submitters are the fetchers' curl loops: glibc's
-// pthread_cond_signal, called while a thread it woke earlier has not run
-// yet, blocks in the condition variable's group switch until that thread
-// gets a core. On the synthetic 20k site with two parsers that was ~1,500
-// sleeps of a fetch thread a crawl (perf, futex calls from
-// pthread_cond_signal): its transfers stalled while a parser waited for the
-// core the fetcher gave up.
+// At most one wake-up is on its way at a time: Submit signals only when a
+// thread sleeps and no signal is in flight, and the woken thread, finding
+// more jobs queued, wakes the next sleeper itself. The submitters are the
+// fetchers' curl loops: glibc's pthread_cond_signal, called while a thread
+// an earlier signal woke has not run yet, blocks in the condition
+// variable's group switch until that thread gets a core. On the synthetic
+// 20k site with two parsers that was ~1,000 sleeps of a fetch thread a
+// crawl (perf, futex waits from pthread_cond_signal, under load): its
+// transfers stalled while a parser waited for the core the fetcher gave up.
 //
 // Threading: Submit and Backlog from any thread; Finish once, not from a job.
 #ifndef CRAWLER_APP_PARSE_POOL_H_
@@ -39,7 +40,7 @@ class ParsePool {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(std::move(job));
       ++backlog_;
-      if (sleeping_ > signalled_) {
+      if (sleeping_ > 0 && signalled_ == 0) {
         ++signalled_;
         wake = true;
       }
@@ -69,6 +70,7 @@ class ParsePool {
   void Loop() {
     for (;;) {
       Job job;
+      bool chain = false;
       {
         std::unique_lock<std::mutex> lock(mu_);
         while (!closing_ && jobs_.empty()) {
@@ -83,7 +85,11 @@ class ParsePool {
         if (jobs_.empty()) return;  // closing and drained
         job = std::move(jobs_.front());
         jobs_.pop_front();
+        // More queued: the next sleeper is woken from here, not from Submit.
+        chain = !jobs_.empty() && sleeping_ > 0 && signalled_ == 0;
+        if (chain) ++signalled_;
       }
+      if (chain) cv_.notify_one();
       work_(std::move(job));
       std::lock_guard<std::mutex> lock(mu_);
       --backlog_;
@@ -96,7 +102,7 @@ class ParsePool {
   std::deque<Job> jobs_;  // guarded by mu_
   size_t backlog_ = 0;    // guarded by mu_
   int sleeping_ = 0;      // threads in cv_.wait; guarded by mu_
-  int signalled_ = 0;     // notify_one calls no thread has woken from yet; guarded by mu_
+  int signalled_ = 0;     // 0 or 1: a notify_one no thread has woken from yet; guarded by mu_
   bool closing_ = false;  // guarded by mu_
   std::vector<std::thread> threads_;
 };
