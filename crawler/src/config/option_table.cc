@@ -276,6 +276,8 @@ const std::array kRows = {
           "text|json"),
     Row<&O::metrics>("log", "metrics", "metrics", "[ADDR:]PORT", Kind::kText,
                      "serve Prometheus metrics at /metrics (PORT alone: 127.0.0.1)"),
+    Row<&O::debug_pipeline>("log", "debug_pipeline", "debug-pipeline", "FILE", Kind::kText,
+                            "write the pipeline's queue depths every 10 ms to FILE (TSV)"),
 };
 
 // help and version are not rows (cli.cc answers them first) but have letters.
