@@ -166,6 +166,14 @@ class HostAddresses {
   virtual std::optional<std::string> AddressOf(const std::string& authority) = 0;
 };
 
+// What HostQueues counted of one server: starts, and waits of an authority
+// ready on its own for the server's slots or its start interval.
+struct ServerCount {
+  uint64_t starts = 0;
+  uint64_t slot_waits = 0;
+  uint64_t delay_waits = 0;
+};
+
 // The default policy (--per-host, --delay): `connections` per authority and
 // `delay` between the starts of two fetches of it; no back-off.
 class FixedDelayPolicy : public HostPolicy {
@@ -236,9 +244,20 @@ class HostQueues {
   // Servers with a record (fetches in flight, authorities waiting for a
   // slot, or a start interval running).
   size_t servers() const { return servers_.size(); }
-  // Times an authority ready on its own had to wait for its server (its
-  // connections or its start interval), since construction.
-  uint64_t server_waits() const { return server_waits_; }
+  // Times an authority ready on its own had to wait for its server, since
+  // construction: for a free connection, or for the
+  // server's start interval; server_waits() is their sum.
+  uint64_t server_slot_waits() const { return server_slot_waits_; }
+  uint64_t server_delay_waits() const { return server_delay_waits_; }
+  uint64_t server_waits() const { return server_slot_waits_ + server_delay_waits_; }
+  // Servers counted in ServerCounts (at most kMaxServersCounted).
+  size_t servers_counted() const { return server_counts_.size(); }
+  // The `limit` counted servers with the most starts, most first (ties by
+  // address).
+  std::vector<std::pair<std::string, ServerCount>> BusiestServers(size_t limit) const;
+  // Per-server counts kept for at most this many servers (~100 bytes each,
+  // ~1 MB); later servers still count in the totals above.
+  static constexpr size_t kMaxServersCounted = 10'000;
 
  private:
   struct Host {
@@ -295,6 +314,8 @@ class HostQueues {
   // Gives back `host`'s server slot at the end of a fetch.
   void ReleaseServer(const std::string& authority, Host& host, const FetchOutcome& outcome,
                      bool unfetched, absl::Time now);
+  // The server's counts, or null past kMaxServersCounted.
+  ServerCount* CountOf(const std::string& address);
   // Hands out the front URL of a dropped authority (no slot, no delay).
   CrawlUrl TakeDropped(const std::string& authority, Host& host);
   // Pops the front URL, keeping queued_ and over_cap_ right.
@@ -313,7 +334,10 @@ class HostQueues {
   uint64_t releases_ = 0;
   HostAddresses* const addresses_;
   absl::flat_hash_map<std::string, Server> servers_;
-  uint64_t server_waits_ = 0;
+  uint64_t server_slot_waits_ = 0;
+  uint64_t server_delay_waits_ = 0;
+  // Per-server counts, bounded by kMaxServersCounted.
+  absl::flat_hash_map<std::string, ServerCount> server_counts_;
 };
 
 }  // namespace crawler

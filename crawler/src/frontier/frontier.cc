@@ -321,8 +321,16 @@ FrontierStats Frontier::Stats() {
   stats.authorities = queues_.authorities();
   stats.servers = queues_.servers();
   stats.server_waits = queues_.server_waits();
+  stats.server_slot_waits = queues_.server_slot_waits();
+  stats.server_delay_waits = queues_.server_delay_waits();
+  stats.servers_counted = queues_.servers_counted();
   stats.host_limit_bytes = per_host_ != nullptr ? per_host_->MemoryBytes() : 0;
   return stats;
+}
+
+std::vector<std::pair<std::string, ServerCount>> Frontier::BusiestServers(size_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queues_.BusiestServers(limit);
 }
 
 }  // namespace crawler

@@ -94,6 +94,7 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
       const absl::Time before = server.next_allowed;
       server.next_allowed = std::max(before, now + policy_->AddressInterval(it->first));
       host.server_take.emplace(before, server.next_allowed);
+      if (ServerCount* count = CountOf(host.address)) ++count->starts;
       url.address = host.address;
     }
     MaybeSchedule(it->first, host);
@@ -122,16 +123,39 @@ bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Ti
   if (connections > 0 && server.in_flight >= connections) {
     host.parked = true;
     server.parked.push_back(authority);
-    ++server_waits_;
+    ++server_slot_waits_;
+    if (ServerCount* count = CountOf(host.address)) ++count->slot_waits;
     return false;
   }
   if (server.next_allowed > now) {
     host.in_heap = true;
     heap_.push(HeapEntry{server.next_allowed, order_++, authority});
-    ++server_waits_;
+    ++server_delay_waits_;
+    if (ServerCount* count = CountOf(host.address)) ++count->delay_waits;
     return false;
   }
   return true;
+}
+
+ServerCount* HostQueues::CountOf(const std::string& address) {
+  auto it = server_counts_.find(address);
+  if (it != server_counts_.end()) return &it->second;
+  if (server_counts_.size() >= kMaxServersCounted) return nullptr;
+  return &server_counts_[address];
+}
+
+std::vector<std::pair<std::string, ServerCount>> HostQueues::BusiestServers(size_t limit) const {
+  std::vector<std::pair<std::string, ServerCount>> servers(server_counts_.begin(),
+                                                           server_counts_.end());
+  const auto busier = [](const auto& a, const auto& b) {
+    return a.second.starts != b.second.starts ? a.second.starts > b.second.starts
+                                              : a.first < b.first;
+  };
+  const size_t kept = std::min(limit, servers.size());
+  std::partial_sort(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(kept),
+                    servers.end(), busier);
+  servers.resize(kept);
+  return servers;
 }
 
 void HostQueues::WakeParked(Server& server) {

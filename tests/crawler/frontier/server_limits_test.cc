@@ -123,6 +123,38 @@ TEST(ServerLimits, FiftyNamesOnOneServerShareItsConnectionsAndInterval) {
   for (const auto& [authority, asked] : addresses.asked) EXPECT_EQ(asked, 1) << authority;
 }
 
+// The waits and starts are counted per server, by cause.
+TEST(ServerLimits, WaitsAreCountedPerServerByCause) {
+  ServerPolicy policy(/*per_host=*/1, absl::Seconds(5), /*per_ip=*/1, absl::Seconds(1));
+  MapAddresses addresses;
+  HostQueues q(&policy, 0, &addresses);
+  addresses.answers["http://a.test"] = "127.0.0.1:80";
+  addresses.answers["http://b.test"] = "127.0.0.1:80";
+  q.Add(U("http://a.test/1"));
+  q.Add(U("http://b.test/1"));
+  std::optional<CrawlUrl> first = q.TakeReady(kT0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(q.TakeReady(kT0).has_value());  // the other name: the server's one slot is busy
+  q.Release(first->authority, Answered(absl::Milliseconds(10)), kT0 + absl::Milliseconds(10));
+  const std::string other = first->authority == "http://a.test" ? "http://b.test" : "http://a.test";
+  // Woken by the release, then held by the server's 1 s interval.
+  EXPECT_FALSE(q.TakeReady(kT0 + absl::Milliseconds(10)).has_value());
+  ASSERT_EQ(q.NextReadyAuthority(), other);
+  EXPECT_EQ(q.NextReadyTime(), kT0 + absl::Seconds(1));
+  EXPECT_EQ(q.server_slot_waits(), 1u);
+  EXPECT_EQ(q.server_delay_waits(), 1u);
+  // Started, the other name's next URL waits for its own 5 s delay.
+  ASSERT_TRUE(q.TakeReady(kT0 + absl::Seconds(1)).has_value());
+  q.Add(U(other + "/2"));
+  q.Release(other, Answered(absl::Milliseconds(10)), kT0 + absl::Seconds(1));
+  const auto busiest = q.BusiestServers(10);
+  ASSERT_EQ(busiest.size(), 1u);
+  EXPECT_EQ(busiest[0].first, "127.0.0.1:80");
+  EXPECT_EQ(busiest[0].second.starts, 2u);
+  EXPECT_EQ(busiest[0].second.slot_waits, 1u);
+  EXPECT_EQ(busiest[0].second.delay_waits, 1u);
+}
+
 TEST(ServerLimits, FiftyNamesOnFiftyServersStartTogether) {
   ServerPolicy policy(2, absl::ZeroDuration(), 2, absl::Milliseconds(100));
   MapAddresses addresses;
