@@ -166,6 +166,11 @@ class HostAddresses {
   virtual std::optional<std::string> AddressOf(const std::string& authority) = 0;
 };
 
+// Why an authority ready on its own waits for its server (HostQueues::
+// ServerHoldOf): none, the server's start interval (AddressInterval), all
+// its connections in use (AddressConnections).
+enum class ServerHold { kNone, kInterval, kSlots };
+
 // What HostQueues counted of one server: starts, and waits of an authority
 // ready on its own for the server's slots or its start interval.
 struct ServerCount {
@@ -255,6 +260,10 @@ class HostQueues {
   // The `limit` counted servers with the most starts, most first (ties by
   // address).
   std::vector<std::pair<std::string, ServerCount>> BusiestServers(size_t limit) const;
+  // Why `authority`'s entry at `ready` waits for its server: kNone when its
+  // own time (delay, pause) is what holds it. Fills `address`.
+  ServerHold ServerHoldOf(const std::string& authority, absl::Time ready,
+                          std::string* address) const;
   // Per-server counts kept for at most this many servers (~100 bytes each,
   // ~1 MB); later servers still count in the totals above.
   static constexpr size_t kMaxServersCounted = 10'000;
@@ -275,6 +284,8 @@ class HostQueues {
     std::string address;
     bool address_known = false;
     bool parked = false;  // waiting in its server's `parked` for a slot
+    // Why its server last held it back; kNone once it started.
+    ServerHold server_hold = ServerHold::kNone;
     // The server's next_allowed before and after the last TakeReady, while
     // no fetch ended since: an unfetched slot gives the interval back, as
     // allowed_before_take does for the authority.

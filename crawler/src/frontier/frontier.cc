@@ -276,6 +276,18 @@ std::string Frontier::NextReadyReason(absl::Time now) {
   const std::string& authority = queues_.NextReadyAuthority();
   if (authority.empty() || ready == absl::InfiniteFuture()) return "";
   if (ready <= now) return absl::StrCat(authority, " (ready)");
+  std::string address;
+  switch (queues_.ServerHoldOf(authority, ready, &address)) {
+    case ServerHold::kInterval:
+      return absl::StrCat("the interval between requests to server ", address, " (ip-delay ",
+                          absl::FormatDuration(policy_->AddressInterval(authority)), ") for ",
+                          authority);
+    case ServerHold::kSlots:
+      return absl::StrCat("a free connection to server ", address, " (per-ip ",
+                          policy_->AddressConnections(authority), ") for ", authority);
+    case ServerHold::kNone:
+      break;
+  }
   const std::string pause = policy_->PauseReason(authority, ready);
   if (!pause.empty()) return absl::StrCat(pause, " of ", authority);
   return absl::StrCat("the delay between requests to ", authority, " (",

@@ -94,6 +94,7 @@ std::optional<CrawlUrl> HostQueues::TakeReady(absl::Time now) {
       const absl::Time before = server.next_allowed;
       server.next_allowed = std::max(before, now + policy_->AddressInterval(it->first));
       host.server_take.emplace(before, server.next_allowed);
+      host.server_hold = ServerHold::kNone;
       if (ServerCount* count = CountOf(host.address)) ++count->starts;
       url.address = host.address;
     }
@@ -122,6 +123,7 @@ bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Ti
   const int connections = policy_->AddressConnections(authority);
   if (connections > 0 && server.in_flight >= connections) {
     host.parked = true;
+    host.server_hold = ServerHold::kSlots;
     server.parked.push_back(authority);
     ++server_slot_waits_;
     if (ServerCount* count = CountOf(host.address)) ++count->slot_waits;
@@ -129,6 +131,7 @@ bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Ti
   }
   if (server.next_allowed > now) {
     host.in_heap = true;
+    host.server_hold = ServerHold::kInterval;
     heap_.push(HeapEntry{server.next_allowed, order_++, authority});
     ++server_delay_waits_;
     if (ServerCount* count = CountOf(host.address)) ++count->delay_waits;
@@ -156,6 +159,17 @@ std::vector<std::pair<std::string, ServerCount>> HostQueues::BusiestServers(size
                     servers.end(), busier);
   servers.resize(kept);
   return servers;
+}
+
+ServerHold HostQueues::ServerHoldOf(const std::string& authority, absl::Time ready,
+                                    std::string* address) const {
+  auto it = hosts_.find(authority);
+  if (it == hosts_.end() || it->second.address.empty()) return ServerHold::kNone;
+  const Host& host = it->second;
+  // Its own next start later than the entry: its delay or a pause holds it.
+  if (host.server_hold == ServerHold::kNone || host.next_allowed >= ready) return ServerHold::kNone;
+  *address = host.address;
+  return host.server_hold;
 }
 
 void HostQueues::WakeParked(Server& server) {

@@ -123,8 +123,10 @@ TEST(ServerLimits, FiftyNamesOnOneServerShareItsConnectionsAndInterval) {
   for (const auto& [authority, asked] : addresses.asked) EXPECT_EQ(asked, 1) << authority;
 }
 
-// The waits and starts are counted per server, by cause.
-TEST(ServerLimits, WaitsAreCountedPerServerByCause) {
+// What the crawl names when it waits: a name held by its server's interval
+// is held by the server (not its own delay), one held by its own delay by
+// itself; the waits and starts are counted per server.
+TEST(ServerLimits, AWaitSaysWhetherTheServerOrTheHostHoldsIt) {
   ServerPolicy policy(/*per_host=*/1, absl::Seconds(5), /*per_ip=*/1, absl::Seconds(1));
   MapAddresses addresses;
   HostQueues q(&policy, 0, &addresses);
@@ -141,12 +143,17 @@ TEST(ServerLimits, WaitsAreCountedPerServerByCause) {
   EXPECT_FALSE(q.TakeReady(kT0 + absl::Milliseconds(10)).has_value());
   ASSERT_EQ(q.NextReadyAuthority(), other);
   EXPECT_EQ(q.NextReadyTime(), kT0 + absl::Seconds(1));
+  std::string address;
+  EXPECT_EQ(q.ServerHoldOf(other, q.NextReadyTime(), &address), ServerHold::kInterval);
+  EXPECT_EQ(address, "127.0.0.1:80");
   EXPECT_EQ(q.server_slot_waits(), 1u);
   EXPECT_EQ(q.server_delay_waits(), 1u);
   // Started, the other name's next URL waits for its own 5 s delay.
   ASSERT_TRUE(q.TakeReady(kT0 + absl::Seconds(1)).has_value());
   q.Add(U(other + "/2"));
   q.Release(other, Answered(absl::Milliseconds(10)), kT0 + absl::Seconds(1));
+  ASSERT_EQ(q.NextReadyAuthority(), other);
+  EXPECT_EQ(q.ServerHoldOf(other, q.NextReadyTime(), &address), ServerHold::kNone);
   const auto busiest = q.BusiestServers(10);
   ASSERT_EQ(busiest.size(), 1u);
   EXPECT_EQ(busiest[0].first, "127.0.0.1:80");
