@@ -125,6 +125,33 @@ TEST(IdleWait, 503WithRetryAfterIsAPauseNamedInTheLog) {
   EXPECT_EQ(crawl.run.err.find("stalled"), std::string::npos) << crawl.run.err;
 }
 
+// Two names on one server (--resolve) with no delay of their own and
+// --ip-delay 1500ms: after the first page, the second waits for the server's
+// interval, and the log names the server and that interval, not a host's
+// delay.
+TEST(IdleWait, AServerIntervalIsNamedAsTheServers) {
+  auto site = StartIdleSite();
+  ASSERT_NE(site, nullptr);
+  ServeIndex(site.get(), "/leaf/", {});
+  const std::string port = absl::StrCat(site->port());
+  const e2e::BinaryCrawl crawl = e2e::RunCrawlBinaryWithLogs(
+      "idle-server-interval",
+      {absl::StrCat("http://a.test:", port, "/leaf/"),
+       absl::StrCat("http://b.test:", port, "/leaf/")},
+      {"--robots", "off", "--delay", "0", "--per-ip", "1", "--ip-delay", "1500ms",
+       "--block-private", "off", "--resolve", absl::StrCat("a.test:", port, ":127.0.0.1"),
+       "--resolve", absl::StrCat("b.test:", port, ":127.0.0.1")},
+      kIdleTimeLimitS);
+  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err;
+  EXPECT_EQ(CountStatus(crawl, 200), 2) << crawl.run.err;
+  const std::string named =
+      absl::StrCat("waiting for the interval between requests to server 127.0.0.1:", port,
+                   " (ip-delay 1.5s) for http://");
+  EXPECT_NE(crawl.run.err.find(named), std::string::npos) << crawl.run.err;
+  EXPECT_EQ(crawl.run.err.find("waiting for the delay between requests"), std::string::npos)
+      << crawl.run.err;
+}
+
 // The invariant over the cases that left a crawl idle: 503 and 429, with and
 // without Retry-After, --per-host 1 and 2, robots on and off, one host and
 // two. Every page ends 200 within the time limit, nothing stalls.

@@ -123,6 +123,17 @@ TEST(ServerPoliteness, FiftyNamesOnOneAddressShareItsLimits) {
   }
   // Every page went to the one address, under its own name.
   for (const nlohmann::json& page : pages) EXPECT_EQ(page["status"], 200) << page.dump();
+  // summary.json counts the one server, its 50 starts, and the waits of
+  // ready names for it: 50 names at 3 connections and 100 ms apart cannot
+  // all start on their own time.
+  const nlohmann::json servers = e2e::ReadSummary(options.out_dir)["servers"];
+  EXPECT_EQ(servers["counted"], 1) << servers.dump();
+  const nlohmann::json& server = servers["busiest"][absl::StrCat("127.0.0.1:", site->port())];
+  EXPECT_EQ(server["starts"], kNames) << servers.dump();
+  EXPECT_GT(server["slot_waits"].get<int>() + server["delay_waits"].get<int>(), 0)
+      << servers.dump();
+  EXPECT_EQ(server["slot_waits"], servers["slot_waits"]) << servers.dump();
+  EXPECT_EQ(server["delay_waits"], servers["delay_waits"]) << servers.dump();
 }
 
 TEST(ServerPoliteness, FiftyNamesOnFiftyAddressesRunSideBySide) {
@@ -151,6 +162,8 @@ TEST(ServerPoliteness, FiftyNamesOnFiftyAddressesRunSideBySide) {
   // for 50); fifty servers let them overlap far beyond that.
   EXPECT_GT(PeakOverlap(all), 3);
   EXPECT_LT(seconds, 0.5 * kNames * 0.1) << seconds << " s";
+  // One server per address, in summary.json's count.
+  EXPECT_EQ(e2e::ReadSummary(options.out_dir)["servers"]["counted"], kNames);
 }
 
 }  // namespace

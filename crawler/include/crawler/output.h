@@ -135,6 +135,16 @@ class PageLog {
   absl::Status error_ ABSL_GUARDED_BY(mu_);
 };
 
+// One server's entry in summary.json's "servers.busiest": the crawl's
+// grouping of hosts by the address and port they resolve to (--per-ip,
+// --ip-delay; docs/politeness.md).
+struct ServerSummary {
+  std::string address;      // the key: "ADDR:PORT"
+  int64_t starts = 0;       // fetches started on it
+  int64_t slot_waits = 0;   // a host ready on its own waited for a free connection
+  int64_t delay_waits = 0;  // ... for the server's start interval
+};
+
 // One authority's line in summary.json's "hosts" object.
 struct HostSummary {
   std::string authority;       // the key: "http://host:port"
@@ -229,6 +239,15 @@ struct CrawlSummary {
   // hosts_not_listed counts the others.
   std::vector<HostSummary> hosts;
   int64_t hosts_not_listed = 0;
+  // The grouping by server, this run (not kept in checkpoints); summary.json's
+  // "servers": servers counted (at most 10 000), waits of a host ready on its
+  // own for a server's connection (or the fleet's lease) and for its start
+  // interval, and the kServersListed servers with the most starts.
+  int64_t servers_counted = 0;
+  int64_t server_slot_waits = 0;
+  int64_t server_delay_waits = 0;
+  static constexpr size_t kServersListed = 10;
+  std::vector<ServerSummary> busiest_servers;
   // --recrawl: records of each Revisit kind, body bytes not
   // downloaded (304s and carried records: the previous body's size), and
   // damaged lines of the previous pages.jsonl skipped. summary.json's

@@ -245,6 +245,7 @@ MetricsSnapshot Crawler::Impl::MetricsNow() const {
   m.host_queue_urls = parts_->frontier->Stats().buffered;
   m.spilled_segments = parts_->sieve->Stats().spilled_segments;
   m.hosts = HostCountsOf(*parts_->policy);
+  FillServerFields(*parts_->frontier, &m.summary);
   m.latency = latency_.Read();
   return m;
 }
@@ -691,6 +692,7 @@ CrawlSummary Crawler::Impl::Summarize(const std::string& stop_reason) {
   summary.interrupted = stop_reason == "signal";
   summary.stop_reason = stop_reason;
   parts_->stats.hosts().Fill(parts_->policy->Dropped(), &summary);
+  FillServerFields(*parts_->frontier, &summary);
   return summary;
 }
 

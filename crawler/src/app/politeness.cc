@@ -101,6 +101,19 @@ HostBackoffCounts HostCountsOf(const PolitePolicy& policy) {
   return counts;
 }
 
+void FillServerFields(Frontier& frontier, CrawlSummary* summary) {
+  const FrontierStats stats = frontier.Stats();
+  summary->servers_counted = static_cast<int64_t>(stats.servers_counted);
+  summary->server_slot_waits = static_cast<int64_t>(stats.server_slot_waits);
+  summary->server_delay_waits = static_cast<int64_t>(stats.server_delay_waits);
+  summary->busiest_servers.clear();
+  for (const auto& [address, count] : frontier.BusiestServers(CrawlSummary::kServersListed)) {
+    summary->busiest_servers.push_back({address, static_cast<int64_t>(count.starts),
+                                        static_cast<int64_t>(count.slot_waits),
+                                        static_cast<int64_t>(count.delay_waits)});
+  }
+}
+
 PageRecord HostDroppedRecord(const CrawlUrl& url, absl::Time now) {
   PageRecord record;
   record.url = url.url;

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "crawler/fetch.h"
+#include "crawler/frontier.h"
 #include "crawler/metrics.h"
 #include "crawler/options.h"
 #include "crawler/output.h"
@@ -50,6 +51,10 @@ FetchOutcome FetchOutcomeOf(const FetchResult& result, absl::Time now);
 // The policy's back-off and slow-down counts and its slowest adaptive
 // hosts, for --metrics.
 HostBackoffCounts HostCountsOf(const PolitePolicy& policy);
+
+// The grouping by server's counts (servers_counted, the waits, the busiest
+// servers) from the frontier into `summary`.
+void FillServerFields(Frontier& frontier, CrawlSummary* summary);
 
 // error "host_dropped: <reason>", fetched_at `now`, nothing fetched.
 PageRecord HostDroppedRecord(const CrawlUrl& url, absl::Time now);

@@ -42,7 +42,8 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
     : sieve_(sieve),
       options_(options),
       policy_(std::move(policy)),
-      queues_(policy_.get(), options.max_buffered_per_host, options.addresses.get()),
+      queues_(policy_.get(), options.max_buffered_per_host, options.addresses.get(),
+              options.addresses != nullptr ? options.server_leases.get() : nullptr),
       sieve_hosts_(std::make_unique<HostCountSketch>()),
       unfinished_hosts_(std::make_unique<HostCountSketch>()) {
   if (options.max_pages_per_host > 0) per_host_ = std::make_unique<HostLimitCounts>();
@@ -276,6 +277,23 @@ std::string Frontier::NextReadyReason(absl::Time now) {
   const std::string& authority = queues_.NextReadyAuthority();
   if (authority.empty() || ready == absl::InfiniteFuture()) return "";
   if (ready <= now) return absl::StrCat(authority, " (ready)");
+  std::string address;
+  switch (queues_.ServerHoldOf(authority, ready, &address)) {
+    case ServerHold::kInterval:
+      return absl::StrCat("the interval between requests to server ", address, " (ip-delay ",
+                          absl::FormatDuration(policy_->AddressInterval(authority)), ") for ",
+                          authority);
+    case ServerHold::kSlots:
+      return absl::StrCat("a free connection to server ", address, " (per-ip ",
+                          policy_->AddressConnections(authority), ") for ", authority);
+    case ServerHold::kFleet:
+      return absl::StrCat("the fleet's lease on server ", address, " (per-ip ",
+                          policy_->AddressConnections(authority), ", ip-delay ",
+                          absl::FormatDuration(policy_->AddressInterval(authority)), ") for ",
+                          authority);
+    case ServerHold::kNone:
+      break;
+  }
   const std::string pause = policy_->PauseReason(authority, ready);
   if (!pause.empty()) return absl::StrCat(pause, " of ", authority);
   return absl::StrCat("the delay between requests to ", authority, " (",
@@ -321,8 +339,16 @@ FrontierStats Frontier::Stats() {
   stats.authorities = queues_.authorities();
   stats.servers = queues_.servers();
   stats.server_waits = queues_.server_waits();
+  stats.server_slot_waits = queues_.server_slot_waits();
+  stats.server_delay_waits = queues_.server_delay_waits();
+  stats.servers_counted = queues_.servers_counted();
   stats.host_limit_bytes = per_host_ != nullptr ? per_host_->MemoryBytes() : 0;
   return stats;
+}
+
+std::vector<std::pair<std::string, ServerCount>> Frontier::BusiestServers(size_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queues_.BusiestServers(limit);
 }
 
 }  // namespace crawler

@@ -189,6 +189,24 @@ void RenderHosts(const HostBackoffCounts& h, Exposition& out) {
   }
 }
 
+void RenderServers(const CrawlSummary& s, Exposition& out) {
+  out.Gauge("crawl_servers_counted",
+            "Servers (address:port the hosts resolve to) the crawl started fetches on, "
+            "counted up to 10000.",
+            static_cast<double>(s.servers_counted));
+  out.Family("crawl_server_waits_total", "counter",
+             "A host ready on its own held by its server: for a free connection "
+             "(--per-ip, or the fleet's lease) or for the server's start interval (--ip-delay).");
+  out.Labeled("crawl_server_waits_total", "reason", "slot", s.server_slot_waits);
+  out.Labeled("crawl_server_waits_total", "reason", "delay", s.server_delay_waits);
+  if (s.busiest_servers.empty()) return;
+  out.Family("crawl_server_starts_total", "counter",
+             "Fetches started on each of the 10 servers with the most.");
+  for (const ServerSummary& server : s.busiest_servers) {
+    out.Labeled("crawl_server_starts_total", "server", server.address, server.starts);
+  }
+}
+
 void RenderLatency(const LatencyHistogram::Counts& c, Exposition& out) {
   constexpr absl::string_view kName = "crawl_fetch_duration_seconds";
   out.Family(kName, "histogram", "Duration of page transfers (retries included), this run.");
@@ -213,6 +231,7 @@ std::string RenderMetrics(const MetricsSnapshot& snapshot) {
   RenderQueue(snapshot, out);
   RenderFilter(snapshot, out);
   RenderHosts(snapshot.hosts, out);
+  RenderServers(snapshot.summary, out);
   RenderLatency(snapshot.latency, out);
   return out.Take();
 }

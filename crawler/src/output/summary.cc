@@ -113,6 +113,16 @@ std::string CrawlSummaryToJson(const CrawlSummary& s) {
     j["recrawl"] = nullptr;
   }
   j["hosts_not_listed"] = s.hosts_not_listed;
+  nlohmann::ordered_json busiest = nlohmann::ordered_json::object();
+  for (const ServerSummary& server : s.busiest_servers) {
+    busiest[server.address] = {{"starts", server.starts},
+                               {"slot_waits", server.slot_waits},
+                               {"delay_waits", server.delay_waits}};
+  }
+  j["servers"] = {{"counted", s.servers_counted},
+                  {"slot_waits", s.server_slot_waits},
+                  {"delay_waits", s.server_delay_waits},
+                  {"busiest", busiest}};
   nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
   for (const auto& [field, reason] : s.null_reasons) reasons[field] = reason;
   j["null_reasons"] = reasons;

@@ -95,6 +95,25 @@ TEST(RenderMetrics, AdaptiveSlowDownsAndHostDelays) {
   EXPECT_TRUE(HasLine(text, "crawl_host_delay_seconds{host=\"http://b.test:81\"} 0.025"));
 }
 
+// The grouping by server: its waits by reason always, the busiest servers'
+// starts when there are any.
+TEST(RenderMetrics, ServerWaitsAndBusiestServers) {
+  MetricsSnapshot m;
+  m.summary.servers_counted = 2;
+  m.summary.server_slot_waits = 5;
+  m.summary.server_delay_waits = 7;
+  std::string text = RenderMetrics(m);
+  EXPECT_TRUE(HasLine(text, "crawl_servers_counted 2"));
+  EXPECT_TRUE(HasLine(text, "# TYPE crawl_server_waits_total counter"));
+  EXPECT_TRUE(HasLine(text, "crawl_server_waits_total{reason=\"slot\"} 5"));
+  EXPECT_TRUE(HasLine(text, "crawl_server_waits_total{reason=\"delay\"} 7"));
+  EXPECT_EQ(text.find("crawl_server_starts_total"), std::string::npos);
+  m.summary.busiest_servers = {{"127.0.0.1:8080", 40, 5, 7}, {"[::1]:443", 3, 0, 0}};
+  text = RenderMetrics(m);
+  EXPECT_TRUE(HasLine(text, "crawl_server_starts_total{server=\"127.0.0.1:8080\"} 40"));
+  EXPECT_TRUE(HasLine(text, "crawl_server_starts_total{server=\"[::1]:443\"} 3"));
+}
+
 TEST(RenderMetrics, TheHistogramIsCumulativeAndEndsWithInf) {
   MetricsSnapshot m;
   LatencyHistogram h;

@@ -184,6 +184,25 @@ TEST(WriteSummary, ASaturatedFilterIsNullWithItsReasonNeverANegativeNumber) {
   EXPECT_EQ(j["null_reasons"]["fp_measured"], "not measured");
 }
 
+// The grouping by server: its counts and the busiest servers by address.
+TEST(WriteSummary, ServersHaveTheirWaitsAndTheBusiest) {
+  CrawlSummary s;
+  s.servers_counted = 3;
+  s.server_slot_waits = 5;
+  s.server_delay_waits = 8;
+  s.busiest_servers = {{"127.0.0.1:8080", 40, 5, 7}, {"[::1]:443", 2, 0, 1}};
+  const auto j = nlohmann::json::parse(CrawlSummaryToJson(s));
+  EXPECT_EQ(j["servers"]["counted"], 3);
+  EXPECT_EQ(j["servers"]["slot_waits"], 5);
+  EXPECT_EQ(j["servers"]["delay_waits"], 8);
+  ASSERT_EQ(j["servers"]["busiest"].size(), 2u);
+  EXPECT_EQ(j["servers"]["busiest"]["127.0.0.1:8080"]["starts"], 40);
+  EXPECT_EQ(j["servers"]["busiest"]["127.0.0.1:8080"]["delay_waits"], 7);
+  EXPECT_EQ(j["servers"]["busiest"]["[::1]:443"]["delay_waits"], 1);
+  EXPECT_TRUE(
+      nlohmann::json::parse(CrawlSummaryToJson(CrawlSummary{}))["servers"]["busiest"].empty());
+}
+
 TEST(WriteSummary, MeasuredLossHasItsIntervals) {
   CrawlSummary s;
   MeasuredLoss m;
