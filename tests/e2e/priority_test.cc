@@ -94,13 +94,21 @@ TEST(Priority, NoRuleKeepsBreadthFirstOrder) {
   }
 }
 
-TEST(Priority, PreferFetchesTheSectionFirstWithinThePageBudget) {
+// --prefer fetches the section first within a page budget: on the in-memory
+// Sieve (`base` empty) or a shared frontier at `base` ("redis://.../" or
+// "redis-cluster://.../").
+void ExpectPreferFetchesTheSectionFirst(const std::string& base, const std::string& name) {
   auto site = StartSite(2000);
   ASSERT_NE(site, nullptr);
+  auto flags = [&](std::vector<std::string> extra, const std::string& frontier) {
+    if (!base.empty()) extra.insert(extra.end(), {"--frontier", base + frontier});
+    return Serial(std::move(extra));
+  };
   BinaryCrawl plain =
-      RunCrawlBinary("priority-plain", {site->RootUrl()}, Serial({"--max-pages", "300"}));
-  BinaryCrawl preferred = RunCrawlBinary("priority-prefer", {site->RootUrl()},
-                                         Serial({"--max-pages", "300", "--prefer", "7\\.html$"}));
+      RunCrawlBinary(name + "-plain", {site->RootUrl()}, flags({"--max-pages", "300"}, "plain"));
+  BinaryCrawl preferred =
+      RunCrawlBinary(name + "-prefer", {site->RootUrl()},
+                     flags({"--max-pages", "300", "--prefer", "7\\.html$"}, "prefer"));
   ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
   ASSERT_EQ(preferred.run.exit_code, 0) << preferred.run.err;
   ASSERT_EQ(plain.pages.size(), 300u);
@@ -109,16 +117,20 @@ TEST(Priority, PreferFetchesTheSectionFirstWithinThePageBudget) {
   const int preferred_section = SectionPages(preferred);
   // Breadth first spends about a tenth of the budget on the section; with
   // --prefer every section page known when a fetch starts goes first.
-  EXPECT_LT(plain_section, 60);
-  EXPECT_GE(preferred_section, 3 * plain_section);
-  EXPECT_GE(preferred_section, 120);
+  EXPECT_LT(plain_section, 60) << name;
+  EXPECT_GE(preferred_section, 3 * plain_section) << name;
+  EXPECT_GE(preferred_section, 120) << name;
   // The preferred pages come early: the first half of the crawl holds more
   // of them than the second.
   int first_half = 0;
   for (size_t i = 0; i < preferred.pages.size() / 2; ++i) {
     first_half += std::regex_match(PathOf(preferred.pages[i]["url"].get<std::string>()), kSection);
   }
-  EXPECT_GT(first_half, preferred_section / 2);
+  EXPECT_GT(first_half, preferred_section / 2) << name;
+}
+
+TEST(Priority, PreferFetchesTheSectionFirstWithinThePageBudget) {
+  ExpectPreferFetchesTheSectionFirst("", "priority");
 }
 
 TEST(Priority, NegativeDepthPriorityGoesDeep) {
@@ -182,44 +194,18 @@ TEST(Priority, SitemapPriorityOrdersTheSitemapsPages) {
   }
 }
 
-// --prefer with a shared frontier at `base` ("redis://.../" or
-// "redis-cluster://.../"): the section first, as with the in-memory one
-// (PreferFetchesTheSectionFirstWithinThePageBudget).
-void ExpectPreferWorksWith(const std::string& base, const std::string& name) {
-  auto site = StartSite(2000);
-  ASSERT_NE(site, nullptr);
-  BinaryCrawl plain = RunCrawlBinary(name + "-plain", {site->RootUrl()},
-                                     Serial({"--max-pages", "300", "--frontier", base + "plain"}));
-  BinaryCrawl preferred = RunCrawlBinary(
-      name + "-prefer", {site->RootUrl()},
-      Serial({"--max-pages", "300", "--prefer", "7\\.html$", "--frontier", base + "prefer"}));
-  ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
-  ASSERT_EQ(preferred.run.exit_code, 0) << preferred.run.err;
-  ASSERT_EQ(plain.pages.size(), 300u);
-  ASSERT_EQ(preferred.pages.size(), 300u);
-  const int plain_section = SectionPages(plain);
-  const int preferred_section = SectionPages(preferred);
-  EXPECT_LT(plain_section, 60) << name;
-  EXPECT_GE(preferred_section, 3 * plain_section) << name;
-  EXPECT_GE(preferred_section, 120) << name;
-  int first_half = 0;
-  for (size_t i = 0; i < preferred.pages.size() / 2; ++i) {
-    first_half += std::regex_match(PathOf(preferred.pages[i]["url"].get<std::string>()), kSection);
-  }
-  EXPECT_GT(first_half, preferred_section / 2) << name;
-}
-
 TEST(Priority, PreferWorksWithARedisFrontier) {
   sieve_test::RedisServer redis;
   ASSERT_TRUE(redis.Start().ok());
-  ExpectPreferWorksWith(absl::StrCat("redis://127.0.0.1:", redis.port(), "/"), "priority-redis");
+  ExpectPreferFetchesTheSectionFirst(absl::StrCat("redis://127.0.0.1:", redis.port(), "/"),
+                                     "priority-redis");
 }
 
 TEST(Priority, PreferWorksWithARedisClusterFrontier) {
   sieve_test::RedisCluster cluster(3);
   ASSERT_TRUE(cluster.Start().ok());
   // FrontierUrl("") ends in "/": the frontier names follow.
-  ExpectPreferWorksWith(cluster.FrontierUrl(""), "priority-cluster");
+  ExpectPreferFetchesTheSectionFirst(cluster.FrontierUrl(""), "priority-cluster");
 }
 
 }  // namespace
