@@ -79,10 +79,14 @@ inline constexpr std::string_view kCrawlStateTrapsFile = "traps.txt";
 
 // What a checkpoint holds besides the Sieve (which saves itself into the
 // checkpoint's directory).
+// A crawl's normalized seeds. Shared and immutable: a crawl of a million
+// seeds keeps one copy, and a checkpoint takes it without copying.
+using SeedList = std::shared_ptr<const std::vector<std::string>>;
+
 struct CrawlCheckpoint {
-  CrawlOptions options;            // as the crawl runs; resume and fresh are stored false
-  std::vector<std::string> seeds;  // normalized
-  CrawlSummary counters;           // duration_s: crawl time so far, all runs
+  CrawlOptions options;  // as the crawl runs; resume and fresh are stored false
+  SeedList seeds = std::make_shared<const std::vector<std::string>>();  // normalized; never null
+  CrawlSummary counters;  // duration_s: crawl time so far, all runs
   // pages.jsonl's length: every record of a page Done at the checkpoint lies
   // below it; pages handed out and not Done are queued again in the Sieve.
   int64_t log_bytes = 0;
@@ -127,7 +131,9 @@ class CrawlStateDir {
   int64_t last_write_ms() const { return last_write_ms_; }
   int64_t last_write_bytes() const { return last_write_bytes_; }
   // Files of at least 64 KiB that a checkpoint holds unchanged from the
-  // previous one (the seeds) are hard-linked from it, not written again.
+  // previous one (the seeds) are hard-linked from it, not written again;
+  // seeds that are the very SeedList this object wrote last are linked
+  // without being encoded or compared.
 
   // Writes the next checkpoint. `capture` gets the new checkpoint's
   // directory (created, empty), must save the Sieve there and return the

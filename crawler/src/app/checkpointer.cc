@@ -100,12 +100,15 @@ absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options) {
 
 const std::vector<std::string>& Checkpointer::SeedsOf(const CrawlStart& start,
                                                       const std::vector<std::string>& given) {
-  return start.resumed ? start.state->loaded().seeds : given;
+  return start.resumed ? *start.state->loaded().seeds : given;
 }
 
 Checkpointer::Checkpointer(const CrawlOptions& options, std::vector<std::string> seeds,
                            std::unique_ptr<CrawlStateDir> state, Parts parts)
-    : options_(options), seeds_(std::move(seeds)), state_(std::move(state)), parts_(parts) {}
+    : options_(options),
+      seeds_(std::make_shared<const std::vector<std::string>>(std::move(seeds))),
+      state_(std::move(state)),
+      parts_(parts) {}
 
 absl::Status Checkpointer::Restore(const std::string& log_path) {
   const CrawlCheckpoint& loaded = state_->loaded();

@@ -84,6 +84,9 @@ class Checkpointer {
                std::unique_ptr<CrawlStateDir> state, Parts parts);
 
   bool enabled() const { return state_ != nullptr; }
+  // The crawl's seeds, normalized (the checkpoint's on --resume): the one
+  // copy the crawl keeps.
+  const std::vector<std::string>& seeds() const { return *seeds_; }
   // The seeds to normalize: the stored ones when resuming.
   static const std::vector<std::string>& SeedsOf(const CrawlStart& start,
                                                  const std::vector<std::string>& given);
@@ -125,7 +128,7 @@ class Checkpointer {
                                           double crawl_seconds);
 
   const CrawlOptions options_;
-  const std::vector<std::string> seeds_;
+  const SeedList seeds_;  // never null
   const std::unique_ptr<CrawlStateDir> state_;
   const Parts parts_;
   double prior_seconds_ = 0;

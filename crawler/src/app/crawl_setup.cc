@@ -317,24 +317,25 @@ absl::Status QueuePreviousPages(const CrawlOptions& options, CrawlParts* parts,
 }
 
 // The seeds before normalizing: the checkpoint's on --resume, else those
-// given; with none given, --recrawl's depth-0 pages. The previous log is read
-// once, here: its pages go into the Sieve before any seed, and with no seeds
-// given its depth-0 pages stand for them (they set the scope).
-absl::StatusOr<std::vector<std::string>> RawSeedsOf(const CrawlOptions& options,
-                                                    const CrawlStart& start,
-                                                    const std::vector<std::string>& given_seeds,
-                                                    CrawlParts* parts) {
-  std::vector<std::string> previous_seeds;
+// given; with none given, --recrawl's depth-0 pages (kept in `*previous`).
+// The previous log is read once, here: its pages go into the Sieve before
+// any seed, and with no seeds given its depth-0 pages stand for them (they
+// set the scope). Returns a view of one of the three lists: a million seeds
+// are not copied.
+absl::StatusOr<const std::vector<std::string>*> RawSeedsOf(
+    const CrawlOptions& options, const CrawlStart& start,
+    const std::vector<std::string>& given_seeds, CrawlParts* parts,
+    std::vector<std::string>* previous) {
   if (!options.recrawl.empty() && !start.resumed) {
     absl::Status queued =
-        QueuePreviousPages(options, parts, given_seeds.empty() ? &previous_seeds : nullptr);
+        QueuePreviousPages(options, parts, given_seeds.empty() ? previous : nullptr);
     if (!queued.ok()) return queued;
-    if (given_seeds.empty() && previous_seeds.empty()) {
+    if (given_seeds.empty() && previous->empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--recrawl ", options.recrawl, ": the previous crawl fetched no seed page"));
     }
   }
-  return Checkpointer::SeedsOf(start, previous_seeds.empty() ? given_seeds : previous_seeds);
+  return &Checkpointer::SeedsOf(start, previous->empty() ? given_seeds : *previous);
 }
 
 // The filter of the seeds' scope, the trap defences and the PageProcessor.
@@ -358,10 +359,10 @@ absl::Status BuildPageProcessor(const CrawlOptions& options, const std::vector<s
 // The Checkpointer (which, on --resume, puts the checkpoint's counts back and
 // cuts pages.jsonl's torn tail before it is opened), pages.jsonl and the
 // WARC file.
-absl::Status OpenOutputs(const CrawlOptions& options, const std::vector<std::string>& seeds,
+absl::Status OpenOutputs(const CrawlOptions& options, std::vector<std::string> seeds,
                          CrawlStart* start, CrawlParts* parts) {
   parts->checkpointer = std::make_unique<Checkpointer>(
-      options, seeds, std::move(start->state),
+      options, std::move(seeds), std::move(start->state),
       Checkpointer::Parts{
           parts->sieve.get(), parts->frontier.get(), &parts->stats,
           [parts] { return parts->warc != nullptr ? parts->warc->Sync() : absl::OkStatus(); },
@@ -393,13 +394,18 @@ absl::Status OpenOutputs(const CrawlOptions& options, const std::vector<std::str
   return absl::OkStatus();
 }
 
-// The seeds through the filter into the Frontier at depth 0, counted.
+// The seeds through the filter into the Frontier at depth 0, counted, in
+// batches: one Sieve::PushBatch per kSeedBatch seeds (a million seeds pushed
+// one by one took ~2 s of a crawl's start).
 void OfferSeeds(const std::vector<std::string>& seeds, CrawlParts* parts) {
+  constexpr size_t kSeedBatch = 4096;
   LinkCounts seed_counts;
-  for (const std::string& seed : parts->processor->Filter(seeds, 0, &seed_counts)) {
-    CrawlUrl url;
-    url.url = seed;
-    parts->frontier->Offer(url);
+  for (size_t first = 0; first < seeds.size(); first += kSeedBatch) {
+    const size_t end = std::min(seeds.size(), first + kSeedBatch);
+    std::vector<std::string> batch(seeds.begin() + static_cast<ptrdiff_t>(first),
+                                   seeds.begin() + static_cast<ptrdiff_t>(end));
+    parts->frontier->OfferLinks(parts->processor->Filter(std::move(batch), 0, &seed_counts),
+                                /*depth=*/0, /*parent=*/"");
   }
   parts->stats.AddLinks(seed_counts);
 }
@@ -422,7 +428,7 @@ absl::Status BuildFetching(const CrawlOptions& options, const SchedulerHooks& ho
   parts->retries = std::make_unique<RetryQueue>(
       RetryOptions{options.retries, absl::Seconds(options.retry_backoff_s)});
   parts->parsers = std::make_unique<ParsePool<ParseJob>>(options.threads, hooks.on_parsed);
-  FetchOptions fetch_options = FetchOptionsOf(options, parts->seeds);
+  FetchOptions fetch_options = FetchOptionsOf(options, parts->checkpointer->seeds());
   fetch_options.restored_cookies = parts->checkpointer->RestoredCookies();  // "" unless resumed
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
       Fetcher::Create(fetch_options, hooks.on_fetched);
@@ -441,23 +447,25 @@ absl::Status BuildInto(const CrawlOptions& options, const std::vector<std::strin
   if (absl::Status built = BuildSieveAndFrontier(options, &*start, parts); !built.ok()) {
     return built;
   }
-  absl::StatusOr<std::vector<std::string>> raw_seeds =
-      RawSeedsOf(options, *start, given_seeds, parts);
+  std::vector<std::string> previous_seeds;  // --recrawl's, when no seeds are given
+  absl::StatusOr<const std::vector<std::string>*> raw_seeds =
+      RawSeedsOf(options, *start, given_seeds, parts, &previous_seeds);
   if (!raw_seeds.ok()) return raw_seeds.status();
   // --sitemap without seeds: the sitemaps' URLs stand for the seeds where a
   // seed sets something (the scope's hosts, private addresses allowed, the
   // checkpoint's list); the pages come from the sitemaps, nothing else is queued.
-  const bool sitemaps_only = raw_seeds->empty() && !options.sitemap_urls.empty();
+  const bool sitemaps_only = (*raw_seeds)->empty() && !options.sitemap_urls.empty();
   absl::StatusOr<std::vector<std::string>> seeds =
-      NormalizeSeeds(sitemaps_only ? options.sitemap_urls : *raw_seeds, options);
+      NormalizeSeeds(sitemaps_only ? options.sitemap_urls : **raw_seeds, options);
   if (!seeds.ok()) return seeds.status();
   if (absl::Status built = BuildPageProcessor(options, *seeds, parts); !built.ok()) return built;
-  if (absl::Status opened = OpenOutputs(options, *seeds, &*start, parts); !opened.ok()) {
+  // The Checkpointer keeps the one copy of the normalized seeds.
+  if (absl::Status opened = OpenOutputs(options, *std::move(seeds), &*start, parts); !opened.ok()) {
     return opened;
   }
-  parts->seeds = *seeds;
-  const std::vector<std::string> no_seeds;  // a resumed crawl's seeds are in its Sieve
-  OfferSeeds(start->resumed || sitemaps_only ? no_seeds : *seeds, parts);
+  if (!start->resumed && !sitemaps_only) {  // a resumed crawl's seeds are in its Sieve
+    OfferSeeds(parts->checkpointer->seeds(), parts);
+  }
   return BuildFetching(options, hooks, parts);
 }
 

@@ -122,7 +122,6 @@ struct CrawlParts {
   RobotsParts robots;  // robots.txt gate; passes everything with --robots off
   std::unique_ptr<ParsePool<ParseJob>> parsers;  // runs SchedulerHooks::on_parsed
   std::unique_ptr<Fetcher> fetcher;  // runs SchedulerHooks::on_fetched; uses everything above
-  std::vector<std::string> seeds;    // normalized (the checkpoint's on --resume)
   int64_t pages_at_start = 0;        // restored on --resume: not this run's
 };
 

@@ -631,7 +631,7 @@ CrawlProgress Crawler::Impl::Progress() const {
 void Crawler::Impl::LogStart() {
   // One line saying what this crawl is: a user who left
   // the defaults learns the pace they set.
-  const std::vector<std::string>& given = parts_->seeds;
+  const std::vector<std::string>& given = parts_->checkpointer->seeds();
   std::string seeds = given.empty()
                           ? std::string("no seeds (sitemaps only)")
                           : absl::StrCat(given.size(), given.size() == 1 ? " seed" : " seeds", " (",

@@ -38,10 +38,13 @@ struct Manifest {
   std::map<std::string, FileCheck> files;  // by name, in the checkpoint's folder
 };
 
-// A checkpoint already written: its folder and what its manifest lists.
+// A checkpoint already written: its folder, what its manifest lists and,
+// when this process wrote it, the seed list its seeds.txt encodes (null
+// otherwise).
 struct PreviousCheckpoint {
   std::filesystem::path folder;
   Manifest manifest;
+  SeedList seeds;
 };
 
 // "crawl-state <version>\n<json>\ncrc32 <8 hex digits of the bytes before>\n"

@@ -119,7 +119,8 @@ absl::StatusOr<CrawlCheckpoint> ReadCheckpoint(const fs::path& folder, const Man
 
   absl::StatusOr<std::string> seeds = ReadChecked(folder, state_internal::kSeedsName, manifest);
   if (!seeds.ok()) return seeds.status();
-  checkpoint.seeds = state_internal::DecodeSeeds(*seeds);
+  checkpoint.seeds =
+      std::make_shared<const std::vector<std::string>>(state_internal::DecodeSeeds(*seeds));
 
   const std::string frontier_path = (folder / state_internal::kFrontierName).string();
   absl::StatusOr<std::string> frontier =
@@ -215,6 +216,22 @@ int64_t NewlyWrittenBytes(const fs::path& folder) {
   return bytes;
 }
 
+// The seeds are the one file that is large and never changes in a crawl: a
+// list the previous checkpoint wrote from (the same SeedList) is linked
+// without encoding it (~50 MB for a million seeds) or reading the old file.
+bool LinkedSameSeeds(const fs::path& folder, const SeedList& seeds,
+                     const PreviousCheckpoint* previous, Manifest* manifest) {
+  if (previous == nullptr || previous->seeds == nullptr || previous->seeds != seeds) return false;
+  const std::string name(state_internal::kSeedsName);
+  const auto listed = previous->manifest.files.find(name);
+  if (listed == previous->manifest.files.end()) return false;
+  std::error_code ec;
+  fs::create_hard_link(previous->folder / name, folder / name, ec);
+  if (ec) return false;
+  manifest->files[name] = listed->second;
+  return true;
+}
+
 absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoint checkpoint,
                          const PreviousCheckpoint* previous, Manifest* written) {
   checkpoint.options.resume = false;
@@ -223,9 +240,14 @@ absl::Status WriteFolder(const fs::path& folder, int64_t sequence, CrawlCheckpoi
   manifest.version = kCrawlStateVersion;
   manifest.sequence = sequence;
   manifest.log_bytes = checkpoint.log_bytes;
+  if (!LinkedSameSeeds(folder, checkpoint.seeds, previous, &manifest)) {
+    absl::Status status =
+        WriteOrLinkListed(folder, state_internal::kSeedsName,
+                          state_internal::EncodeSeeds(*checkpoint.seeds), previous, &manifest);
+    if (!status.ok()) return status;
+  }
   const std::pair<std::string_view, std::string> files[] = {
       {state_internal::kOptionsName, CrawlOptionsToToml(checkpoint.options)},
-      {state_internal::kSeedsName, state_internal::EncodeSeeds(checkpoint.seeds)},
       {state_internal::kFrontierName, state_internal::EncodeFrontier(checkpoint.frontier)},
       {state_internal::kCountersName, state_internal::EncodeCounters(checkpoint.counters)},
       {state_internal::kCookiesName, checkpoint.cookies},
@@ -289,7 +311,7 @@ absl::StatusOr<std::unique_ptr<CrawlStateDir>> CrawlStateDir::Open(const std::st
   state->loaded_ = *std::move(checkpoint);
   state->checkpoint_dir_ = folder;
   state->previous_ =
-      std::make_unique<PreviousCheckpoint>(PreviousCheckpoint{folder, *std::move(manifest)});
+      std::make_unique<PreviousCheckpoint>(PreviousCheckpoint{folder, *std::move(manifest), {}});
   return state;
 }
 
@@ -305,11 +327,14 @@ absl::Status CrawlStateDir::Write(const Capture& capture) {
                                                ec ? ec.message() : "it exists"));
   }
   absl::Status status;
+  SeedList seeds;  // the list this checkpoint's seeds.txt encodes
   absl::StatusOr<CrawlCheckpoint> checkpoint = capture(folder);
   if (!checkpoint.ok()) status = checkpoint.status();
   Manifest written;
-  if (status.ok())
+  if (status.ok()) {
+    seeds = checkpoint->seeds;
     status = WriteFolder(folder, sequence, *std::move(checkpoint), previous_.get(), &written);
+  }
   if (status.ok()) {
     status = state_internal::ReplaceFileAtomically(dir_ / std::string(kCurrentName), name + "\n");
   }
@@ -318,7 +343,8 @@ absl::Status CrawlStateDir::Write(const Capture& capture) {
     return absl::Status(status.code(), absl::StrCat("checkpoint: ", status.message()));
   }
   sequence_ = sequence;
-  previous_ = std::make_unique<PreviousCheckpoint>(PreviousCheckpoint{folder, std::move(written)});
+  previous_ = std::make_unique<PreviousCheckpoint>(
+      PreviousCheckpoint{folder, std::move(written), std::move(seeds)});
   ++written_;
   last_write_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - started)

@@ -40,7 +40,8 @@ class StateTest : public ::testing::Test {
     c.options.seeds_file = "seeds.txt";
     c.options.delay_s = 0.25;
     c.options.max_depth = 4;
-    c.seeds = {"http://127.0.0.1:1/", "http://127.0.0.1:1/b"};
+    c.seeds = std::make_shared<const std::vector<std::string>>(
+        std::vector<std::string>{"http://127.0.0.1:1/", "http://127.0.0.1:1/b"});
     c.counters.pages = 42;
     c.counters.pages_ok = 40;
     c.counters.errors_by_kind["timeout"] = 2;
@@ -144,7 +145,7 @@ TEST_F(StateTest, CheckpointReadsBackWhole) {
   const CrawlCheckpoint& got = (*opened)->loaded();
   const CrawlCheckpoint want = Sample();
   EXPECT_EQ(got.options, want.options);
-  EXPECT_EQ(got.seeds, want.seeds);
+  EXPECT_EQ(*got.seeds, *want.seeds);
   EXPECT_EQ(got.counters.pages, 42);
   EXPECT_EQ(got.counters.errors_by_kind.at("timeout"), 2);
   EXPECT_EQ(got.counters.status_counts.at(0), 2);
@@ -476,13 +477,15 @@ TEST_F(StateTest, SieveFilesAreNotListedNorCountedWhenLinked) {
 
 // A crawl's seeds are the same in every checkpoint: from 64 KiB on, the
 // next checkpoint links them from the previous one (written and fsynced once)
-// instead of writing them again; changed seeds are written; a resumed crawl
-// links from the checkpoint it opened; every copy reads back whole.
+// instead of writing them again, whether it is handed the very list the last
+// checkpoint wrote or an equal copy; changed seeds are written; a resumed
+// crawl links from the checkpoint it opened; every copy reads back whole.
 TEST_F(StateTest, UnchangedSeedsAreLinkedFromThePreviousCheckpoint) {
-  std::vector<std::string> seeds;
-  for (int i = 0; i < 20000; ++i) seeds.push_back("http://127.0.0.1:1/seed/" + std::to_string(i));
-  // A checkpoint of the sample with `seeds`; returns the bytes it wrote.
-  auto write = [&](CrawlStateDir& state, const std::vector<std::string>& with) {
+  std::vector<std::string> urls;
+  for (int i = 0; i < 20000; ++i) urls.push_back("http://127.0.0.1:1/seed/" + std::to_string(i));
+  const SeedList seeds = std::make_shared<const std::vector<std::string>>(urls);
+  // A checkpoint of the sample with `with`; returns the bytes it wrote.
+  auto write = [&](CrawlStateDir& state, const SeedList& with) {
     absl::Status written = state.Write([&](const fs::path& dir) -> absl::StatusOr<CrawlCheckpoint> {
       absl::Status saved = SaveEmptySieve(dir);
       if (!saved.ok()) return saved;
@@ -499,20 +502,23 @@ TEST_F(StateTest, UnchangedSeedsAreLinkedFromThePreviousCheckpoint) {
   const int64_t seeds_bytes = static_cast<int64_t>(fs::file_size(CurrentFolder() / "seeds.txt"));
   ASSERT_GT(seeds_bytes, 64 << 10);
   EXPECT_GT(first, seeds_bytes);
-  const int64_t second = write(**state, seeds);
+  const int64_t second = write(**state, seeds);   // the same list
   EXPECT_LT(second, first - seeds_bytes + 4096);  // the seeds were not written again
-  std::vector<std::string> changed = seeds;
+  const int64_t equal = write(**state, std::make_shared<const std::vector<std::string>>(urls));
+  EXPECT_LT(equal, first - seeds_bytes + 4096);  // an equal list: compared, then linked
+  std::vector<std::string> changed = urls;
   changed.back() = "http://127.0.0.1:1/another";
-  const int64_t third = write(**state, changed);
+  const SeedList changed_list = std::make_shared<const std::vector<std::string>>(changed);
+  const int64_t third = write(**state, changed_list);
   EXPECT_GT(third, seeds_bytes);
   auto opened = CrawlStateDir::Open(StateDir());
   ASSERT_TRUE(opened.ok()) << opened.status();
-  EXPECT_EQ((*opened)->loaded().seeds, changed);
-  const int64_t resumed = write(**opened, changed);
+  EXPECT_EQ(*(*opened)->loaded().seeds, changed);
+  const int64_t resumed = write(**opened, (*opened)->loaded().seeds);
   EXPECT_LT(resumed, seeds_bytes);
   auto reopened = CrawlStateDir::Open(StateDir());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
-  EXPECT_EQ((*reopened)->loaded().seeds, changed);
+  EXPECT_EQ(*(*reopened)->loaded().seeds, changed);
   EXPECT_EQ(fs::hard_link_count(CurrentFolder() / "seeds.txt"), 1u);  // the older folders are gone
 }
 
