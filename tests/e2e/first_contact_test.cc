@@ -74,6 +74,27 @@ TEST(FirstContact, FirstRobotsFailureIsWarnedWithTheRetryTime) {
   EXPECT_EQ(crawl.by_path.at(e2e::PathOf(site->RootUrl()))["status"], 200);
 }
 
+// A seeds file of a million lines took seconds to normalize and queue
+// before the first log line. From 100,000 seeds on, the crawl says how many
+// it read and what it does with them before it starts.
+TEST(FirstContact, ManySeedsAreAnnouncedBeforeTheyAreQueued) {
+  auto site = StartSite(30);
+  ASSERT_NE(site, nullptr);
+  std::vector<std::string> seeds;
+  seeds.reserve(100'000);
+  for (int i = 0; i < 100'000; ++i) {
+    seeds.push_back(absl::StrCat(site->BaseUrl(), "/p/", i % 30, ".html?seed=", i));
+  }
+  const e2e::BinaryCrawl crawl = e2e::RunCrawlBinaryWithLogs(
+      "first-many-seeds", seeds, {"--max-pages", "5", "--expected", "2e5"}, kTimeLimitS);
+  EXPECT_EQ(crawl.run.exit_code, 0) << crawl.run.err.substr(0, 2000);
+  const size_t announced = crawl.run.err.find("100000 seeds read from ");
+  ASSERT_NE(announced, std::string::npos) << crawl.run.err.substr(0, 2000);
+  EXPECT_NE(crawl.run.err.find("; normalizing and queueing them", announced), std::string::npos);
+  EXPECT_LT(announced, crawl.run.err.find("crawling 100000 seeds"));  // before the crawl starts
+  EXPECT_EQ(crawl.pages.size(), 5u);
+}
+
 // With Crawl-delay: 2, five links robots.txt forbids and one it
 // allows took 14 s: none was requested, each waited its turn. A blocked URL
 // is recorded at once, and is not one of the crawl's errors.

@@ -32,6 +32,12 @@ absl::StatusOr<std::vector<std::string>> ReadSeeds(const CrawlOptions& options) 
     if (!seeds.ok()) return seeds.status();
     for (const std::string& problem : seeds->problems) spdlog::warn("{} (skipped)", problem);
     urls = std::move(seeds->urls);
+    // Normalizing and queueing a million seeds takes seconds: say so first.
+    constexpr size_t kManySeeds = 100'000;
+    if (urls.size() >= kManySeeds) {
+      spdlog::info("{} seeds read from {}; normalizing and queueing them", urls.size(),
+                   options.seeds_file == "-" ? "stdin" : options.seeds_file);
+    }
   }
   urls.insert(urls.end(), options.seed_urls.begin(), options.seed_urls.end());
   // --recrawl alone: the previous crawl's seeds (its depth-0 pages) set the
