@@ -7,6 +7,15 @@
 //   redis-sieve-bench [--memory_urls=10000000] [--scale=1] [--batches=1,64,1024]
 //                     [--queue_urls=1000000] [--primaries=1,3,6] [--cluster_urls=400000]
 //                     [--cluster_paths=lua,module] [--cluster_reps=1]
+//                     [--lanes=0,1,16,1024] [--lane_urls=200000] [--lane_rounds=3]
+//
+// The lanes table: what priorities cost a frontier in Redis, pushes and
+// pops at 1, 16 and 1,024 distinct priorities (round-robin) against none.
+// Theory: a non-zero priority's URL goes to its host's list of that
+// priority and keeps a sorted set of the host's lanes and the ready sets
+// current, a few more Redis calls per batch and per host, not per URL; a pop
+// looks up the best lane first. Through the Lua script at every lane count
+// (the module takes only priority-0 batches).
 //
 // Then Redis memory per queued URL (host queues as crawl makes them, the
 // filter excluded) and the scale-out on a Redis Cluster of 1, 3 and 6
@@ -78,6 +87,12 @@ ABSL_FLAG(bool, queue_lua, true,
           "the memory-per-queued-URL table has a row pushed through the Lua script (slow at 4e6)");
 ABSL_FLAG(bool, queue_defaults_only, false,
           "the memory-per-queued-URL table only at Redis's default list settings (quicker at 4e6)");
+ABSL_FLAG(std::vector<std::string>, lanes, std::vector<std::string>({"0", "1", "16", "1024"}),
+          "lanes table: distinct priorities of each row's pushes (0: none, the keys of a "
+          "frontier without priorities); empty: skip the table");
+ABSL_FLAG(uint64_t, lane_urls, 200'000, "URLs pushed then popped per lanes row");
+ABSL_FLAG(int, lane_batch, 1024, "push and pop batch of the lanes table");
+ABSL_FLAG(int, lane_rounds, 3, "rounds of the lanes table (rows alternate within a round)");
 ABSL_FLAG(std::vector<std::string>, batches, std::vector<std::string>({"1", "64", "1024"}),
           "batch sizes of the throughput runs");
 
@@ -259,6 +274,95 @@ void ThroughputTable(RedisHarness& redis) {
       }
     }
   }
+}
+
+// The priority of the i-th URL of a lanes row of `lanes` distinct
+// priorities: round-robin, the worst case for locality; one lane is
+// priority 1 (the keys of a non-zero lane), 1,024 lanes span -512..511.
+int32_t LanePriority(uint64_t i, uint32_t lanes) {
+  if (lanes <= 1) return static_cast<int32_t>(lanes);
+  return static_cast<int32_t>(i % lanes) - static_cast<int32_t>(lanes / 2);
+}
+
+// Pushes URLs [0, count) in calls of `batch` with their LanePriority.
+void PushLanes(sieve::Sieve& sieve, uint64_t count, size_t batch, uint32_t lanes) {
+  sieve_bench::UrlGenerator gen;
+  std::vector<std::string> urls(batch);
+  std::vector<std::string_view> views(batch);
+  std::vector<int32_t> priorities(batch);
+  for (uint64_t done = 0; done < count;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, count - done));
+    for (size_t i = 0; i < n; ++i) {
+      gen.Generate(done + i, urls[i]);
+      views[i] = urls[i];
+      priorities[i] = LanePriority(done + i, lanes);
+    }
+    sieve.PushBatch(absl::MakeSpan(views.data(), n), {},
+                    lanes == 0 ? absl::Span<const int32_t>() : absl::MakeSpan(priorities.data(), n),
+                    {});
+    done += n;
+  }
+}
+
+struct LaneRun {
+  double push_per_s = 0;
+  double pop_per_s = 0;
+  uint64_t left = 0;  // URLs the drain did not reach (must be 0)
+};
+
+// One lanes row: a fresh frontier, `count` URLs pushed through the Lua
+// script (non-zero priorities always take it), then drained by one client.
+LaneRun LanesRow(RedisHarness& redis, uint64_t count, size_t batch, uint32_t lanes) {
+  redis.Command({"FLUSHALL"});
+  auto s = sieve::RedisSieve::Connect(Options(redis, batch, 2 * count));
+  if (!s.ok()) {
+    std::fprintf(stderr, "connect: %s\n", s.status().ToString().c_str());
+    std::exit(1);
+  }
+  const auto t0 = Clock::now();
+  PushLanes(**s, count, batch, lanes);
+  const double push_s = Seconds(Clock::now() - t0);
+  const auto t1 = Clock::now();
+  const uint64_t popped = DrainAll(**s);
+  const double pop_s = Seconds(Clock::now() - t1);
+  return {count / push_s, popped / pop_s, QueuedUrls(redis)};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// What priorities cost a Redis frontier: each row's pushes and pops against
+// the first row's (no priorities), rows alternating within each round.
+void LanesTable(RedisHarness& redis) {
+  const uint64_t count = absl::GetFlag(FLAGS_lane_urls);
+  const size_t batch = static_cast<size_t>(absl::GetFlag(FLAGS_lane_batch));
+  std::vector<uint32_t> lanes;
+  for (const std::string& text : absl::GetFlag(FLAGS_lanes)) lanes.push_back(std::stoul(text));
+  std::vector<std::vector<double>> push(lanes.size()), pop(lanes.size());
+  uint64_t left = 0;
+  for (int round = 0; round < absl::GetFlag(FLAGS_lane_rounds); ++round) {
+    for (size_t row = 0; row < lanes.size(); ++row) {
+      const LaneRun run = LanesRow(redis, count, batch, lanes[row]);
+      push[row].push_back(run.push_per_s);
+      pop[row].push_back(run.pop_per_s);
+      left += run.left;
+    }
+  }
+  std::printf("\n## Lanes (one client, Lua path, batch %zu, %llu URLs a row, median of %d)\n\n",
+              batch, static_cast<unsigned long long>(count), absl::GetFlag(FLAGS_lane_rounds));
+  std::printf(
+      "| priorities | pushes/s | pops/s (pop+MarkDone) | push time vs none | pop time vs none |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (size_t row = 0; row < lanes.size(); ++row) {
+    const double push_s = Median(push[row]), pop_s = Median(pop[row]);
+    std::printf("| %s | %.0f | %.0f | %.2f | %.2f |\n",
+                lanes[row] == 0 ? "none" : absl::StrCat(lanes[row]).c_str(), push_s, pop_s,
+                Median(push[0]) / push_s, Median(pop[0]) / pop_s);
+  }
+  if (left > 0) std::printf("(%llu URLs not drained!)\n", static_cast<unsigned long long>(left));
+  std::fflush(stdout);
 }
 
 // crawl's host_key: the URL's scheme://authority.
@@ -609,6 +713,7 @@ int main(int argc, char** argv) {
   std::printf("redis-server %s on 127.0.0.1:%d, no persistence; %ld CPUs\n",
               redis.Version().c_str(), redis.port(), sysconf(_SC_NPROCESSORS_ONLN));
   if (!absl::GetFlag(FLAGS_batches).empty()) ThroughputTable(redis);
+  if (!absl::GetFlag(FLAGS_lanes).empty()) LanesTable(redis);
   if (absl::GetFlag(FLAGS_memory_urls) > 0) MemoryTable(redis, absl::GetFlag(FLAGS_memory_urls));
   if (absl::GetFlag(FLAGS_queue_urls) > 0) QueueMemoryTable(redis, absl::GetFlag(FLAGS_queue_urls));
   if (!absl::GetFlag(FLAGS_primaries).empty()) {
