@@ -123,6 +123,9 @@ void LaneSet::Rebalance() {
     });
     packed += bytes;
   }
+  // A part counted by its capacity may hold no records (a tail's buffer
+  // reserved after its spill): forcing it out only freed the buffer.
+  if (pack->job->parts.empty()) return;
   store_.Submit(std::move(pack->job));  // waits only if the writer is full
 }
 
