@@ -512,7 +512,8 @@ void PrintLaneCost(uint64_t n, int rounds, const std::vector<int>& lane_counts) 
     if (lanes == 0) return std::string("no priorities");
     return std::to_string(lanes) + (lanes == 1 ? " lane" : " lanes");
   };
-  std::vector<std::vector<double>> push(kConfigs), pop(kConfigs), memory(kConfigs), disk(kConfigs);
+  std::vector<std::vector<double>> push(kConfigs), pop(kConfigs), memory(kConfigs), disk(kConfigs),
+      files(kConfigs);
   for (int round = 0; round < rounds; ++round) {
     for (size_t c = 0; c < kConfigs; ++c) {
       auto sieve = MakeSieve(n);
@@ -532,6 +533,7 @@ void PrintLaneCost(uint64_t n, int rounds, const std::vector<int>& lane_counts) 
       const sieve::SieveStats stats = sieve->Stats();
       memory[c].push_back(static_cast<double>(stats.queue_memory_bytes) / (1 << 20));
       disk[c].push_back(static_cast<double>(stats.queue_disk_bytes) / static_cast<double>(n));
+      files[c].push_back(static_cast<double>(stats.spilled_segments));
       const Clock::time_point t0 = Clock::now();
       uint64_t popped = 0;
       while (std::optional<sieve::SieveEntry> entry = sieve->TryPopEntry()) {
@@ -552,13 +554,13 @@ void PrintLaneCost(uint64_t n, int rounds, const std::vector<int>& lane_counts) 
       "\nPriority lanes at N = %lu (queue budget 64 MiB; medians of %d rounds, configurations "
       "alternating within each round):\n\n"
       "| lanes | push ns/URL | vs first row | pop ns/URL | vs first row | queue RAM "
-      "MiB after the pushes | disk B/URL |\n"
-      "|---|---|---|---|---|---|---|\n",
+      "MiB after the pushes | disk B/URL | spill files after the pushes |\n"
+      "|---|---|---|---|---|---|---|---|\n",
       static_cast<unsigned long>(n), rounds);
   for (size_t c = 0; c < kConfigs; ++c) {
-    std::printf("| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f |\n", name(c).c_str(),
+    std::printf("| %s | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f | %.0f |\n", name(c).c_str(),
                 median(push[c]), median(push[c]) / push0, median(pop[c]), median(pop[c]) / pop0,
-                median(memory[c]), median(disk[c]));
+                median(memory[c]), median(disk[c]), median(files[c]));
   }
 }
 

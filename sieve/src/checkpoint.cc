@@ -9,6 +9,10 @@
 //                             only where link(2) fails with EXDEV: spill_dir
 //                             on another file system), the in-memory parts
 //                             (in-flight URLs, head, tail) new files
+//   sieve-pack-<hex>.zst      several lanes' spilled segments in one file (a
+//                             pack), linked once, whole, even if some of its
+//                             segments were popped; named by its segments'
+//                             checksums (segment_file.h: PackFileName)
 //   filter-<hex>.base|.delta  the filter, as a chain of immutable files
 //                             (filter_checkpoint.h): a base image or a delta
 //                             from zero, then one delta of the changed
@@ -62,6 +66,7 @@ using internal::Manifest;
 using internal::SpillQueue;
 
 constexpr absl::string_view kSegmentPrefix = "sieve-seg-";
+constexpr absl::string_view kPackPrefix = "sieve-pack-";
 // A URL longer than this in a version 1/2 checkpoint is corruption, not a URL.
 constexpr uint32_t kMaxUrlBytes = 1 << 20;
 
@@ -191,6 +196,7 @@ void RemoveUnreferencedFiles(const fs::path& dir, const Manifest& manifest) {
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
     const bool ours = absl::StartsWith(name, kSegmentPrefix) ||
+                      absl::StartsWith(name, kPackPrefix) ||
                       absl::StartsWith(name, kFilterFilePrefix) ||
                       absl::StartsWith(name, "sieve.checkpoint.tmp-");
     if (ours && !std::binary_search(keep.begin(), keep.end(), name)) {
@@ -284,6 +290,7 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
   absl::Status status = internal::ReadChecksummedFile(path, [&](BodyReader& in) {
     if (absl::Status s = ReadCheckpointHeader(in, manifest.header); !s.ok()) return s;
     if (manifest.header.version == internal::kManifestVersion ||
+        manifest.header.version == internal::kVersionWithoutOffsets ||
         manifest.header.version == internal::kVersionWithoutLanes) {
       return ReadManifestBody(in, manifest);
     }
@@ -298,7 +305,7 @@ absl::StatusOr<std::unique_ptr<MemorySieve>> MemorySieve::Open(const fs::path& d
     return read;
   });
   if (!status.ok()) return status;
-  if (state == nullptr) {  // versions 3 and 4: the filter and the segments are files of their own
+  if (state == nullptr) {  // versions 3 to 5: the filter and the segments are files of their own
     internal::FilterChain chain;
     absl::StatusOr<internal::SeenFilter> filter =
         LoadFilter(manifest.header.policy, dir, manifest.filter_part, chain);

@@ -46,6 +46,7 @@ void WriteManifest(const Manifest& manifest, std::ostream& out) {
     WriteU32(out, static_cast<uint32_t>(lane.files.size()));
     for (const SpillQueue::FileRef& segment : lane.files) {
       WriteBytes(out, segment.name);
+      WriteU64(out, segment.offset);
       for (uint64_t field : {segment.info.records, segment.info.raw_bytes,
                              segment.info.stored_bytes, segment.info.checksum}) {
         WriteU64(out, field);
@@ -59,8 +60,9 @@ absl::Status ReadCheckpointHeader(BodyReader& in, CheckpointHeader& header) {
   if (absl::Status s = in.ReadBytes(kCheckpointMagic.size(), magic); !s.ok()) return s;
   if (magic != kCheckpointMagic) return absl::DataLossError("not a sieve checkpoint (bad magic)");
   if (absl::Status s = in.ReadU32(header.version); !s.ok()) return s;
-  if (header.version != kManifestVersion && header.version != kVersionWithoutLanes &&
-      header.version != kVersionWithPayloads && header.version != kVersionWithoutPayloads) {
+  if (header.version != kManifestVersion && header.version != kVersionWithoutOffsets &&
+      header.version != kVersionWithoutLanes && header.version != kVersionWithPayloads &&
+      header.version != kVersionWithoutPayloads) {
     return absl::UnimplementedError(absl::StrCat("checkpoint version ", header.version,
                                                  " is not supported (this build reads 1 to ",
                                                  kManifestVersion, ")"));
@@ -86,8 +88,9 @@ constexpr uint64_t kMinSegmentEntryBytes = 4 + 1 + 4 * 8;
 // A lane's entry: its priority and segment count.
 constexpr uint64_t kMinLaneEntryBytes = 4 + 4;
 
-absl::Status ReadSegments(BodyReader& in, uint32_t count, uint64_t& total_segments,
-                          uint64_t& records, std::vector<SpillQueue::FileRef>& segments) {
+absl::Status ReadSegments(BodyReader& in, uint32_t version, uint32_t count,
+                          uint64_t& total_segments, uint64_t& records,
+                          std::vector<SpillQueue::FileRef>& segments) {
   total_segments += count;
   if (total_segments > kMaxSegments || count * kMinSegmentEntryBytes > in.Remaining()) {
     return absl::DataLossError(absl::StrCat("manifest claims ", count, " segments"));
@@ -101,6 +104,10 @@ absl::Status ReadSegments(BodyReader& in, uint32_t count, uint64_t& total_segmen
         segment.name[0] == '.') {
       return absl::DataLossError(
           absl::StrCat("manifest names a bad segment file '", segment.name, "'"));
+    }
+    segment.offset = 0;  // before version 5: a file per segment
+    if (version > kVersionWithoutOffsets) {
+      if (absl::Status s = in.ReadU64(segment.offset); !s.ok()) return s;
     }
     for (uint64_t* field : {&segment.info.records, &segment.info.raw_bytes,
                             &segment.info.stored_bytes, &segment.info.checksum}) {
@@ -129,7 +136,9 @@ absl::Status ReadLanes(BodyReader& in, uint64_t& total_segments, uint64_t& recor
       return absl::DataLossError("manifest's lanes are not in descending priority");
     }
     if (absl::Status s = in.ReadU32(segments); !s.ok()) return s;
-    if (absl::Status s = ReadSegments(in, segments, total_segments, records, lane.files); !s.ok()) {
+    if (absl::Status s = ReadSegments(in, manifest.header.version, segments, total_segments,
+                                      records, lane.files);
+        !s.ok()) {
       return s;
     }
   }
@@ -143,7 +152,7 @@ absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
       !s.ok()) {
     return s;
   }
-  const bool lanes = manifest.header.version >= kManifestVersion;
+  const bool lanes = manifest.header.version >= kVersionWithoutOffsets;
   if (lanes) {
     uint32_t order = 0;
     if (absl::Status s = in.ReadU32(order); !s.ok()) return s;
@@ -160,7 +169,8 @@ absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest) {
     uint32_t count = 0;
     if (absl::Status s = in.ReadU32(count); !s.ok()) return s;
     manifest.lanes.resize(1);
-    if (absl::Status s = ReadSegments(in, count, total_segments, records, manifest.lanes[0].files);
+    if (absl::Status s = ReadSegments(in, manifest.header.version, count, total_segments, records,
+                                      manifest.lanes[0].files);
         !s.ok()) {
       return s;
     }

@@ -5,10 +5,10 @@
 // SpillQueue::SaveTo writes them; those files, in the same directory, are
 // immutable and shared (hard links) with the queue's spill directory.
 //
-// Format (version 4), integers little-endian, then the 8-byte XXH3-64 of
+// Format (version 5), integers little-endian, then the 8-byte XXH3-64 of
 // everything before it (file_io.h):
 //   "SIEVECKP"                 magic
-//   u32 version                4
+//   u32 version                5
 //   u32 overflow policy        0 = warn, 1 = grow
 //   u64 accepted, dropped, popped, done, lost, overflow_warnings
 //   u32 length, bytes          the filter's part (opaque here: checkpoint.cc's
@@ -18,11 +18,15 @@
 //   u32 lane count
 //   per lane, highest priority first (strictly descending):
 //     i32 priority, u32 segment count,
-//     per segment: u32 name length, name, u64 records, u64 raw bytes,
-//                  u64 stored bytes, u64 checksum
+//     per segment: u32 name length, name, u64 offset (of the segment's
+//                  header in that file: a pack holds several), u64 records,
+//                  u64 raw bytes, u64 stored bytes, u64 checksum
+// A file named by several segments (a pack) is one file in the directory.
+// Version 4 is the same without the offsets: every segment at offset 0.
 // Version 3 (no lanes) is the same up to the filter's part, then u64 queued,
 // u32 segment count and the segments in FIFO order: it reads as one FIFO lane
-// at priority 0. Golden tests (tests/sieve/checkpoint_test.cc) freeze both.
+// at priority 0. Golden tests (tests/sieve/checkpoint_test.cc) freeze all
+// three.
 // Versions 1 and 2 (one file holding the filter and every URL) are read by
 // checkpoint.cc's legacy path.
 //
@@ -45,7 +49,8 @@
 namespace sieve::internal {
 
 inline constexpr std::string_view kCheckpointMagic = "SIEVECKP";
-inline constexpr uint32_t kManifestVersion = 4;
+inline constexpr uint32_t kManifestVersion = 5;
+inline constexpr uint32_t kVersionWithoutOffsets = 4;   // lanes, a file per segment
 inline constexpr uint32_t kVersionWithoutLanes = 3;     // manifest, one FIFO queue
 inline constexpr uint32_t kVersionWithPayloads = 2;     // one file, payloads
 inline constexpr uint32_t kVersionWithoutPayloads = 1;  // one file, URLs only
@@ -67,10 +72,10 @@ struct Manifest {
 
 void WriteManifest(const Manifest& manifest, std::ostream& out);
 
-// Reads the magic, a supported version (1 to 4; Unimplemented naming the
+// Reads the magic, a supported version (1 to 5; Unimplemented naming the
 // version otherwise), the policy and the counters.
 absl::Status ReadCheckpointHeader(BodyReader& in, CheckpointHeader& header);
-// Reads the rest of a version-3 or -4 manifest after its header; DataLoss if
+// Reads the rest of a version-3, -4 or -5 manifest after its header; DataLoss if
 // the segments' records do not add up to the queued count, or the lanes'
 // priorities are not strictly descending.
 absl::Status ReadManifestBody(BodyReader& in, Manifest& manifest);

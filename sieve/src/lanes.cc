@@ -76,37 +76,57 @@ absl::StatusOr<std::optional<SieveEntry>> LaneSet::Pop() {
 }
 
 void LaneSet::Rebalance() {
-  const size_t slack = 2 * SegmentBytesFor(options_.memory_budget_bytes);
-  if (MemoryBytes() <= options_.memory_budget_bytes + slack) return;
-  if (stuck_at_ != 0 && MemoryBytes() < stuck_at_ + slack) return;
-  // The segments with the writer as they are now: a part forced out joins
-  // them, on its way to disk, and is not counted again (or the loop would
-  // wait for each write, and force out every lane's part while it waits).
-  // Only back under budget + slack, not down to the budget: one part at a
-  // time, as pushes cross the line, so the writer works beside the pushes;
-  // forcing out down to the budget queued ~200 small writes at once at 1,024
-  // lanes, and the push that crossed the line waited for nearly all of them.
-  const size_t held = store_.HeldBytes();
-  while (memory_ + held > options_.memory_budget_bytes + slack) {
-    SpillQueue* largest = nullptr;
-    size_t largest_bytes = 0;
-    for (auto& [priority, lane] : lanes_) {
-      const size_t bytes = lane->ForcedSpillBytes();
-      if (bytes > largest_bytes) {
-        largest = lane.get();
-        largest_bytes = bytes;
-      }
+  const size_t segment = SegmentBytesFor(options_.memory_budget_bytes);
+  const size_t line = options_.memory_budget_bytes + 2 * segment;
+  if (MemoryBytes() <= line) return;
+  if (stuck_at_ != 0 && MemoryBytes() < stuck_at_ + 2 * segment) return;
+  // The largest in-memory parts go out together, as one pack (one file):
+  // at 1,024 lanes a part is ~64-80 KiB, and a file per part cost more in
+  // the kernel's file creation and deletion than the pushes themselves.
+  std::vector<std::pair<size_t, SpillQueue*>> parts;
+  for (auto& [priority, lane] : lanes_) {
+    if (const size_t bytes = lane->ForcedSpillBytes(); bytes != 0) {
+      parts.push_back({bytes, lane.get()});
     }
-    if (largest == nullptr) {
-      stuck_at_ = MemoryBytes();
-      return;
-    }
-    Tracked(*largest, [&] {
-      largest->ForceSpill();
-      return true;
-    });
+  }
+  if (parts.empty()) {
+    stuck_at_ = MemoryBytes();
+    return;
   }
   stuck_at_ = 0;
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  absl::StatusOr<SpillTarget> pack = store_.NewTarget();
+  if (!pack.ok()) {
+    // No file name: the largest part tries alone (and stays in memory,
+    // reporting the failure, as any spill that cannot be written).
+    SpillQueue& largest = *parts.front().second;
+    Tracked(largest, [&] {
+      largest.ForceSpill();
+      return true;
+    });
+    return;
+  }
+  // The segments with the writer as they are now: a part forced out joins
+  // them, on its way to disk, and is not counted again. A pack takes parts
+  // until it holds a segment's worth and memory is back under the line
+  // (budget + 2 segments), not down to the budget, so the writer works
+  // beside the pushes, one pack per crossing.
+  const size_t held = store_.HeldBytes();
+  size_t packed = 0;
+  for (const auto& [bytes, lane] : parts) {
+    if (packed >= segment && memory_ + held <= line) break;
+    SpillQueue& part_of = *lane;
+    Tracked(part_of, [&] {
+      part_of.ForceSpill(&*pack);
+      return true;
+    });
+    packed += bytes;
+  }
+  // A part counted by its capacity may hold no records (a tail's buffer
+  // reserved after its spill): forcing it out only freed the buffer.
+  if (pack->job->parts.empty()) return;
+  store_.Submit(std::move(pack->job));  // waits only if the writer is full
 }
 
 std::vector<LaneStats> LaneSet::TopLanes(size_t n) const {
@@ -123,8 +143,9 @@ absl::StatusOr<std::vector<LaneFiles>> LaneSet::SaveTo(
     const fs::path& dir, const std::map<int32_t, Segment, std::greater<int32_t>>& in_flight) {
   std::vector<LaneFiles> saved;
   const Segment none;
+  SpillQueue::LinkedFiles linked;  // a pack is linked once, for all its lanes
   auto save_lane = [&](int32_t priority, SpillQueue& lane, const Segment& front) -> absl::Status {
-    absl::StatusOr<std::vector<SpillQueue::FileRef>> files = lane.SaveTo(dir, front);
+    absl::StatusOr<std::vector<SpillQueue::FileRef>> files = lane.SaveTo(dir, front, &linked);
     if (!files.ok()) return files.status();
     if (!files->empty()) saved.push_back({priority, *std::move(files)});
     return absl::OkStatus();
@@ -152,10 +173,11 @@ absl::StatusOr<std::vector<LaneFiles>> LaneSet::SaveTo(
 }
 
 absl::Status LaneSet::Adopt(const fs::path& dir, const std::vector<LaneFiles>& lanes) {
+  SpillQueue::AdoptedFiles adopted;  // a pack is adopted once, for all its lanes
   for (const LaneFiles& files : lanes) {
     if (files.files.empty()) continue;
     SpillQueue& lane = LaneFor(files.priority);
-    absl::Status status = Tracked(lane, [&] { return lane.Adopt(dir, files.files); });
+    absl::Status status = Tracked(lane, [&] { return lane.Adopt(dir, files.files, &adopted); });
     if (!status.ok()) return status;
   }
   return absl::OkStatus();

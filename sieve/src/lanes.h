@@ -8,10 +8,12 @@
 // (its SpillQueue and map node). Memory: one lane behaves exactly as the
 // single queue did (budget plus about three segments). With more, each lane
 // spills its tail once the lanes together pass the budget, and past the
-// budget plus two segments the largest in-memory part of any lane is written
-// out until they are under that line again (one part per crossing, so that
-// the spill writer works beside the pushes); a part under
-// kMinForcedSpillBytes (4 KiB) stays, so 1,024 lanes add at most ~4 MiB.
+// budget plus two segments the largest in-memory parts of the lanes are
+// written out together as one pack (one spill file, spill_store.h) of at
+// least a segment's worth, until they are under that line again (one pack
+// per crossing, so that the spill writer works beside the pushes); a part
+// under kMinForcedSpillBytes (4 KiB) stays, so 1,024 lanes add at most
+// ~4 MiB.
 //
 //   LaneSet lanes({.memory_budget_bytes = 64 << 20, .spill_dir = "/var/tmp"});
 //   lanes.Push(10, "https://a.example/", "");

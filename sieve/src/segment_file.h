@@ -12,8 +12,9 @@
 //   u64 stored      size of the body that follows (compressed bytes)
 //   u64 checksum    XXH3-64 of the raw Segment bytes (checked after decompressing,
 //                   so it covers the codec too and does not depend on zstd's version)
-// The file is exactly 48 + stored bytes. A golden test (tests/sieve/
-// segment_file_test.cc) freezes the header.
+// A segment file is exactly 48 + stored bytes. A pack (spill_store.h) is
+// several such records back to back in one file, each found by its byte
+// offset. A golden test (tests/sieve/segment_file_test.cc) freezes the header.
 //
 //   SegmentCompressor compressor;
 //   SegmentFileInfo info;
@@ -33,6 +34,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -97,12 +99,29 @@ class SegmentCompressor {
 // Reads and checks the header of the file at `path` against its size:
 // DataLoss naming the file if the magic, version, codec or size is wrong.
 absl::StatusOr<SegmentFileInfo> ReadSegmentFileHeader(const std::filesystem::path& path);
+// The same for the segment at byte `offset` of a file that may hold more
+// (a pack): the segment must end within the file. DataLoss names the file
+// and the offset.
+absl::StatusOr<SegmentFileInfo> ReadSegmentHeaderAt(const std::filesystem::path& path,
+                                                    uint64_t offset);
 
 // Loads the whole segment; DataLoss naming the file unless its header equals
 // `expected` and the decompressed bytes match the checksum and hold exactly
 // `expected.records` well-formed records.
 absl::StatusOr<Segment> LoadSegmentFile(const std::filesystem::path& path,
                                         const SegmentFileInfo& expected);
+// Loads the segment at byte `offset` of `path` with one pread of its header
+// and body; the same checks, DataLoss naming the file and the offset.
+absl::StatusOr<Segment> LoadSegmentAt(const std::filesystem::path& path, uint64_t offset,
+                                      const SegmentFileInfo& expected);
+
+// A checkpoint's name for a file of one segment: its raw bytes' checksum, so
+// the same segment saved twice is one file and a name never changes its
+// content. (Two segments with one XXH3-64: probability ~n^2 / 2^65.)
+std::string SegmentFileName(uint64_t checksum);
+// A checkpoint's name for a pack: the XXH3-64 of its segments' (records, raw
+// bytes, checksum) in file order, so it does not depend on zstd's output.
+std::string PackFileName(const std::vector<SegmentFileInfo>& segments);
 
 }  // namespace sieve::internal
 

@@ -22,20 +22,14 @@ namespace fs = std::filesystem;
 // written in one sequential burst (512 KiB at a 4 MiB budget, 8 MiB at 64 MiB;
 // about a third of that on disk once compressed).
 
-// A checkpoint's name for a segment: its content's checksum, so the same
-// segment saved twice is one file, and a name never changes its content.
-// (Two different segments with one XXH3-64 have probability ~n^2 / 2^65.)
-std::string ContentName(uint64_t checksum) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
-  return absl::StrCat("sieve-seg-", hex, ".zst");
-}
-
-// A file already in the checkpoint under `name` that holds the same records.
-std::optional<SegmentFileInfo> ExistingCopy(const fs::path& path, const SegmentFileInfo& info) {
+// A file already in the checkpoint under `name` that holds the same records
+// at `offset` (and, for a spill file, `file_bytes` in all; 0: any size).
+std::optional<SegmentFileInfo> ExistingCopy(const fs::path& path, uint64_t offset,
+                                            const SegmentFileInfo& info, uint64_t file_bytes = 0) {
   std::error_code error;
   if (!fs::exists(path, error)) return std::nullopt;
-  absl::StatusOr<SegmentFileInfo> header = ReadSegmentFileHeader(path);
+  if (file_bytes != 0 && fs::file_size(path, error) != file_bytes) return std::nullopt;
+  absl::StatusOr<SegmentFileInfo> header = ReadSegmentHeaderAt(path, offset);
   if (!header.ok() || header->records != info.records || header->raw_bytes != info.raw_bytes ||
       header->checksum != info.checksum) {
     return std::nullopt;
@@ -95,15 +89,13 @@ SpillQueue::~SpillQueue() {
   // outlives its lanes: their remaining files go now (a lane is dropped once
   // empty, so normally there are none). An own store removes the whole
   // private directory.
+  // A file goes with the last segment that refers to it (SpillFile).
   for (Spilled& spilled : spilled_) {
     if (spilled.job != nullptr && Settle(spilled, /*cancel=*/true) != nullptr) {
-      store_->Release(*spilled.job);
+      store_->Release(spilled.job->parts[spilled.part]);
     }
-    if (own_store_ != nullptr || spilled.file.empty()) continue;
-    std::error_code ignored;
-    fs::remove(spilled.file, ignored);
-    store_->SpillRemoved(spilled.info.FileBytes());
   }
+  spilled_.clear();
 }
 
 size_t SpillQueue::ResidentBytes() const {
@@ -184,11 +176,11 @@ size_t SpillQueue::ForcedSpillBytes() const {
   return part >= kMinForcedSpillBytes ? part : 0;
 }
 
-void SpillQueue::ForceSpill() {
+void SpillQueue::ForceSpill(const SpillTarget* pack) {
   if (tail_.MemoryBytes() >= head_.MemoryBytes()) {
     if (!tail_.Empty()) {
       Segment out = std::move(tail_);
-      SpillSegment(std::move(out));
+      SpillSegment(std::move(out), /*at_front=*/false, pack);
     }
     tail_.Release();  // an empty tail's capacity, or what the move left
     if (options_.order == LaneOrder::kLifo) tail_.EnableBackPops();
@@ -203,22 +195,23 @@ void SpillQueue::ForceSpill() {
   }
   if (rest.Empty() && !head_.Empty()) return;  // cannot happen: head_'s bytes are valid
   head_.Release();
-  if (!rest.Empty()) SpillSegment(std::move(rest), /*at_front=*/true);
+  if (!rest.Empty()) SpillSegment(std::move(rest), /*at_front=*/true, pack);
 }
 
-void SpillQueue::SpillSegment(Segment segment, bool at_front) {
+void SpillQueue::SpillSegment(Segment segment, bool at_front, const SpillTarget* pack) {
   Spilled spilled;
   spilled.count = segment.Remaining();
-  absl::StatusOr<fs::path> path = store_->NewFilePath();
-  if (path.ok()) {
-    auto job = std::make_shared<SpillJob>();
-    job->file = *std::move(path);
-    job->bytes = segment.MemoryBytes();
-    job->segment = std::move(segment);
-    spilled.job = job;
-    store_->Submit(std::move(job));  // waits only if the writer is full
+  if (pack != nullptr) {
+    spilled.job = pack->job;
+    spilled.file = pack->file;
+    spilled.part = pack->job->AddPart(std::move(segment));  // submitted by the caller
+  } else if (absl::StatusOr<SpillTarget> target = store_->NewTarget(); target.ok()) {
+    spilled.job = target->job;
+    spilled.file = target->file;
+    spilled.part = target->job->AddPart(std::move(segment));
+    store_->Submit(std::move(target->job));  // waits only if the writer is full
   } else {
-    store_->SpillFailed(path.status());
+    store_->SpillFailed(target.status());
     spilled_memory_bytes_ += segment.MemoryBytes();
     spilled.in_memory = std::move(segment);
   }
@@ -230,37 +223,39 @@ void SpillQueue::SpillSegment(Segment segment, bool at_front) {
 }
 
 const Segment* SpillQueue::Settle(Spilled& spilled, bool cancel) {
-  if (spilled.job == nullptr) return spilled.file.empty() ? &spilled.in_memory : nullptr;
-  if (store_->Settle(*spilled.job, cancel) != SpillJob::State::kWritten) {
-    return &spilled.job->segment;  // failed or taken back: still in memory
+  if (spilled.job == nullptr) return spilled.file == nullptr ? &spilled.in_memory : nullptr;
+  SpillJob& job = *spilled.job;
+  if (store_->Settle(job, spilled.part, cancel) != SpillJob::State::kWritten) {
+    return &job.parts[spilled.part].segment;  // failed or taken back: still in memory
   }
-  spilled.file = spilled.job->file;
-  spilled.info = spilled.job->info;
+  spilled.file->SetWritten(job.file_bytes, job.name);
+  spilled.offset = job.parts[spilled.part].offset;
+  spilled.info = job.parts[spilled.part].info;
   spilled.job.reset();
   return nullptr;
 }
 
 absl::StatusOr<Segment> SpillQueue::LoadSpilled(Spilled spilled) {
   if (spilled.job != nullptr && Settle(spilled, /*cancel=*/true) != nullptr) {
-    Segment segment = std::move(spilled.job->segment);
-    store_->Release(*spilled.job);
+    SpillJob::Part& part = spilled.job->parts[spilled.part];
+    Segment segment = std::move(part.segment);
+    store_->Release(part);
     return segment;
   }
-  if (spilled.file.empty()) {
+  if (spilled.file == nullptr) {
     spilled_memory_bytes_ -= spilled.in_memory.MemoryBytes();
     return std::move(spilled.in_memory);
   }
-  absl::StatusOr<Segment> loaded = LoadSegmentFile(spilled.file, spilled.info);
-  std::error_code ignored;
-  fs::remove(spilled.file, ignored);
-  store_->SpillRemoved(spilled.info.FileBytes());
+  absl::StatusOr<Segment> loaded =
+      LoadSegmentAt(spilled.file->path(), spilled.offset, spilled.info);
+  const std::string origin = spilled.file->origin;
+  spilled.file.reset();  // the file goes with the last segment in it
   if (!loaded.ok()) {
     size_ -= spilled.count;
     absl::Status error = loaded.status();
-    if (!spilled.origin.empty()) {
+    if (!origin.empty()) {
       error = absl::Status(
-          error.code(),
-          absl::StrCat(error.message(), " (a link to checkpoint file ", spilled.origin, ")"));
+          error.code(), absl::StrCat(error.message(), " (a link to checkpoint file ", origin, ")"));
     }
     store_->LoadFailed(error);
     return error;
@@ -327,21 +322,23 @@ absl::Status SpillQueue::ForEach(
     if (absl::Status s = head_.ForEachRemaining(fn); !s.ok()) return s;
   }
   for (const Spilled& spilled : spilled_) {
-    fs::path file = spilled.file;
+    uint64_t offset = spilled.offset;
     SegmentFileInfo info = spilled.info;
     if (spilled.job != nullptr) {
       // Waited for, not settled (this is const): the job's fields are final.
-      if (store_->Settle(*spilled.job, /*cancel=*/false) != SpillJob::State::kWritten) {
-        if (absl::Status s = spilled.job->segment.ForEachRemaining(fn); !s.ok()) return s;
+      const SpillJob::Part& part = spilled.job->parts[spilled.part];
+      if (store_->Settle(*spilled.job, spilled.part, /*cancel=*/false) !=
+          SpillJob::State::kWritten) {
+        if (absl::Status s = part.segment.ForEachRemaining(fn); !s.ok()) return s;
         continue;
       }
-      file = spilled.job->file;
-      info = spilled.job->info;
-    } else if (file.empty()) {
+      offset = part.offset;
+      info = part.info;
+    } else if (spilled.file == nullptr) {
       if (absl::Status s = spilled.in_memory.ForEachRemaining(fn); !s.ok()) return s;
       continue;
     }
-    absl::StatusOr<Segment> loaded = LoadSegmentFile(file, info);
+    absl::StatusOr<Segment> loaded = LoadSegmentAt(spilled.file->path(), offset, info);
     if (!loaded.ok()) return loaded.status();
     if (absl::Status s = loaded->ForEachRemaining(fn); !s.ok()) return s;
   }
@@ -350,20 +347,22 @@ absl::Status SpillQueue::ForEach(
 
 absl::Status SpillQueue::SyncSpillFiles() {
   size_t unsynced = 0;
-  for (const Spilled& spilled : spilled_) unsynced += !spilled.file.empty() && !spilled.synced;
+  for (const Spilled& spilled : spilled_) unsynced += spilled.OnDisk() && !spilled.file->synced;
   if (unsynced == 0) return absl::OkStatus();
   // One fsync per file costs a journal commit each (~15 ms here): a few files
   // are synced one by one, more with one syncfs(2) of the spill file system.
   if (unsynced <= kFsyncEachUpTo) {
     for (Spilled& spilled : spilled_) {
-      if (spilled.file.empty() || spilled.synced) continue;
-      if (absl::Status s = FsyncFile(spilled.file); !s.ok()) return s;
-      spilled.synced = true;
+      if (!spilled.OnDisk() || spilled.file->synced) continue;
+      if (absl::Status s = FsyncFile(spilled.file->path()); !s.ok()) return s;
+      spilled.file->synced = true;
     }
     return absl::OkStatus();
   }
   if (absl::Status s = SyncFileSystemOf(store_->private_dir()); !s.ok()) return s;
-  for (Spilled& spilled : spilled_) spilled.synced = true;
+  for (Spilled& spilled : spilled_) {
+    if (spilled.OnDisk()) spilled.file->synced = true;
+  }
   return absl::OkStatus();
 }
 
@@ -373,9 +372,9 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::WriteIntoCheckpoint(const fs::pa
   SegmentFileInfo info;
   absl::StatusOr<std::string> bytes = store_->compressor().Encode(raw, records, info);
   if (!bytes.ok()) return bytes.status();
-  FileRef ref{ContentName(info.checksum), info};
+  FileRef ref{SegmentFileName(info.checksum), 0, info};
   const fs::path path = dir / ref.name;
-  if (std::optional<SegmentFileInfo> existing = ExistingCopy(path, info)) {
+  if (std::optional<SegmentFileInfo> existing = ExistingCopy(path, 0, info)) {
     ref.info = *existing;
     return ref;
   }
@@ -384,13 +383,17 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::WriteIntoCheckpoint(const fs::pa
 }
 
 absl::StatusOr<SpillQueue::FileRef> SpillQueue::LinkIntoCheckpoint(const fs::path& dir,
-                                                                   Spilled& spilled) {
+                                                                   Spilled& spilled,
+                                                                   LinkedFiles& linked) {
   if (const Segment* in_memory = Settle(spilled, /*cancel=*/false)) {
     return WriteIntoCheckpoint(dir, in_memory->RemainingBytes(), in_memory->Remaining());
   }
-  FileRef ref{ContentName(spilled.info.checksum), spilled.info};
+  const SpillFile& file = *spilled.file;
+  FileRef ref{file.name(), spilled.offset, spilled.info};
+  if (!linked.insert(&file).second) return ref;  // a pack, linked for another segment
   const fs::path path = dir / ref.name;
-  if (std::optional<SegmentFileInfo> existing = ExistingCopy(path, spilled.info)) {
+  if (std::optional<SegmentFileInfo> existing =
+          ExistingCopy(path, spilled.offset, spilled.info, file.bytes())) {
     ref.info = *existing;
     return ref;
   }
@@ -399,7 +402,7 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::LinkIntoCheckpoint(const fs::pat
   const std::string temp = TempName(path);
   std::error_code ignored;
   fs::remove(temp, ignored);
-  absl::StatusOr<bool> copied = LinkOrCopy(spilled.file, temp);
+  absl::StatusOr<bool> copied = LinkOrCopy(file.path(), temp);
   if (!copied.ok()) return copied.status();
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int error = errno;
@@ -411,7 +414,10 @@ absl::StatusOr<SpillQueue::FileRef> SpillQueue::LinkIntoCheckpoint(const fs::pat
 }
 
 absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::path& dir,
-                                                                    const Segment& front) {
+                                                                    const Segment& front,
+                                                                    LinkedFiles* linked) {
+  LinkedFiles own_linked;
+  if (linked == nullptr) linked = &own_linked;
   std::vector<FileRef> files;
   auto add_in_memory = [&](std::string_view raw, uint64_t records) -> absl::Status {
     if (records == 0) return absl::OkStatus();
@@ -439,7 +445,7 @@ absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::pa
   for (Spilled& spilled : spilled_) Settle(spilled, /*cancel=*/false);
   if (absl::Status s = SyncSpillFiles(); !s.ok()) return s;
   for (Spilled& spilled : spilled_) {
-    absl::StatusOr<FileRef> ref = LinkIntoCheckpoint(dir, spilled);
+    absl::StatusOr<FileRef> ref = LinkIntoCheckpoint(dir, spilled, *linked);
     if (!ref.ok()) return ref.status();
     files.push_back(*std::move(ref));
   }
@@ -454,28 +460,44 @@ absl::StatusOr<std::vector<SpillQueue::FileRef>> SpillQueue::SaveTo(const fs::pa
   return files;
 }
 
-absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& files) {
+absl::Status SpillQueue::Adopt(const fs::path& dir, const std::vector<FileRef>& files,
+                               AdoptedFiles* adopted) {
   if (size_ != 0) return absl::FailedPreconditionError("Adopt needs an empty queue");
+  AdoptedFiles own_adopted;
+  if (adopted == nullptr) adopted = &own_adopted;
   for (const FileRef& ref : files) {
     const fs::path path = dir / ref.name;
-    absl::StatusOr<SegmentFileInfo> header = ReadSegmentFileHeader(path);
+    absl::StatusOr<SegmentFileInfo> header = ReadSegmentHeaderAt(path, ref.offset);
     if (!header.ok()) return header.status();
     if (!(*header == ref.info)) {
-      return absl::DataLossError(absl::StrCat("segment file ", path.string(),
+      return absl::DataLossError(absl::StrCat("segment file ", path.string(), " at offset ",
+                                              ref.offset,
                                               " differs from the checkpoint's record of it"));
     }
-    absl::StatusOr<fs::path> own_path = store_->NewFilePath();
-    if (!own_path.ok()) return own_path.status();
+    std::shared_ptr<SpillFile>& file = (*adopted)[ref.name];
+    if (file == nullptr) {
+      std::error_code error;
+      const uint64_t bytes = fs::file_size(path, error);
+      if (error) {
+        return absl::DataLossError(
+            absl::StrCat("cannot stat segment file ", path.string(), ": ", error.message()));
+      }
+      absl::StatusOr<fs::path> own_path = store_->NewFilePath();
+      if (!own_path.ok()) return own_path.status();
+      absl::StatusOr<bool> copied = LinkOrCopy(path, *own_path);
+      if (!copied.ok()) return copied.status();
+      file = std::make_shared<SpillFile>(*store_, *std::move(own_path));
+      file->SetWritten(bytes, ref.name);
+      file->synced = true;
+      file->origin = path.string();
+      store_->FileAdopted(bytes);
+    }
     Spilled spilled;
-    spilled.file = *std::move(own_path);
+    spilled.file = file;
+    spilled.offset = ref.offset;
     spilled.count = ref.info.records;
     spilled.info = ref.info;
-    spilled.synced = true;
-    spilled.origin = path.string();
-    absl::StatusOr<bool> copied = LinkOrCopy(path, spilled.file);
-    if (!copied.ok()) return copied.status();
     size_ += spilled.count;
-    store_->FileAdopted(ref.info.FileBytes());
     spilled_.push_back(std::move(spilled));
   }
   return absl::OkStatus();

@@ -38,7 +38,10 @@
 //
 // Many queues (a Sieve's lanes) may share one SpillStore (spill_store.h):
 // one directory, one compressor, one health; its over_budget() flag tells
-// each queue when the lanes together are over their one budget.
+// each queue when the lanes together are over their one budget. Their
+// forced-out parts may share one file (a pack, ForceSpill with a target): a
+// spilled segment is then (file, byte offset), and the file goes when the
+// last segment in it is popped.
 //
 //   SpillQueue queue({.memory_budget_bytes = 4 << 20, .spill_dir = "/var/tmp"});
 //   queue.Push("https://a.example/", /*payload=*/"");
@@ -58,6 +61,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -121,14 +126,23 @@ class SpillQueue {
   // For a shared budget: the in-memory part a forced spill would write (the
   // larger of tail and head), 0 if under kMinForcedSpillBytes.
   size_t ForcedSpillBytes() const;
-  // Writes that part out now, whatever its size (order kept).
-  void ForceSpill();
+  // Writes that part out now, whatever its size (order kept): as a file of
+  // its own, or, with `pack`, as a part of that job (not yet submitted; the
+  // caller submits it once every lane's part is in).
+  void ForceSpill(const SpillTarget* pack = nullptr);
 
-  // One file of a checkpoint's queue.
+  // One segment of a checkpoint's queue.
   struct FileRef {
-    std::string name;  // in the checkpoint directory
+    std::string name;     // the file in the checkpoint directory
+    uint64_t offset = 0;  // of the segment's header in that file (a pack)
     SegmentFileInfo info;
   };
+  // The spill files a Save has linked so far (a pack is linked once
+  // however many lanes list segments of it).
+  using LinkedFiles = absl::flat_hash_set<const SpillFile*>;
+  // The files an Open has adopted so far, by checkpoint name (a pack is
+  // adopted once however many lanes list segments of it).
+  using AdoptedFiles = absl::flat_hash_map<std::string, std::shared_ptr<SpillFile>>;
   // Puts the queue into `dir` as segment files, in the order Adopt takes
   // them. FIFO, oldest first: `front` (the records to come before the queue:
   // the in-flight URLs, oldest pop first), the head's remaining records,
@@ -137,14 +151,18 @@ class SpillQueue {
   // that the first popped of them comes out first again). Spill files are
   // fsynced (once in their life) and hard-linked into `dir`; only the
   // in-memory parts are written. Files are named by content
-  // ("sieve-seg-<XXH3 of the raw bytes>.zst"), so a file already in `dir` under
-  // that name (from an earlier Save) is reused as is. Does not fsync `dir`.
+  // (segment_file.h: SegmentFileName, PackFileName), so a file already in
+  // `dir` under that name (from an earlier Save) is reused as is. A pack is
+  // linked once per Save (`linked`, shared by the lanes of one Save), whole,
+  // with the bytes of segments already popped. Does not fsync `dir`.
   absl::StatusOr<std::vector<FileRef>> SaveTo(const std::filesystem::path& dir,
-                                              const Segment& front);
-  // Appends the checkpoint's segment files in `dir` to the (empty) queue:
-  // checks each header against `files` (DataLoss naming the file) and links
-  // it into the private spill directory. Nothing is loaded into memory.
-  absl::Status Adopt(const std::filesystem::path& dir, const std::vector<FileRef>& files);
+                                              const Segment& front, LinkedFiles* linked = nullptr);
+  // Appends the checkpoint's segments in `dir` to the (empty) queue: checks
+  // each header at its offset against `files` (DataLoss naming the file)
+  // and links each file once (`adopted`, shared by the lanes of one Open)
+  // into the private spill directory. Nothing is loaded into memory.
+  absl::Status Adopt(const std::filesystem::path& dir, const std::vector<FileRef>& files,
+                     AdoptedFiles* adopted = nullptr);
 
   // Waits until every segment handed to the writer is written or failed (for
   // tests and benchmarks: file counts and Health() are then current).
@@ -169,17 +187,19 @@ class SpillQueue {
       absl::FunctionRef<absl::Status(std::string_view, std::string_view)> fn) const;
 
  private:
-  // A segment between head and tail: with the writer (`job`), on disk, or
-  // kept in memory because the write failed (in `job`, or in `in_memory`
-  // when no file name could be made).
+  // A segment between head and tail: with the writer (`job`, part `part`),
+  // on disk (`file` at `offset`), or kept in memory because the write
+  // failed (in `job`, or in `in_memory` when no file name could be made).
   struct Spilled {
-    std::shared_ptr<SpillJob> job;  // until settled written (then `file`)
-    std::filesystem::path file;     // empty while `job` or in_memory holds the segment
+    std::shared_ptr<SpillJob> job;  // until settled written
+    size_t part = 0;
+    // The file the job writes or wrote; null when no file name could be made.
+    std::shared_ptr<SpillFile> file;
+    uint64_t offset = 0;
     size_t count = 0;
-    SegmentFileInfo info;  // of the file
-    bool synced = false;   // fsynced (by a Save, or adopted from a checkpoint)
-    std::string origin;    // the checkpoint file it was adopted from, for errors
+    SegmentFileInfo info;  // of the segment
     Segment in_memory;
+    bool OnDisk() const { return job == nullptr && file != nullptr; }
   };
 
   bool OverBudget() const;
@@ -188,10 +208,11 @@ class SpillQueue {
   // LIFO: writes the older half of the top out, keeps the newer half.
   void SpillBottomOfTop();
   // Writes `segment` as the next spill file (or, `at_front`, the one popped
-  // next), or keeps it in memory if that fails.
-  void SpillSegment(Segment segment, bool at_front = false);
+  // next), or keeps it in memory if that fails; with `pack`, adds it to that
+  // job instead.
+  void SpillSegment(Segment segment, bool at_front = false, const SpillTarget* pack = nullptr);
   // Waits for (or, `cancel`, takes back) the writer's job of `spilled`; a
-  // written one becomes `file`. Returns the segment in memory, if any.
+  // written one is then on disk. Returns the segment in memory, if any.
   const Segment* Settle(Spilled& spilled, bool cancel);
   absl::Status RefillHead();
   // LIFO: an empty top takes the newest spilled segment, or the deferred URLs.
@@ -199,7 +220,8 @@ class SpillQueue {
   absl::StatusOr<Segment> LoadSpilled(Spilled spilled);
   // Makes every spill file durable (before a checkpoint links it).
   absl::Status SyncSpillFiles();
-  absl::StatusOr<FileRef> LinkIntoCheckpoint(const std::filesystem::path& dir, Spilled& spilled);
+  absl::StatusOr<FileRef> LinkIntoCheckpoint(const std::filesystem::path& dir, Spilled& spilled,
+                                             LinkedFiles& linked);
   absl::StatusOr<FileRef> WriteIntoCheckpoint(const std::filesystem::path& dir,
                                               std::string_view raw, uint64_t records);
 

@@ -17,6 +17,33 @@ namespace sieve::internal {
 
 namespace fs = std::filesystem;
 
+SpillFile::~SpillFile() {
+  if (!written_) return;
+  std::error_code ignored;
+  fs::remove(path_, ignored);
+  store_.SpillRemoved(bytes_);
+}
+
+void SpillFile::SetWritten(uint64_t bytes, std::string name) {
+  if (written_) return;
+  written_ = true;
+  bytes_ = bytes;
+  name_ = std::move(name);
+}
+
+size_t SpillJob::AddPart(Segment segment) {
+  Part& part = parts.emplace_back();
+  part.bytes = segment.MemoryBytes();
+  part.segment = std::move(segment);
+  return parts.size() - 1;
+}
+
+size_t SpillJob::Bytes() const {
+  size_t bytes = 0;
+  for (const Part& part : parts) bytes += part.bytes;
+  return bytes;
+}
+
 SpillStore::SpillStore(fs::path spill_dir, LogSink log, size_t max_unwritten_bytes)
     : spill_dir_(std::move(spill_dir)),
       log_(std::move(log)),
@@ -46,13 +73,24 @@ absl::StatusOr<fs::path> SpillStore::NewFilePath() {
   return private_dir_ / absl::StrCat("segment-", next_file_number_++, ".spill");
 }
 
+absl::StatusOr<SpillTarget> SpillStore::NewTarget() {
+  absl::StatusOr<fs::path> path = NewFilePath();
+  if (!path.ok()) return path.status();
+  SpillTarget target;
+  target.job = std::make_shared<SpillJob>();
+  target.job->file = *path;
+  target.file = std::make_shared<SpillFile>(*this, *std::move(path));
+  return target;
+}
+
 void SpillStore::Submit(std::shared_ptr<SpillJob> job) {
-  held_bytes_.fetch_add(job->bytes, std::memory_order_relaxed);
+  const size_t bytes = job->Bytes();
+  held_bytes_.fetch_add(bytes, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mutex_);
   if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
-  changed_.wait(lock, [&] { return HasRoomLocked(job->bytes); });
-  unwritten_bytes_ += job->bytes;
-  job->unwritten_bytes = job->bytes;
+  changed_.wait(lock, [&] { return HasRoomLocked(bytes); });
+  unwritten_bytes_ += bytes;
+  job->unwritten_bytes = bytes;
   jobs_.push_back(std::move(job));
   lock.unlock();
   changed_.notify_all();
@@ -68,15 +106,27 @@ bool SpillStore::HasRoomFor(size_t job_bytes) const {
   return HasRoomLocked(job_bytes);
 }
 
-SpillJob::State SpillStore::Settle(SpillJob& job, bool cancel) {
+SpillJob::State SpillStore::Settle(SpillJob& job, size_t part, bool cancel) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (cancel && job.state == SpillJob::State::kQueued) {
-    auto it =
-        std::find_if(jobs_.begin(), jobs_.end(),
-                     [&](const std::shared_ptr<SpillJob>& queued) { return queued.get() == &job; });
-    if (it != jobs_.end()) jobs_.erase(it);
-    unwritten_bytes_ -= job.unwritten_bytes;
-    job.state = SpillJob::State::kCancelled;
+    SpillJob::Part& taken = job.parts[part];
+    if (!taken.cancelled) {
+      taken.cancelled = true;
+      unwritten_bytes_ -= taken.bytes;
+      job.unwritten_bytes -= taken.bytes;
+    }
+    const bool all_cancelled =
+        std::all_of(job.parts.begin(), job.parts.end(),
+                    [](const SpillJob::Part& each) { return each.cancelled; });
+    if (all_cancelled) {
+      auto it = std::find_if(
+          jobs_.begin(), jobs_.end(),
+          [&](const std::shared_ptr<SpillJob>& queued) { return queued.get() == &job; });
+      if (it != jobs_.end()) jobs_.erase(it);
+      unwritten_bytes_ -= job.unwritten_bytes;
+      job.unwritten_bytes = 0;
+      job.state = SpillJob::State::kCancelled;
+    }
     lock.unlock();
     changed_.notify_all();  // a Submit may be waiting for room
     return SpillJob::State::kCancelled;
@@ -87,9 +137,9 @@ SpillJob::State SpillStore::Settle(SpillJob& job, bool cancel) {
   return job.state;
 }
 
-void SpillStore::Release(SpillJob& job) {
-  held_bytes_.fetch_sub(job.bytes, std::memory_order_relaxed);
-  job.bytes = 0;
+void SpillStore::Release(SpillJob::Part& part) {
+  held_bytes_.fetch_sub(part.bytes, std::memory_order_relaxed);
+  part.bytes = 0;
 }
 
 void SpillStore::WaitForWrites() const {
@@ -110,11 +160,26 @@ void SpillStore::PauseWriterForTesting(bool paused) {
   changed_.notify_all();
 }
 
-absl::Status SpillStore::WriteJob(SpillJob& job, int level, SegmentFileInfo& info) {
-  absl::StatusOr<std::string> bytes =
-      writer_compressor_.Encode(job.segment.RemainingBytes(), job.segment.Remaining(), info, level);
-  if (!bytes.ok()) return bytes.status();
-  absl::Status status = WriteWholeFile(job.file, *bytes);
+absl::Status SpillStore::WriteJob(SpillJob& job, int level, uint64_t& file_bytes,
+                                  std::string& name) {
+  std::string bytes;
+  std::vector<SegmentFileInfo> written;
+  for (SpillJob::Part& part : job.parts) {
+    if (part.cancelled) continue;  // taken back by its queue: not ours to read
+    absl::StatusOr<std::string> record = writer_compressor_.Encode(
+        part.segment.RemainingBytes(), part.segment.Remaining(), part.info, level);
+    if (!record.ok()) return record.status();
+    part.offset = bytes.size();
+    if (bytes.empty()) {
+      bytes = *std::move(record);
+    } else {
+      bytes.append(*record);
+    }
+    written.push_back(part.info);
+  }
+  file_bytes = bytes.size();
+  name = written.size() == 1 ? SegmentFileName(written[0].checksum) : PackFileName(written);
+  absl::Status status = WriteWholeFile(job.file, bytes);
   if (!status.ok()) {
     std::error_code ignored;
     fs::remove(job.file, ignored);  // no partial file left behind
@@ -137,23 +202,28 @@ void SpillStore::WriterLoop() {
     lock.unlock();
     // The queue does not touch the job until it is settled, so the segment
     // is read and freed here without the lock.
-    SegmentFileInfo info;
+    uint64_t file_bytes = 0;
+    std::string name;
     const absl::Status status =
-        WriteJob(*job, burst ? kSegmentBurstZstdLevel : kSegmentZstdLevel, info);
+        WriteJob(*job, burst ? kSegmentBurstZstdLevel : kSegmentZstdLevel, file_bytes, name);
     if (status.ok()) {
-      // Moved out, not assigned an empty Segment: a moved-into std::string
-      // keeps its buffer (libstdc++), and the job lives until popped.
-      const Segment released = std::move(job->segment);
-      Release(*job);
+      for (SpillJob::Part& part : job->parts) {
+        if (part.cancelled) continue;
+        // Moved out, not assigned an empty Segment: a moved-into std::string
+        // keeps its buffer (libstdc++), and the job lives until popped.
+        const Segment released = std::move(part.segment);
+        Release(part);
+      }
     }
     lock.lock();
     writing_ = 0;
     unwritten_bytes_ -= job->unwritten_bytes;
     std::string message;
     if (status.ok()) {
-      job->info = info;
+      job->file_bytes = file_bytes;
+      job->name = std::move(name);
       job->state = SpillJob::State::kWritten;
-      message = RecordWritten(info.FileBytes());
+      message = RecordWritten(file_bytes);
     } else {
       job->state = SpillJob::State::kFailed;
       message = RecordFailed(status);

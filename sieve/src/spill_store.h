@@ -19,12 +19,16 @@
 // contexts (~1 MB each once used): the writer's, and compressor() for
 // checkpoints, used under the queue mutex; per lane they would multiply.
 //
+// Packs: a job may hold several lanes' parts (LaneSet forces many small
+// parts out at once); the writer writes them back to back into one file,
+// each part's record unchanged (segment_file.h), and every part learns its
+// offset. A part may be taken back alone before the writer starts the job.
+//
 //   SpillStore store("/var/tmp", log);
-//   auto job = std::make_shared<SpillJob>();
-//   job->file = *store.NewFilePath();
-//   job->segment = std::move(sealed);
-//   store.Submit(job);                               // returns at once
-//   if (store.Settle(*job, /*cancel=*/false) == SpillJob::State::kWritten) ...
+//   SpillTarget target = *store.NewTarget();
+//   const size_t part = target.job->AddPart(std::move(sealed));
+//   store.Submit(target.job);                            // returns at once
+//   if (store.Settle(*target.job, part, /*cancel=*/false) == SpillJob::State::kWritten) ...
 //
 // Threading: the queue side (every method) is called by one thread at a time,
 // the Sieve's, under its queue mutex; the writer thread shares only the jobs,
@@ -43,6 +47,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -59,25 +64,79 @@ namespace sieve::internal {
 // push rate once pushes outrun it.
 inline constexpr size_t kMaxUnwrittenSegments = 4;
 
-// One sealed segment on its way to a spill file.
+class SpillStore;
+
+// One spill file: one segment, or a pack of several lanes' segments back to
+// back (each found by its byte offset). The queue entries of its segments
+// share it (std::shared_ptr: the use count is the file's reference count);
+// when the last one lets go, the file is removed. A pack therefore stays on
+// disk, dead bytes and all, until every segment in it is popped.
+// Queue side only (under the queue mutex); the writer never holds one.
+class SpillFile {
+ public:
+  SpillFile(SpillStore& store, std::filesystem::path path)
+      : store_(store), path_(std::move(path)) {}
+  // Removes the file if it was written (or adopted) and tells the store.
+  ~SpillFile();
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // The file exists, of `bytes`, and a checkpoint names it `name`
+  // (SegmentFileName or PackFileName). Idempotent.
+  void SetWritten(uint64_t bytes, std::string name);
+  bool written() const { return written_; }
+  uint64_t bytes() const { return bytes_; }
+  const std::string& name() const { return name_; }
+
+  bool synced = false;  // fsynced (by a Save, or adopted from a checkpoint)
+  std::string origin;   // the checkpoint file it was adopted from, for errors
+
+ private:
+  SpillStore& store_;
+  const std::filesystem::path path_;
+  bool written_ = false;
+  uint64_t bytes_ = 0;
+  std::string name_;
+};
+
+// Sealed segments on their way to one spill file: one part (a lane's normal
+// spill) or several (a pack: parts forced out of many lanes at once).
 struct SpillJob {
   enum class State {
     kQueued,     // waiting for the writer
     kWriting,    // the writer has it
-    kWritten,    // `file` holds it, `info` describes it; `segment` freed
-    kFailed,     // the write failed; `segment` still holds it
-    kCancelled,  // taken back before the writer started (Settle with cancel)
+    kWritten,    // `file` holds it, each part's `info` and `offset` say where
+    kFailed,     // the write failed; each part still holds its segment
+    kCancelled,  // every part taken back before the writer started
   };
-  // Set by the queue before Submit; then read-only until the job is settled.
+  struct Part {
+    Segment segment;         // freed by the writer once written
+    size_t bytes = 0;        // segment.MemoryBytes(): in HeldBytes() until written or released
+    bool cancelled = false;  // taken back (Settle with cancel): not written
+    // Set by the writer.
+    uint64_t offset = 0;
+    SegmentFileInfo info;
+  };
+  // Adds a part before Submit; returns its index.
+  size_t AddPart(Segment segment);
+  size_t Bytes() const;
+
+  // Set by the queue side before Submit; then read-only until settled.
   std::filesystem::path file;
-  Segment segment;   // freed by the writer once written
-  size_t bytes = 0;  // segment.MemoryBytes() at Submit: in HeldBytes() until
-                     // written or Released
+  std::vector<Part> parts;
   // Written by the writer under the store's mutex; read by the queue after
   // Settle has returned (the mutex orders the two).
   State state = State::kQueued;
-  SegmentFileInfo info;
-  size_t unwritten_bytes = 0;  // the store's: `bytes` at Submit, for its bound
+  uint64_t file_bytes = 0;
+  std::string name;            // the checkpoint name of the file
+  size_t unwritten_bytes = 0;  // the store's: the parts' bytes at Submit, less cancelled ones
+};
+
+// A new job and its file, shared by the queue entries of its parts.
+struct SpillTarget {
+  std::shared_ptr<SpillJob> job;
+  std::shared_ptr<SpillFile> file;
 };
 
 class SpillStore {
@@ -99,6 +158,8 @@ class SpillStore {
 
   // A new file name in the private directory (created on first use).
   absl::StatusOr<std::filesystem::path> NewFilePath();
+  // A job with no parts yet and its file (named by NewFilePath).
+  absl::StatusOr<SpillTarget> NewTarget();
   const std::filesystem::path& private_dir() const { return private_dir_; }
   const std::filesystem::path& spill_dir() const { return spill_dir_; }
   // For checkpoints' in-memory parts, under the queue mutex (the writer has
@@ -106,18 +167,19 @@ class SpillStore {
   SegmentCompressor& compressor() { return compressor_; }
   const LogSink& log() const { return log_; }
 
-  // Hands `job` (kQueued, file and segment set) to the writer; waits first
+  // Hands `job` (kQueued, file and parts set) to the writer; waits first
   // while the unwritten jobs are at their bound (the constructor). Starts
   // the writer on first use.
   void Submit(std::shared_ptr<SpillJob> job);
   // True if Submit would take a job of `job_bytes` now without waiting.
   bool HasRoomFor(size_t job_bytes) const;
   // Waits until `job` is written or failed, and returns its state; with
-  // `cancel`, a job the writer has not started is taken back instead
-  // (kCancelled: no file is written). Its fields are then the queue's again.
-  SpillJob::State Settle(SpillJob& job, bool cancel);
-  // The queue took the segment of a failed or cancelled job back.
-  void Release(SpillJob& job);
+  // `cancel`, part `part` of a job the writer has not started is taken back
+  // instead (kCancelled: it is not written; the job goes away once all its
+  // parts are). The part's fields are then the queue's again.
+  SpillJob::State Settle(SpillJob& job, size_t part, bool cancel);
+  // The queue took the segment of a failed or cancelled part back.
+  void Release(SpillJob::Part& part);
   // Waits until every submitted job is written or failed (tests, benchmarks).
   void WaitForWrites() const;
   // Jobs queued or being written now.
@@ -130,7 +192,7 @@ class SpillStore {
   // could not be made): the segment stays in memory (logged once per run of
   // failures).
   void SpillFailed(const absl::Status& status);
-  // A spill file left the queue: popped (loaded back) or lost.
+  // A spill file was removed (its last segment popped, lost or dropped).
   void SpillRemoved(uint64_t file_bytes);
   // A file adopted from a checkpoint joined the queue.
   void FileAdopted(uint64_t file_bytes);
@@ -157,8 +219,9 @@ class SpillStore {
  private:
   void WriterLoop();
   bool HasRoomLocked(size_t job_bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Compresses and writes one job's segment (no lock held).
-  absl::Status WriteJob(SpillJob& job, int level, SegmentFileInfo& info);
+  // Compresses and writes one job's parts into its file (no lock held);
+  // sets each part's offset and info, and the file's bytes and name.
+  absl::Status WriteJob(SpillJob& job, int level, uint64_t& file_bytes, std::string& name);
   // The totals and health after a spill; returns what to log (empty: nothing).
   std::string RecordWritten(uint64_t file_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::string RecordFailed(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -341,27 +341,31 @@ std::filesystem::path SaveGoldenScenario(const ScratchDir& dir) {
   return ckpt;
 }
 
-// Freezes the manifest's bytes (version 4). Some fields are not frozen but
-// computed: the filter file's name (random per Save; its size and checksum
-// follow from bloom's delta format, frozen by bloom's tests) and the
-// segments' compressed sizes (zstd's output may change with its version);
-// the segments' names and checksums are of the raw records, so they are
-// frozen.
-// If this fails, the format changed: bump kManifestVersion in
-// sieve/src/checkpoint_manifest.h and keep reading the old one.
-TEST(CheckpointTest, GoldenManifestBytes) {
-  ScratchDir dir;
+// The scenario of the lanes' golden tests: a.example popped (in flight) and
+// b.example queued with payload "pb" at priority 0, c.example queued at -3,
+// saved into dir/ckpt.
+std::filesystem::path SaveLanesGoldenScenario(const ScratchDir& dir) {
   auto sieve = OpenSieve(CheckpointOptions(dir, 100));
   sieve->Push("https://a.example/");
   sieve->Push("https://b.example/", "pb");
   sieve->Push("https://c.example/", "", -3);
   sieve->Push("https://a.example/");
-  ASSERT_EQ(*sieve->Pop(), "https://a.example/");
+  EXPECT_EQ(*sieve->Pop(), "https://a.example/");
   const auto ckpt = dir.path() / "ckpt";
-  ASSERT_TRUE(sieve->Save(ckpt).ok());
-  const std::string bytes = ReadFile(Sieve::CheckpointPath(ckpt));
+  EXPECT_TRUE(sieve->Save(ckpt).ok());
+  return ckpt;
+}
+
+// The manifest bytes (without their checksum) of the lanes' golden scenario,
+// in version 4 (no offsets) or 5 (a u64 offset after each segment's name).
+// Some fields are not frozen but computed: the filter file's name (random
+// per Save; its size and checksum follow from bloom's delta format, frozen
+// by bloom's tests) and the segments' compressed sizes (zstd's output may
+// change with its version); the segments' names and checksums are of the
+// raw records, so they are frozen.
+std::string LanesManifestHex(uint32_t version, const std::filesystem::path& ckpt) {
   const std::string filter = OnlyFileStartingWith(ckpt, "filter-");  // a fresh filter's delta
-  ASSERT_TRUE(filter.ends_with(".delta")) << filter;
+  EXPECT_TRUE(filter.ends_with(".delta")) << filter;
   const std::string filter_bytes = ReadFile(ckpt / filter);
   const std::string seg_a = "sieve-seg-e129179416c2b676.zst";  // in flight: a.example
   const std::string seg_b = "sieve-seg-a4bca4ef092d38a6.zst";  // queued: b.example + "pb"
@@ -369,27 +373,66 @@ TEST(CheckpointTest, GoldenManifestBytes) {
   auto stored = [&](const std::string& name) {
     return std::filesystem::file_size(ckpt / name) - 48;  // minus the segment header
   };
-  const std::string expected =
-      Hex("SIEVECKP") + "04000000"                                             // version 4
-      + "00000000"                                                             // policy warn
-      + HexU64(3) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
-      + HexU32(4 + 4 + filter.size() + 8 + 8)                                  // filter part:
-      + HexU32(1) + HexU32(filter.size()) + Hex(filter)                        //  one file,
-      + HexU64(filter_bytes.size())                                            //  its size
-      + HexU64(XXH3_64bits(filter_bytes.data(), filter_bytes.size()))          //  and checksum
-      + "00000000"                                                             // lane order FIFO
-      + HexU64(3)                                                              // queued URLs
-      + HexU32(2)                                                              // lanes
-      + "00000000" + HexU32(2)                                                 // priority 0
-      + HexU32(seg_a.size()) + Hex(seg_a) + HexU64(1) + HexU64(20) + HexU64(stored(seg_a)) +
-      "76b6c216941729e1"  // XXH3-64 of 12 "https://a.example/" 00, little-endian
-      + HexU32(seg_b.size()) + Hex(seg_b) + HexU64(1) + HexU64(22) + HexU64(stored(seg_b)) +
-      "a6382d09efa4bca4"        // XXH3-64 of 12 "https://b.example/" 02 "pb"
-      + "fdffffff" + HexU32(1)  // priority -3
-      + HexU32(seg_c.size()) + Hex(seg_c) + HexU64(1) + HexU64(20) + HexU64(stored(seg_c)) +
-      "f02e218e2ef059a4";                            // XXH3-64 of 12 "https://c.example/" 00
+  auto segment = [&](const std::string& name) {
+    return HexU32(name.size()) + Hex(name) + (version >= 5 ? HexU64(0) : "");  // offset 0
+  };
+  return Hex("SIEVECKP") + HexU32(version)                                        // version
+         + "00000000"                                                             // policy warn
+         + HexU64(3) + HexU64(1) + HexU64(1) + HexU64(0) + HexU64(0) + HexU64(0)  // counters
+         + HexU32(4 + 4 + filter.size() + 8 + 8)                                  // filter part:
+         + HexU32(1) + HexU32(filter.size()) + Hex(filter)                        //  one file,
+         + HexU64(filter_bytes.size())                                            //  its size
+         + HexU64(XXH3_64bits(filter_bytes.data(), filter_bytes.size()))          //  and checksum
+         + "00000000"                                                             // lane order FIFO
+         + HexU64(3)                                                              // queued URLs
+         + HexU32(2)                                                              // lanes
+         + "00000000" + HexU32(2)                                                 // priority 0
+         + segment(seg_a) + HexU64(1) + HexU64(20) + HexU64(stored(seg_a)) +
+         "76b6c216941729e1"  // XXH3-64 of 12 "https://a.example/" 00, little-endian
+         + segment(seg_b) + HexU64(1) + HexU64(22) + HexU64(stored(seg_b)) +
+         "a6382d09efa4bca4"        // XXH3-64 of 12 "https://b.example/" 02 "pb"
+         + "fdffffff" + HexU32(1)  // priority -3
+         + segment(seg_c) + HexU64(1) + HexU64(20) + HexU64(stored(seg_c)) +
+         "f02e218e2ef059a4";  // XXH3-64 of 12 "https://c.example/" 00
+}
+
+// Freezes the manifest's bytes (version 5).
+// If this fails, the format changed: bump kManifestVersion in
+// sieve/src/checkpoint_manifest.h and keep reading the old one.
+TEST(CheckpointTest, GoldenManifestBytes) {
+  ScratchDir dir;
+  const auto ckpt = SaveLanesGoldenScenario(dir);
+  const std::string bytes = ReadFile(Sieve::CheckpointPath(ckpt));
+  const std::string expected = LanesManifestHex(5, ckpt);
   ASSERT_EQ(bytes.size(), expected.size() / 2 + 8);  // + the manifest's checksum
   EXPECT_EQ(Hex(bytes.substr(0, bytes.size() - 8)), expected);
+}
+
+// A checkpoint of version 4 (a file per segment, no offsets; bytes as its
+// golden test froze them) opens unchanged: each segment at offset 0.
+TEST(CheckpointTest, Version4CheckpointOpensWithEverySegmentAtOffsetZero) {
+  ScratchDir dir;
+  const auto ckpt = SaveLanesGoldenScenario(dir);
+  const std::string body = absl::HexStringToBytes(LanesManifestHex(4, ckpt));
+  const uint64_t digest = XXH3_64bits(body.data(), body.size());
+  WriteFile(Sieve::CheckpointPath(ckpt), body + absl::HexStringToBytes(HexU64(digest)));
+  absl::StatusOr<std::unique_ptr<Sieve>> opened = Sieve::Open(ckpt, CheckpointOptions(dir, 1));
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Sieve& sieve = **opened;
+  EXPECT_EQ(sieve.Stats().queued, 3u);
+  EXPECT_EQ(sieve.Stats().lanes, 2u);
+  const std::vector<std::pair<std::string, int32_t>> want = {
+      {"https://a.example/", 0}, {"https://b.example/", 0}, {"https://c.example/", -3}};
+  for (const auto& [url, priority] : want) {
+    std::optional<SieveEntry> entry = sieve.TryPopEntry();
+    ASSERT_TRUE(entry.has_value()) << url;
+    EXPECT_EQ(entry->url, url);
+    EXPECT_EQ(entry->priority, priority);
+  }
+  EXPECT_TRUE(sieve.Health().ok()) << sieve.Health();
+  // The next Save writes version 5.
+  ASSERT_TRUE(sieve.Save(ckpt).ok());
+  EXPECT_EQ(ReadFile(Sieve::CheckpointPath(ckpt)).substr(8, 4), std::string("\x05\0\0\0", 4));
 }
 
 // A checkpoint written before lanes (version 3, bytes as its golden test

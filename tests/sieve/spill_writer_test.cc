@@ -293,8 +293,9 @@ TEST_P(SpillWriterOrderTest, BacklogIsWrittenAtTheBurstLevel) {
 std::shared_ptr<SpillJob> SmallJob(SpillStore& store, uint64_t first, int urls) {
   auto job = std::make_shared<SpillJob>();
   job->file = *store.NewFilePath();
-  for (int i = 0; i < urls; ++i) job->segment.Append(TestUrl(first + i), "");
-  job->bytes = job->segment.MemoryBytes();
+  Segment segment;
+  for (int i = 0; i < urls; ++i) segment.Append(TestUrl(first + i), "");
+  job->AddPart(std::move(segment));
   return job;
 }
 
@@ -313,17 +314,17 @@ TEST(SpillStoreBoundTest, SmallJobsWaitByBytesFullOnesByCount) {
   while (true) {
     std::shared_ptr<SpillJob> job = SmallJob(store, next, 20);
     next += 20;
-    const bool fits = jobs.size() < kMaxUnwrittenSegments || unwritten + job->bytes <= max_bytes;
-    ASSERT_EQ(store.HasRoomFor(job->bytes), fits) << jobs.size() << " jobs, " << unwritten;
+    const bool fits = jobs.size() < kMaxUnwrittenSegments || unwritten + job->Bytes() <= max_bytes;
+    ASSERT_EQ(store.HasRoomFor(job->Bytes()), fits) << jobs.size() << " jobs, " << unwritten;
     if (!fits) break;
-    unwritten += job->bytes;
+    unwritten += job->Bytes();
     store.Submit(job);  // returns at once: there is room
     jobs.push_back(std::move(job));
   }
   EXPECT_GT(jobs.size(), 2 * kMaxUnwrittenSegments);
   EXPECT_EQ(store.Unwritten(), jobs.size());
   store.PauseWriterForTesting(false);
-  for (auto& job : jobs) EXPECT_EQ(store.Settle(*job, false), SpillJob::State::kWritten);
+  for (auto& job : jobs) EXPECT_EQ(store.Settle(*job, 0, false), SpillJob::State::kWritten);
   EXPECT_TRUE(store.HasRoomFor(max_bytes));  // all written: room again
   EXPECT_EQ(store.SpilledFiles(), jobs.size());
 
@@ -334,14 +335,14 @@ TEST(SpillStoreBoundTest, SmallJobsWaitByBytesFullOnesByCount) {
   while (true) {
     std::shared_ptr<SpillJob> job = SmallJob(by_count, next, 2000);
     next += 2000;
-    ASSERT_GT(job->bytes, max_bytes);
-    if (!by_count.HasRoomFor(job->bytes)) break;
+    ASSERT_GT(job->Bytes(), max_bytes);
+    if (!by_count.HasRoomFor(job->Bytes())) break;
     by_count.Submit(job);
     big.push_back(std::move(job));
   }
   EXPECT_EQ(big.size(), kMaxUnwrittenSegments);
   by_count.PauseWriterForTesting(false);
-  for (auto& job : big) EXPECT_EQ(by_count.Settle(*job, false), SpillJob::State::kWritten);
+  for (auto& job : big) EXPECT_EQ(by_count.Settle(*job, 0, false), SpillJob::State::kWritten);
 }
 
 // The level is applied: the same segment compresses to other bytes at the
