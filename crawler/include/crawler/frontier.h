@@ -126,6 +126,9 @@ struct FrontierOptions {
   // = per-authority limits only. Asked under the Frontier's lock: must not
   // block (fetch's AddressBook resolves on threads of its own).
   std::shared_ptr<HostAddresses> addresses;
+  // With addresses: the server slots a fleet shares (--per-ip and --ip-delay
+  // across the processes of a shared frontier); null = per process.
+  std::shared_ptr<ServerLeases> server_leases;
   // The priority of each URL offered (--prefer, --defer, --depth-priority,
   // [[priority]]); null or without rules: every URL at 0, FIFO.
   std::shared_ptr<const LinkPriority> priority;
@@ -145,7 +148,7 @@ struct FrontierStats {
   uint64_t bad_payloads = 0;     // popped URLs whose payload did not decode (crawled at depth 0)
   size_t servers = 0;            // servers (resolved addresses) with a record in the host queues
   uint64_t server_waits = 0;     // an authority ready on its own held by its server's limits:
-  uint64_t server_slot_waits = 0;   //   for a free connection to it
+  uint64_t server_slot_waits = 0;   //   for a free connection to it (or the fleet's lease)
   uint64_t server_delay_waits = 0;  //   for its start interval (--ip-delay)
   size_t servers_counted = 0;       // servers with counts (HostQueues::kMaxServersCounted at most)
   size_t host_limit_bytes = 0;      // memory of the max_pages_per_host counts

@@ -168,15 +168,39 @@ class HostAddresses {
 
 // Why an authority ready on its own waits for its server (HostQueues::
 // ServerHoldOf): none, the server's start interval (AddressInterval), all
-// its connections in use (AddressConnections).
-enum class ServerHold { kNone, kInterval, kSlots };
+// its connections in use here (AddressConnections), or the fleet's lease of
+// the server refused a start (ServerLeases, below).
+enum class ServerHold { kNone, kInterval, kSlots, kFleet };
 
 // What HostQueues counted of one server: starts, and waits of an authority
-// ready on its own for the server's slots or its start interval.
+// ready on its own for the server's slots or its start interval (the
+// fleet's lease counts among the slot waits).
 struct ServerCount {
   uint64_t starts = 0;
   uint64_t slot_waits = 0;
   uint64_t delay_waits = 0;
+};
+
+// A server's fetch slots shared with other processes (a fleet on one shared
+// frontier: app/redis_frontier.h keeps them in Redis), so --per-ip and
+// --ip-delay hold across the fleet, not per process. HostQueues asks it
+// after its own limits allowed a start on a server, and gives the slot
+// back at the fetch's end. Threading: HostQueues calls it under the
+// Frontier's lock; it may wait for a round trip, never much longer.
+class ServerLeases {
+ public:
+  virtual ~ServerLeases() = default;
+  struct Grant {
+    std::string token;        // the slot's; "" when refused
+    absl::Duration retry_in;  // refused: when to ask again (0: the caller's poll interval)
+  };
+  // One of `address`'s `limit` slots (0: no limit) if nobody of the fleet
+  // started there less than `interval` ago.
+  virtual Grant Take(const std::string& address, int limit, absl::Duration interval) = 0;
+  // Gives the slot of `token` back; the next start there no sooner than
+  // `next_start_in` from now.
+  virtual void Give(const std::string& address, const std::string& token,
+                    absl::Duration next_start_in) = 0;
 };
 
 // The default policy (--per-host, --delay): `connections` per authority and
@@ -206,9 +230,16 @@ class HostQueues {
   // `max_queued_per_host`: URLs of one authority beyond this many count as
   // over_cap() instead of queued-under-cap (see Frontier's refill); 0 = no cap.
   // `addresses`: null = no grouping by server (per-authority limits only).
+  // `leases`: the fleet's server slots (only with `addresses`); null = the
+  // per-server limits hold in this process only.
   explicit HostQueues(HostPolicy* policy, size_t max_queued_per_host = 0,
-                      HostAddresses* addresses = nullptr)
-      : policy_(policy), cap_(max_queued_per_host), addresses_(addresses) {}
+                      HostAddresses* addresses = nullptr, ServerLeases* leases = nullptr)
+      : policy_(policy), cap_(max_queued_per_host), addresses_(addresses), leases_(leases) {}
+
+  // How long a server whose fleet slots are all held waits before it is
+  // asked for again: one round trip per server per poll, whatever the
+  // number of its names waiting.
+  static constexpr absl::Duration kFleetPoll = absl::Milliseconds(20);
 
   // How long an authority whose address is being looked up waits before
   // it is asked for again.
@@ -250,7 +281,7 @@ class HostQueues {
   // slot, or a start interval running).
   size_t servers() const { return servers_.size(); }
   // Times an authority ready on its own had to wait for its server, since
-  // construction: for a free connection, or for the
+  // construction: for a free connection (or the fleet's lease), or for the
   // server's start interval; server_waits() is their sum.
   uint64_t server_slot_waits() const { return server_slot_waits_; }
   uint64_t server_delay_waits() const { return server_delay_waits_; }
@@ -290,6 +321,8 @@ class HostQueues {
     // no fetch ended since: an unfetched slot gives the interval back, as
     // allowed_before_take does for the authority.
     std::optional<std::pair<absl::Time, absl::Time>> server_take;
+    // The fleet's slots its fetches in flight hold (ServerLeases), one each.
+    std::vector<std::string> fleet_tokens;
   };
   // One server (resolved address and port) and the authorities it serves.
   // Bound: one record per server with fetches in flight, parked authorities
@@ -300,6 +333,9 @@ class HostQueues {
     // Ready authorities waiting for one of its slots, in arrival order: a
     // slot given back wakes the first (no heap churn while it is full).
     std::deque<std::string> parked;
+    // The fleet refused a start: no authority of this server asks it again
+    // before this time.
+    absl::Time fleet_retry = absl::InfinitePast();
   };
   struct HeapEntry {
     absl::Time ready;
@@ -318,6 +354,12 @@ class HostQueues {
   // Whether `host`'s server lets it start at `now`: true, or false with
   // `host` parked on the server or pushed back to the server's next start.
   bool ServerAllows(const std::string& authority, Host& host, absl::Time now);
+  // With leases_: whether the fleet lets `host` start on its server now; a
+  // refused host waits (pushed to the server's fleet_retry).
+  bool FleetAllows(const std::string& authority, Host& host, absl::Time now);
+  // Gives one of `host`'s fleet slots back at a fetch's end.
+  void GiveFleetSlot(const std::string& authority, Host& host, const FetchOutcome& outcome,
+                     absl::Time now);
   // A server slot came free: the first parked authority goes back on the
   // heap; every one of them when nothing is in flight there any more (so
   // none can wait for a release that will not come).
@@ -344,6 +386,7 @@ class HostQueues {
   size_t fetching_ = 0;
   uint64_t releases_ = 0;
   HostAddresses* const addresses_;
+  ServerLeases* const leases_;
   absl::flat_hash_map<std::string, Server> servers_;
   uint64_t server_slot_waits_ = 0;
   uint64_t server_delay_waits_ = 0;

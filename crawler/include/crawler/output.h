@@ -241,7 +241,7 @@ struct CrawlSummary {
   int64_t hosts_not_listed = 0;
   // The grouping by server, this run (not kept in checkpoints); summary.json's
   // "servers": servers counted (at most 10 000), waits of a host ready on its
-  // own for a server's connection and for its start
+  // own for a server's connection (or the fleet's lease) and for its start
   // interval, and the kServersListed servers with the most starts.
   int64_t servers_counted = 0;
   int64_t server_slot_waits = 0;

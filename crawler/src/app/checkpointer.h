@@ -59,6 +59,9 @@ struct CrawlStart {
   // --max-pages across a shared frontier's fleet (FrontierOptions::
   // shared_pages); null for a process's own frontier. Uses `sieve`.
   std::shared_ptr<PageBudget> shared_pages;
+  // --per-ip and --ip-delay across a shared frontier's fleet
+  // (FrontierOptions::server_leases); null for a process's own. Uses `sieve`.
+  std::shared_ptr<ServerLeases> server_leases;
 };
 absl::StatusOr<CrawlStart> OpenCrawlStart(const CrawlOptions& options);
 

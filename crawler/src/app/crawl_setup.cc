@@ -279,6 +279,7 @@ absl::Status BuildSieveAndFrontier(const CrawlOptions& options, CrawlStart* star
   parts->policy = policy->get();
   FrontierOptions frontier_options = FrontierOptionsOf(options);
   frontier_options.shared_pages = start->shared_pages;
+  frontier_options.server_leases = start->server_leases;
   absl::StatusOr<LinkPriority> priority = LinkPriority::Create(options);
   if (!priority.ok()) return priority.status();
   frontier_options.priority = std::make_shared<const LinkPriority>(*std::move(priority));

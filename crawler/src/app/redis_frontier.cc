@@ -34,6 +34,37 @@ class RedisPageBudget final : public PageBudget {
   sieve::RedisSieve* const sieve_;
 };
 
+// --per-ip and --ip-delay for the fleet: server slots in NAME:srv:<server>
+// (RedisSieve::TakeServerSlot), handed out to the processes in the order
+// they were refused. A slot is leased for the longest a fetch may last
+// (--timeout) and 30 s more: a process killed mid-fetch holds its slots no
+// longer than that. A refused process asks again every HostQueues::
+// kFleetPoll while it still wants the server; it keeps its place in the
+// line for kPatience without asking (50 polls: a process slowed down by
+// load keeps it), and one that stopped asking holds the starts owed to it
+// back no longer than that.
+class RedisServerLeases final : public ServerLeases {
+ public:
+  static constexpr std::chrono::milliseconds kPatience{1000};
+  RedisServerLeases(sieve::RedisSieve* sieve, double timeout_s)
+      : sieve_(sieve),
+        lease_(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)) +
+               std::chrono::seconds(30)) {}
+  Grant Take(const std::string& address, int limit, absl::Duration interval) override {
+    sieve::RedisSieve::ServerSlot slot = sieve_->TakeServerSlot(
+        address, limit, absl::ToChronoMilliseconds(interval), lease_, kPatience);
+    return {std::move(slot.token), absl::FromChrono(slot.retry_in)};
+  }
+  void Give(const std::string& address, const std::string& token,
+            absl::Duration next_start_in) override {
+    sieve_->GiveServerSlot(address, token, absl::ToChronoMilliseconds(next_start_in));
+  }
+
+ private:
+  sieve::RedisSieve* const sieve_;
+  const std::chrono::milliseconds lease_;
+};
+
 }  // namespace
 
 absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
@@ -66,6 +97,7 @@ absl::StatusOr<CrawlStart> OpenRedisCrawlStart(const CrawlOptions& options) {
                redis->name);
   CrawlStart start;  // no state: checkpoints off
   if (options.max_pages > 0) start.shared_pages = std::make_shared<RedisPageBudget>(sieve->get());
+  start.server_leases = std::make_shared<RedisServerLeases>(sieve->get(), options.timeout_s);
   start.sieve = *std::move(sieve);
   return start;
 }

@@ -42,7 +42,8 @@ Frontier::Frontier(sieve::Sieve* sieve, const FrontierOptions& options,
     : sieve_(sieve),
       options_(options),
       policy_(std::move(policy)),
-      queues_(policy_.get(), options.max_buffered_per_host, options.addresses.get()),
+      queues_(policy_.get(), options.max_buffered_per_host, options.addresses.get(),
+              options.addresses != nullptr ? options.server_leases.get() : nullptr),
       sieve_hosts_(std::make_unique<HostCountSketch>()),
       unfinished_hosts_(std::make_unique<HostCountSketch>()) {
   if (options.max_pages_per_host > 0) per_host_ = std::make_unique<HostLimitCounts>();
@@ -285,6 +286,11 @@ std::string Frontier::NextReadyReason(absl::Time now) {
     case ServerHold::kSlots:
       return absl::StrCat("a free connection to server ", address, " (per-ip ",
                           policy_->AddressConnections(authority), ") for ", authority);
+    case ServerHold::kFleet:
+      return absl::StrCat("the fleet's lease on server ", address, " (per-ip ",
+                          policy_->AddressConnections(authority), ", ip-delay ",
+                          absl::FormatDuration(policy_->AddressInterval(authority)), ") for ",
+                          authority);
     case ServerHold::kNone:
       break;
   }

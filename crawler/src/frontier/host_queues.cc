@@ -118,7 +118,7 @@ bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Ti
   }
   if (host.address.empty()) return true;
   auto it = servers_.find(host.address);
-  if (it == servers_.end()) return true;  // no record: nothing in flight, no interval
+  if (it == servers_.end()) return FleetAllows(authority, host, now);  // nothing here in flight
   Server& server = it->second;
   const int connections = policy_->AddressConnections(authority);
   if (connections > 0 && server.in_flight >= connections) {
@@ -137,7 +137,46 @@ bool HostQueues::ServerAllows(const std::string& authority, Host& host, absl::Ti
     if (ServerCount* count = CountOf(host.address)) ++count->delay_waits;
     return false;
   }
-  return true;
+  return FleetAllows(authority, host, now);
+}
+
+bool HostQueues::FleetAllows(const std::string& authority, Host& host, absl::Time now) {
+  if (leases_ == nullptr) return true;
+  const int connections = policy_->AddressConnections(authority);
+  const absl::Duration interval = policy_->AddressInterval(authority);
+  if (connections == 0 && interval <= absl::ZeroDuration()) return true;  // no limit to share
+  Server& server = servers_[host.address];
+  if (server.fleet_retry <= now) {
+    ServerLeases::Grant grant = leases_->Take(host.address, connections, interval);
+    if (!grant.token.empty()) {
+      host.fleet_tokens.push_back(std::move(grant.token));
+      return true;
+    }
+    server.fleet_retry =
+        now + (grant.retry_in > absl::ZeroDuration() ? grant.retry_in : kFleetPoll);
+  }
+  host.in_heap = true;
+  host.server_hold = ServerHold::kFleet;
+  heap_.push(HeapEntry{server.fleet_retry, order_++, authority});
+  ++server_slot_waits_;
+  if (ServerCount* count = CountOf(host.address)) ++count->slot_waits;
+  return false;
+}
+
+void HostQueues::GiveFleetSlot(const std::string& authority, Host& host,
+                               const FetchOutcome& outcome, absl::Time now) {
+  if (host.fleet_tokens.empty()) return;
+  const std::string token = std::move(host.fleet_tokens.back());
+  host.fleet_tokens.pop_back();
+  // As ReleaseServer: the interval counted again from the request going out.
+  absl::Duration next_start_in = absl::ZeroDuration();
+  if (outcome.sent_after > absl::ZeroDuration()) {
+    next_start_in = -outcome.elapsed + outcome.sent_after + policy_->AddressInterval(authority);
+  }
+  leases_->Give(host.address, token, std::max(absl::ZeroDuration(), next_start_in));
+  // The fleet may have room again: this server's names ask at once.
+  auto it = servers_.find(host.address);
+  if (it != servers_.end()) it->second.fleet_retry = std::min(it->second.fleet_retry, now);
 }
 
 ServerCount* HostQueues::CountOf(const std::string& address) {
@@ -236,7 +275,10 @@ void HostQueues::Release(const std::string& authority, const FetchOutcome& outco
     host.in_heap = false;  // its entry waits for the later time: push one for this
   }
   host.allowed_before_take.reset();
-  if (!host.address.empty()) ReleaseServer(authority, host, outcome, unfetched, now);
+  if (!host.address.empty()) {
+    ReleaseServer(authority, host, outcome, unfetched, now);
+    GiveFleetSlot(authority, host, outcome, now);
+  }
   host.next_allowed = std::max(host.next_allowed, policy_->NextFetchTime(authority, outcome, now));
   if (host.drop_reason.empty()) {
     if (const std::string* reason = policy_->DropReason(authority)) {
@@ -258,7 +300,8 @@ void HostQueues::MaybeSweep(absl::Time now) {
   });
   absl::erase_if(servers_, [now](const auto& entry) {
     const Server& server = entry.second;
-    return server.in_flight == 0 && server.parked.empty() && server.next_allowed <= now;
+    return server.in_flight == 0 && server.parked.empty() && server.next_allowed <= now &&
+           server.fleet_retry <= now;
   });
 }
 

@@ -196,7 +196,7 @@ void RenderServers(const CrawlSummary& s, Exposition& out) {
             static_cast<double>(s.servers_counted));
   out.Family("crawl_server_waits_total", "counter",
              "A host ready on its own held by its server: for a free connection "
-             "(--per-ip) or for the server's start interval (--ip-delay).");
+             "(--per-ip, or the fleet's lease) or for the server's start interval (--ip-delay).");
   out.Labeled("crawl_server_waits_total", "reason", "slot", s.server_slot_waits);
   out.Labeled("crawl_server_waits_total", "reason", "delay", s.server_delay_waits);
   if (s.busiest_servers.empty()) return;

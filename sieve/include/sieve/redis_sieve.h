@@ -40,6 +40,12 @@
 //                  deadline, in Redis's clock), NAME:owners (URL -> the
 //                  client holding it) and NAME:lhosts (URL -> its host).
 //   NAME:pages     pages taken from the fleet's page budget (TakePage).
+//   NAME:srv:<S>, NAME:srvnext:<S>  the fetch slots of server S held across
+//                  the fleet (token -> lease end) and the time its next
+//                  start may be (TakeServerSlot); NAME:srvline:<S> and
+//                  NAME:srvlive:<S> the clients waiting for S, in line
+//                  (client -> first refusal, and -> when its place lapses).
+//                  All expire when unused.
 //   NAME:journal:<client>, NAME:journals  a cluster's push trip in flight,
 //                  per client (Redis Cluster, below).
 // Every change is one Lua script run by the server (sieve/src/redis/
@@ -364,6 +370,36 @@ class RedisSieve final : public Sieve {
   // Gives back `count` pages taken and not used (a process that stops
   // holding some), so the others may take them.
   void ReturnPages(uint64_t count);
+
+  // A server's fetch slots across the fleet (crawl's --per-ip and --ip-delay
+  // for every process of a shared frontier): takes one of `server`'s
+  // `limit` slots (0: no limit) if none of the fleet started there less
+  // than `interval` ago; the slot is held until GiveServerSlot or for
+  // `lease` (a process killed mid-fetch gives its slots back that way).
+  // Fair between clients: a refused client waits in the server's line, and
+  // a free start goes to the clients waiting longest first (one at most per
+  // interval), so a client that gives a slot back and asks again at once
+  // comes after those already waiting. A waiting client keeps its place
+  // while it asks again within `patience` (after the interval's rest, if
+  // any); one that stops asking (killed, or done with the server) leaves
+  // the line then, and until then holds back the starts owed to it.
+  // One script run, atomic, in NAME's slot (sieve/src/redis/lua/
+  // server_take.lua). A resend after a network error finds its own token.
+  //   ServerSlot slot = sieve->TakeServerSlot("10.0.0.7:443", 4, 250ms, 90s, 1s);
+  //   if (!slot.token.empty()) { Fetch(); sieve->GiveServerSlot(..., slot.token, 0ms); }
+  struct ServerSlot {
+    std::string token;                      // "" when refused
+    std::chrono::milliseconds retry_in{0};  // refused: the interval's rest; 0: slots held, or
+                                            //   promised to older waiters (ask again soon)
+  };
+  // A failed client (Health()) is refused with retry_in 0.
+  ServerSlot TakeServerSlot(std::string_view server, int limit, std::chrono::milliseconds interval,
+                            std::chrono::milliseconds lease, std::chrono::milliseconds patience);
+  // Gives the slot of `token` back; the server's next start is then at
+  // least `next_start_in` from now (the interval counted from a request's
+  // going out).
+  void GiveServerSlot(std::string_view server, std::string_view token,
+                      std::chrono::milliseconds next_start_in);
 
   struct State;  // sieve/src/redis/redis_state.h
 

@@ -17,6 +17,8 @@ extern const char kJournal[];
 extern const char kFilter[];
 extern const char kEnqueue[];
 extern const char kEnqueuePart[];
+extern const char kServerTake[];  // server_slots.cc, registered at first use
+extern const char kServerGive[];
 
 }  // namespace sieve::internal::lua
 

@@ -61,6 +61,11 @@ struct RedisSieve::State {
   std::string release_sha;
   std::string renew_sha;
   std::string take_page_sha;
+  // SERVER TAKE / GIVE (server_slots.cc), registered at their first use;
+  // under mutex.
+  std::string server_take_sha;
+  std::string server_give_sha;
+  uint64_t server_tokens = 0;  // slots taken by this client: names each token
   // A cluster's push steps (lua/journal.lua, filter.lua, enqueue.lua) and the
   // number of this client's push trips, which names each trip so a resend
   // is known.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,69 @@ TEST(ServerLimits, AWaitSaysWhetherTheServerOrTheHostHoldsIt) {
   EXPECT_EQ(busiest[0].second.starts, 2u);
   EXPECT_EQ(busiest[0].second.slot_waits, 1u);
   EXPECT_EQ(busiest[0].second.delay_waits, 1u);
+}
+
+// The fleet's server slots in memory, on the test's clock: what Redis
+// keeps for a shared frontier (RedisSieve::TakeServerSlot), minus leases.
+class FakeFleet : public ServerLeases {
+ public:
+  explicit FakeFleet(const absl::Time* now) : now_(now) {}
+  Grant Take(const std::string& address, int limit, absl::Duration interval) override {
+    if (next_[address] > *now_) return {"", next_[address] - *now_};
+    if (limit > 0 && static_cast<int>(held_[address].size()) >= limit) return {"", {}};
+    const std::string token = absl::StrCat(++tokens_);
+    held_[address].insert(token);
+    if (interval > absl::ZeroDuration()) next_[address] = *now_ + interval;
+    return {token, {}};
+  }
+  void Give(const std::string& address, const std::string& token,
+            absl::Duration next_start_in) override {
+    held_[address].erase(token);
+    next_[address] = std::max(next_[address], *now_ + next_start_in);
+  }
+  std::map<std::string, std::set<std::string>> held_;
+
+ private:
+  const absl::Time* now_;
+  std::map<std::string, absl::Time> next_;
+  int tokens_ = 0;
+};
+
+// Two processes' queues on one fleet: together never more than per_ip on
+// the server; the refused one asks again kFleetPoll later and names the
+// fleet's lease as what holds it.
+TEST(ServerLimits, TwoQueuesOfAFleetShareTheServersSlots) {
+  ServerPolicy policy(/*per_host=*/1, absl::ZeroDuration(), /*per_ip=*/2, absl::ZeroDuration());
+  MapAddresses addresses;
+  absl::Time now = kT0;
+  FakeFleet fleet(&now);
+  HostQueues first(&policy, 0, &addresses, &fleet);
+  HostQueues second(&policy, 0, &addresses, &fleet);
+  for (int i = 0; i < 10; ++i) {
+    const std::string authority = absl::StrCat("http://h", i, ".test");
+    addresses.answers[authority] = "127.0.0.1:80";
+    (i < 5 ? first : second).Add(U(authority + "/a"));
+  }
+  std::vector<CrawlUrl> running;
+  while (auto url = first.TakeReady(now)) running.push_back(*url);
+  EXPECT_EQ(running.size(), 2u);                    // the server's per_ip, in the first process
+  EXPECT_FALSE(second.TakeReady(now).has_value());  // the fleet's slots are all held
+  EXPECT_EQ(fleet.held_["127.0.0.1:80"].size(), 2u);
+  EXPECT_EQ(second.NextReadyTime(), kT0 + HostQueues::kFleetPoll);
+  std::string address;
+  EXPECT_EQ(second.ServerHoldOf(second.NextReadyAuthority(), second.NextReadyTime(), &address),
+            ServerHold::kFleet);
+  EXPECT_EQ(address, "127.0.0.1:80");
+  EXPECT_GT(second.server_slot_waits(), 0u);
+  // One fetch of the first ends: the second takes that slot at its next ask.
+  now = kT0 + absl::Milliseconds(5);
+  first.Release(running[0].authority, Answered(absl::Milliseconds(5)), now);
+  EXPECT_EQ(fleet.held_["127.0.0.1:80"].size(), 1u);
+  now = second.NextReadyTime();
+  EXPECT_TRUE(second.TakeReady(now).has_value());
+  EXPECT_FALSE(second.TakeReady(now).has_value());
+  EXPECT_FALSE(first.TakeReady(now).has_value());
+  EXPECT_EQ(fleet.held_["127.0.0.1:80"].size(), 2u);
 }
 
 TEST(ServerLimits, FiftyNamesOnFiftyServersStartTogether) {
