@@ -42,6 +42,7 @@
 #include <optional>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -224,6 +225,10 @@ class FixedDelayPolicy : public HostPolicy {
 // the whole string up to the path when it does not look like one. For
 // WHATWG-serialized URLs this is the same key for the same origin.
 std::string AuthorityOf(const std::string& url);
+// AuthorityOf(url) without a copy where it is a prefix of `url` (no
+// userinfo, as in every normalized URL); otherwise AuthorityOf(url), kept in
+// `scratch`. The view lives as long as `url` and `scratch` are unchanged.
+std::string_view AuthorityView(std::string_view url, std::string& scratch);
 
 class HostQueues {
  public:

@@ -3,7 +3,7 @@
 // cost no filter bits and no queue space; they are counted, not queued).
 //
 //   crawler::LinkFilter filter = *crawler::LinkFilter::Create(options, seed_urls);
-//   switch (filter.Check(url, depth)) {
+//   switch (filter.Check(url, depth)) {  // or Check(url, SplitUrl(url), depth)
 //     case crawler::LinkVerdict::kFollow: frontier.Offer(...); break;
 //     default: ++dropped[verdict];
 //   }
@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "crawler/options.h"
+#include "crawler/url_parts.h"
 
 namespace re2 {
 class RE2;
@@ -70,10 +71,14 @@ class LinkFilter {
 
   // `url` is normalized; `depth` is the depth it would be crawled at.
   LinkVerdict Check(std::string_view url, int depth) const;
+  // The same for a caller that has split `url` already: `parts` must be
+  // SplitUrl(url) (crawler/url_parts.h), so the URL is not scanned again.
+  LinkVerdict Check(std::string_view url, const UrlParts& parts, int depth) const;
 
  private:
   LinkFilter() = default;
-  bool InScope(std::string_view url) const;
+  // Whether a URL of `host` is in --scope.
+  bool InScope(std::string_view host) const;
 
   Scope scope_ = Scope::kHost;
   int max_depth_ = -1;

@@ -99,17 +99,20 @@ absl::StatusOr<std::unique_ptr<LinkFilter>> LinkFilter::Create(
 
 LinkFilter::~LinkFilter() = default;
 
-bool LinkFilter::InScope(std::string_view url) const {
+bool LinkFilter::InScope(std::string_view host) const {
   if (scope_ == Scope::kAny) return true;
-  const std::string_view host = HostOfUrl(url);
   if (scope_ == Scope::kDomain) return scope_keys_.contains(RegistrableDomain(host));
   return scope_keys_.contains(absl::string_view(host.data(), host.size()));
 }
 
 LinkVerdict LinkFilter::Check(std::string_view url, int depth) const {
+  return Check(url, SplitUrl(url), depth);
+}
+
+LinkVerdict LinkFilter::Check(std::string_view url, const UrlParts& parts, int depth) const {
   if (url.size() > max_url_length_) return LinkVerdict::kTooLong;
   if (max_depth_ >= 0 && depth > max_depth_) return LinkVerdict::kOverDepth;
-  if (!InScope(url)) return LinkVerdict::kOffScope;
+  if (!InScope(parts.host)) return LinkVerdict::kOffScope;
   const re2::StringPiece text(url.data(), url.size());
   if (!allow_.empty()) {
     bool allowed = false;

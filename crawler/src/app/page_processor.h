@@ -14,6 +14,7 @@
 #define CRAWLER_APP_PAGE_PROCESSOR_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/crawl_stats.h"
@@ -24,6 +25,7 @@
 #include "crawler/link_filter.h"
 #include "crawler/links.h"
 #include "crawler/output.h"
+#include "crawler/url_parts.h"
 
 namespace crawler {
 
@@ -51,9 +53,17 @@ class PageProcessor {
                                   LinkCounts* counts) const;
 
  private:
-  // `links` without those walking into a trap (counted).
-  std::vector<std::string> AvoidTraps(std::vector<std::string> links, std::string_view from_host,
-                                      LinkCounts* counts) const;
+  // A page's link that passed the filter: its URL (a view of the page's
+  // link), split once, and its place among the page's links.
+  struct PassedLink {
+    std::string_view url;
+    UrlParts parts;
+    size_t index;
+  };
+  // Keeps in `passed`, in order, the links not walking into a trap; counts
+  // the others.
+  void AvoidTraps(std::vector<PassedLink>& passed, std::string_view from_host,
+                  LinkCounts* counts) const;
   void FollowRedirect(const CrawlUrl& url, PageRecord* record, LinkCounts* counts) const;
   void FollowLinks(const CrawlUrl& url, const FetchResult& result, PageRecord* record,
                    LinkCounts* counts) const;

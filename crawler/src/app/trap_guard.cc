@@ -11,10 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "bloom/hash.h"
-#include "crawler/link_filter.h"
 #include "spdlog/spdlog.h"
-#include "url/after_scheme.h"
-#include "url/find_first_of.h"
 
 namespace crawler {
 namespace {
@@ -26,27 +23,6 @@ constexpr uint64_t kPagesPerInlinkHost = 1000;
 // counts keep their slots.
 uint64_t StableHash(std::string_view key) { return bloom::HashKey(key).low; }
 size_t SlotOf(std::string_view key) { return StableHash(key) & (kSlots - 1); }
-
-// "http://a.b:81/x/y?q#f" -> "a.b:81" (host and port), "/x/y", and whether a
-// query follows.
-struct UrlParts {
-  std::string_view authority;
-  std::string_view path;
-  bool has_query = false;
-};
-
-UrlParts PartsOf(std::string_view url) {
-  UrlParts parts;
-  const size_t start = AfterScheme(url);
-  if (start == std::string_view::npos) return parts;
-  const size_t path = FindFirstOf(url, "/?#", start);
-  parts.authority = url.substr(start, path == std::string_view::npos ? url.npos : path - start);
-  if (path == std::string_view::npos) return parts;
-  const size_t end = FindFirstOf(url, "?#", path);
-  parts.path = url.substr(path, end == std::string_view::npos ? url.npos : end - path);
-  parts.has_query = end != std::string_view::npos && url[end] == '?';
-  return parts;
-}
 
 template <typename T>
 T* Zeroed() {
@@ -112,7 +88,7 @@ uint64_t TrapGuard::HostBudget(size_t slot) const {
 
 void TrapGuard::OnPageFetched(std::string_view url) {
   if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) return;
-  const UrlParts parts = PartsOf(url);
+  const UrlParts parts = SplitUrl(url);
   if (host_budget_ > 0) {
     const size_t slot = SlotOf(parts.authority);
     const uint64_t pages =
@@ -138,18 +114,19 @@ void TrapGuard::OnPageFetched(std::string_view url) {
 }
 
 TrapKind TrapGuard::Check(std::string_view url, std::string_view from_host) {
+  return Check(url, SplitUrl(url), from_host);
+}
+
+TrapKind TrapGuard::Check(std::string_view url, const UrlParts& parts, std::string_view from_host) {
   if (host_pages_ == nullptr || host_inlinks_ == nullptr || query_pages_ == nullptr) {
     return TrapKind::kNone;  // calloc failed: no defence rather than no crawl
   }
-  const UrlParts parts = PartsOf(url);
   if (repeated_segments_ > 0 && HasRepeatedSegments(parts.path, repeated_segments_)) {
     return TrapKind::kRepeatedSegments;
   }
   if (host_budget_ > 0) {
     const size_t slot = SlotOf(parts.authority);
-    // The host from the authority already split off: a second scan of
-    // every link for HostOfUrl was ~1.5% of a crawl's instructions.
-    if (!from_host.empty() && HostOfAuthority(parts.authority) != from_host) {
+    if (!from_host.empty() && parts.host != from_host) {
       std::atomic_ref<uint64_t>(host_inlinks_[slot])
           .fetch_or(uint64_t{1} << (StableHash(from_host) >> 58), std::memory_order_relaxed);
     }

@@ -43,6 +43,7 @@
 
 #include "absl/status/status.h"
 #include "crawler/options.h"
+#include "crawler/url_parts.h"
 
 namespace crawler {
 
@@ -60,6 +61,9 @@ class TrapGuard {
   // Whether following `url`, found on a page of host `from_host`, walks into
   // a trap. Also counts from_host as linking to url's host.
   TrapKind Check(std::string_view url, std::string_view from_host);
+  // The same for a caller that has split `url` already: `parts` must be
+  // SplitUrl(url) (crawler/url_parts.h), so the URL is not scanned again.
+  TrapKind Check(std::string_view url, const UrlParts& parts, std::string_view from_host);
 
   // The counts as text, one line per slot in use:
   //   "traps\t1\t<slots>\n" then "host\t<slot>\t<pages>\t<in-link bits, hex>\n"

@@ -118,8 +118,9 @@ size_t Frontier::OfferLinks(const std::vector<std::string>& urls, int depth,
       sieve_->PushBatch(views, payloads, priorities, absl::MakeSpan(accepted.get(), urls.size()));
   stats_.offered += urls.size();
   stats_.accepted += added;
+  std::string scratch;  // AuthorityView's copy, for a URL with userinfo only
   for (size_t i = 0; i < urls.size(); ++i) {
-    if (accepted[i]) sieve_hosts_->Add(AuthorityOf(urls[i]));
+    if (accepted[i]) sieve_hosts_->Add(AuthorityView(urls[i], scratch));
   }
   return added;
 }

@@ -29,6 +29,16 @@ std::string AuthorityOf(const std::string& url) {
   return url.substr(0, host_start) + authority;
 }
 
+std::string_view AuthorityView(std::string_view url, std::string& scratch) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return url.substr(0, url.find('/'));
+  const size_t host_start = scheme_end + 3;
+  const std::string_view prefix = url.substr(0, FindFirstOf(url, "/?#", host_start));
+  if (prefix.find('@', host_start) == std::string_view::npos) return prefix;
+  scratch = AuthorityOf(std::string(url));
+  return scratch;
+}
+
 void HostQueues::Add(CrawlUrl url) {
   if (url.authority.empty()) url.authority = AuthorityOf(url.url);
   auto [it, inserted] = hosts_.try_emplace(url.authority);

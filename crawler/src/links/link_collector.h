@@ -120,6 +120,9 @@ class LinkCollector {
                  const std::optional<std::string_view>& http_equiv,
                  const std::optional<std::string_view>& name);
 
+  // Links a page's vector has room for at its first: 32 x 24 bytes.
+  static constexpr size_t kFirstRoom = 32;
+
   size_t max_links_;
   RawPage page_;
 };

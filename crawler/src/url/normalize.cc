@@ -88,6 +88,25 @@ absl::Status NormalizeHttpHrefWithoutUserinfo(std::string& href, const Normalize
 
 }  // namespace url_internal
 
+namespace {
+
+// Whether the serialization of `url` (an http(s) URL, so it has a host)
+// holds "userinfo@": its host starts after "scheme://" otherwise. No host
+// holds an '@' (a forbidden host code point), so without userinfo
+// EraseUserinfo has nothing to find and its scan is skipped.
+bool HasUserinfo(const Url& url) {
+  return static_cast<size_t>(url.host().data() - url.href().data()) != url.scheme().size() + 3;
+}
+
+// NormalizeHttpHref of `href`, the serialization of a parsed http(s) URL.
+absl::Status NormalizeParsedHref(std::string& href, bool userinfo,
+                                 const NormalizeOptions& options) {
+  return userinfo ? url_internal::NormalizeHttpHref(href, options)
+                  : url_internal::NormalizeHttpHrefWithoutUserinfo(href, options);
+}
+
+}  // namespace
+
 void EraseUserinfo(std::string& href) {
   // The serializer percent-encodes '@' inside userinfo, so the authority's
   // last '@' ends it.
@@ -111,7 +130,7 @@ absl::StatusOr<std::string> NormalizeForSeen(const Url& url, const NormalizeOpti
   }
   std::string href(url.href(), 0,
                    url.href().size() - (url.has_fragment() ? url.fragment().size() + 1 : 0));
-  if (absl::Status status = url_internal::NormalizeHttpHref(href, options); !status.ok()) {
+  if (absl::Status status = NormalizeParsedHref(href, HasUserinfo(url), options); !status.ok()) {
     return status;
   }
   return href;
@@ -134,9 +153,10 @@ absl::StatusOr<std::string> ResolveLink(const Url& base, std::string_view href,
   if (!url->IsHttp()) {
     return absl::InvalidArgumentError("scheme '" + std::string(url->scheme()) + "' is not crawled");
   }
+  const bool userinfo = HasUserinfo(*url);  // before href_ is moved out
   std::string result = std::move(url->href_);
   if (url->fragment_start_ != Url::kNone) result.resize(url->fragment_start_);
-  if (absl::Status status = url_internal::NormalizeHttpHref(result, options); !status.ok()) {
+  if (absl::Status status = NormalizeParsedHref(result, userinfo, options); !status.ok()) {
     return status;
   }
   return result;

@@ -3,9 +3,12 @@
 #include "crawler/link_filter.h"
 
 #include <algorithm>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "crawler/crawl.h"
+#include "crawler/url_parts.h"
 #include "gtest/gtest.h"
 
 namespace crawler {
@@ -79,6 +82,25 @@ TEST(LinkFilter, LengthAndDepthComeFirst) {
   EXPECT_EQ(filter->Check("http://a.com/" + std::string(40, 'x'), 1), LinkVerdict::kTooLong);
   EXPECT_EQ(filter->Check("http://other.com/", 3), LinkVerdict::kOverDepth);
   EXPECT_EQ(filter->Check("http://a.com/x", 2), LinkVerdict::kFollow);
+}
+
+// The parser threads split each link once and hand the parts in: the
+// verdict is the one of the URL alone, in every scope.
+TEST(LinkFilter, SplitPartsGiveTheVerdictOfTheUrlAlone) {
+  for (const Scope scope : {Scope::kHost, Scope::kDomain, Scope::kAny}) {
+    CrawlOptions options;
+    options.scope = scope;
+    options.max_url_length = 40;
+    auto filter = Make(options, {"http://www.example.co.uk:81/", "http://[::1]:8080/"});
+    for (const std::string& url : std::vector<std::string>{
+             "http://www.example.co.uk/x", "https://u:p@www.example.co.uk:8443/?q",
+             "http://shop.example.co.uk/", "http://other.org/", "http://[::1]/a",
+             "http://www.example.co.uk/" + std::string(40, 'x'), "mailto:x@y", "http://a.b?q"}) {
+      for (const int depth : {0, 3}) {
+        EXPECT_EQ(filter->Check(url, SplitUrl(url), depth), filter->Check(url, depth)) << url;
+      }
+    }
+  }
 }
 
 TEST(LinkFilter, AllowAndDenyArePartialMatches) {

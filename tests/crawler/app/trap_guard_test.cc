@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 namespace crawler {
 namespace {
@@ -55,6 +56,35 @@ TEST(TrapGuard, ZeroTurnsEachDefenceOff) {
   for (int i = 0; i < 2000; ++i) guard.OnPageFetched("http://a.test/s?t=" + std::to_string(i));
   EXPECT_EQ(guard.Check("http://a.test/s?t=x", "a.test"), TrapKind::kNone);
   EXPECT_EQ(guard.Check("http://a.test/a/a/a/a", "a.test"), TrapKind::kNone);
+}
+
+// Two guards fed the same pages and links, one splitting each link itself,
+// the other given the parts split once by its caller: the same verdicts,
+// link by link, as every defence fills up.
+TEST(TrapGuard, SplitPartsGiveTheVerdictsOfTheUrlAlone) {
+  CrawlOptions options;
+  options.trap_host_budget = 4;
+  options.trap_query_variants = 2;
+  options.trap_repeated_segments = 3;
+  TrapGuard by_url(options);
+  TrapGuard by_parts(options);
+  int cut = 0;
+  for (int i = 0; i < 12; ++i) {
+    const std::string n = std::to_string(i);
+    for (const std::string& url :
+         {"http://a.test/s?t=" + n, "http://u@a.test:81/p/" + n, "http://b.test/x/x/x/" + n,
+          "http://c.test?" + n, "http://c.test/d/" + n + "#f?g", "http://[::1]:80/q?" + n}) {
+      for (const std::string_view from : {"a.test", "", "z.test"}) {
+        const TrapKind kind = by_url.Check(url, from);
+        EXPECT_EQ(by_parts.Check(url, SplitUrl(url), from), kind) << url << " from " << from;
+        cut += kind != TrapKind::kNone;
+      }
+      by_url.OnPageFetched(url);
+      by_parts.OnPageFetched(url);
+    }
+  }
+  EXPECT_GT(cut, 0);  // the defences did fill up
+  EXPECT_EQ(by_parts.Encode(), by_url.Encode());
 }
 
 // The counts survive a checkpoint: a guard restored from another's Encode cuts

@@ -34,6 +34,20 @@ TEST(AuthorityOf, SchemeHostAndPortOfSerializedUrls) {
   EXPECT_EQ(AuthorityOf("http://a.com?q"), "http://a.com");
 }
 
+// AuthorityView is AuthorityOf, copied only for a URL with userinfo.
+TEST(AuthorityView, IsAuthorityOfWithoutACopyForUrlsWithoutUserinfo) {
+  for (const std::string url :
+       {"http://a.com/x/y?z", "https://a.com:8443/", "http://user:pw@a.com:81/p",
+        "http://u@v@a.com", "http://[::1]:8080/", "http://a.com?q", "http://a.com#f@g",
+        "http://a.com/p@q", "http://a.com", "a.com/x", "mailto:x@y", "", "http://"}) {
+    std::string scratch;
+    const std::string_view view = AuthorityView(url, scratch);
+    EXPECT_EQ(view, AuthorityOf(url)) << url;
+    const bool userinfo = url.starts_with("http://u") && url.find('@') != std::string::npos;
+    EXPECT_EQ(!scratch.empty(), userinfo) << url;
+  }
+}
+
 TEST(HostQueues, FifoWithinAnAuthority) {
   FixedDelayPolicy policy(1, absl::ZeroDuration());
   HostQueues q(&policy);

@@ -74,6 +74,8 @@ TEST(NormalizeTest, UserinfoIsDropped) {
   EXPECT_EQ(WithoutUserinfo("http://u:p@a.com/x"), "http://a.com/x");
   EXPECT_EQ(WithoutUserinfo("http://a.com/x@y"), "http://a.com/x@y");
   EXPECT_EQ(WithoutUserinfo("/relative@x"), "/relative@x");
+  EXPECT_EQ(Key("http://u@[::1]:81/@"), "http://[::1]:81/@");
+  EXPECT_EQ(Key("http://a.com:81/?@#@"), "http://a.com:81/?@");
 }
 
 TEST(NormalizeTest, KeysAreIdempotent) {

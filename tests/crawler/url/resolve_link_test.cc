@@ -72,6 +72,20 @@ TEST_F(ResolveLinkTest, NormalizedForTheSeenCheck) {
   EXPECT_EQ(*ResolveLink(https_base, "other.html"), "https://www.example.com/dir/other.html");
 }
 
+// Userinfo a link writes is dropped on either resolver path, and a link
+// without any keeps every '@' of its path and query (the resolver skips
+// the userinfo scan only when the parsed URL has no userinfo).
+TEST_F(ResolveLinkTest, DropsUserinfoAndKeepsOtherAts) {
+  EXPECT_EQ(Resolve("http://u:p@b.com/x%41?q@r#f@g"), "http://b.com/xA?q@r");
+  EXPECT_EQ(Resolve("//user@b.com:81/"), "http://b.com:81/");
+  EXPECT_EQ(Resolve("https://u%40x:p@[::1]:8443/a@b"), "https://[::1]:8443/a@b");
+  EXPECT_EQ(Resolve("x@y?a@b"), "http://a.com/b/c/x@y?a@b");
+  EXPECT_EQ(Resolve("http://b.com/@"), "http://b.com/@");
+  const Url with_userinfo = *Url::Parse("http://u:p@c.com/d/e");
+  EXPECT_EQ(*ResolveLink(with_userinfo, "f@g"), "http://c.com/d/f@g");
+  EXPECT_EQ(*ResolveLink(with_userinfo, "f"), "http://c.com/d/f");
+}
+
 TEST_F(ResolveLinkTest, RefusesOtherSchemesWithTheirName) {
   EXPECT_EQ(Resolve("mailto:someone@example.com"), "ERROR: scheme 'mailto' is not crawled");
   EXPECT_EQ(Resolve("javascript:void(0)"), "ERROR: scheme 'javascript' is not crawled");
